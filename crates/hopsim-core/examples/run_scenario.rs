@@ -1,0 +1,30 @@
+//! Run a scenario file from Rust alone (for profiling without Python):
+//! `cargo run --release --example run_scenario -- SCENARIO.toml`
+
+use std::time::Instant;
+
+fn main() {
+    let path = std::env::args().nth(1).expect("usage: run_scenario SCENARIO.toml");
+    let text = std::fs::read_to_string(&path).expect("readable scenario");
+    let mut scenario = hopsim_core::Scenario::from_toml_str(&text).unwrap_or_else(|e| {
+        eprintln!("error: {e}");
+        std::process::exit(2)
+    });
+    let base = std::path::Path::new(&path).parent().unwrap_or(std::path::Path::new("."));
+    scenario.resolve_paths(base);
+    let t0 = Instant::now();
+    let mut sim = hopsim_core::Simulator::new(scenario).unwrap_or_else(|e| {
+        eprintln!("error: {e}");
+        std::process::exit(2)
+    });
+    let setup = t0.elapsed().as_secs_f64();
+    sim.run();
+    let wall = t0.elapsed().as_secs_f64();
+    let s = sim.summary();
+    println!("{s:#?}");
+    println!(
+        "setup {setup:.3}s, wall {wall:.3}s, {:.2} M events/s, {:.2} M packet-hops/s",
+        s.events as f64 / wall / 1e6,
+        s.packet_hops as f64 / wall / 1e6
+    );
+}

@@ -1,0 +1,93 @@
+//! A flow: one RDMA message from a source host to a destination host, with both its
+//! sender state (at the source) and receiver state (at the destination).
+
+use super::dcqcn::Dcqcn;
+use crate::ids::{FlowId, NodeId};
+use crate::metrics::FlowRecord;
+use crate::time::{Delta, SimTime};
+
+/// Congestion-control state of a flow (static dispatch over the implemented algorithms).
+#[derive(Clone, Debug)]
+pub enum CcState {
+    /// Line rate, window permitting.
+    None,
+    Dcqcn(Dcqcn),
+}
+
+/// One flow.
+#[derive(Clone, Debug)]
+pub struct Flow {
+    pub id: FlowId,
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub size: u64,
+    pub start: SimTime,
+    pub priority: u8,
+    pub sport: u16,
+    pub dport: u16,
+    pub tag: u16,
+    pub ideal_fct: Delta,
+    pub path_hops: u32,
+    /// Line rate of the source NIC, bits/s.
+    pub line_rate: u64,
+    /// In-flight cap in bytes (0 = none).
+    pub window: u64,
+
+    // --- sender
+    pub snd_nxt: u64,
+    pub snd_una: u64,
+    /// Highest byte ever sent (bytes below it are retransmissions).
+    pub high_water: u64,
+    /// Current sending rate, bits/s (set by congestion control).
+    pub rate: u64,
+    pub next_avail: SimTime,
+    pub last_progress: SimTime,
+    pub rto_pending: bool,
+    /// Generation per `TimerKind`; bumping one cancels its pending timer.
+    pub timer_gen: [u32; 3],
+    pub cc: CcState,
+    pub finish: Option<SimTime>,
+    pub retransmitted_bytes: u64,
+    pub timeouts: u32,
+    pub cnps_received: u32,
+
+    // --- receiver
+    pub rcv_nxt: u64,
+    pub unacked_packets: u32,
+    pub last_nack_seq: Option<u64>,
+    pub nack_timer: SimTime,
+    pub ce_pending: bool,
+    pub last_cnp: Option<SimTime>,
+}
+
+impl Flow {
+    /// Every byte has been sent at least once past `snd_nxt` (nothing new to send).
+    #[inline]
+    pub fn all_sent(&self) -> bool {
+        self.snd_nxt >= self.size
+    }
+
+    /// The sending window is full.
+    #[inline]
+    pub fn window_bound(&self) -> bool {
+        self.window != 0 && self.snd_nxt - self.snd_una >= self.window
+    }
+
+    pub fn record(&self, tags: &[String]) -> FlowRecord {
+        FlowRecord {
+            flow_id: self.id.0,
+            src: self.src.0,
+            dst: self.dst.0,
+            size_bytes: self.size,
+            start: self.start,
+            finish: self.finish,
+            ideal_fct: self.ideal_fct,
+            tag: tags[self.tag as usize].clone(),
+            priority: self.priority,
+            retransmitted_bytes: self.retransmitted_bytes,
+            timeouts: self.timeouts,
+            cnps_received: self.cnps_received,
+            path_hops: self.path_hops,
+        }
+    }
+}

@@ -1,0 +1,363 @@
+//! Hosts: a NIC that schedules among active flows, and the RoCEv2-like reliable
+//! transport with its congestion control.
+//!
+//! NIC (as the HPCC simulator's `QbbNetDevice`): control packets (ACK / NACK / CNP) go
+//! first; then round-robin over active flows that are not paused by PFC, not window-bound
+//! and whose rate limiter allows a packet now (`next_avail ≤ now`; after each packet
+//! `next_avail = now + wire_bytes / rate`). If none is ready, the NIC wakes up at the
+//! earliest `next_avail`.
+//!
+//! Transport: the receiver ACKs every `ack_every` in-order packets (cumulative), sends a
+//! NACK for the first byte it misses (at most once per `nack_interval` for the same
+//! byte), and the sender goes back to the first unacknowledged byte on a NACK or after
+//! `rto` without progress (go-back-N). A flow finishes when its last byte is acknowledged.
+
+pub mod dcqcn;
+mod flow;
+
+pub use dcqcn::{Dcqcn, DcqcnParams};
+pub use flow::{CcState, Flow};
+
+use crate::engine::{Event, TimerKind};
+use crate::ids::{FlowId, NodeId, PacketId, PortId};
+use crate::packet::{ControlPayload, Packet, PacketKind};
+use crate::scenario::CcKind;
+use crate::sim::Simulator;
+use crate::time::{Delta, Rate, SimTime};
+
+/// Transport settings resolved from the scenario.
+#[derive(Clone, Debug)]
+pub struct TransportConfig {
+    pub mtu: u32,
+    pub header_bytes: u32,
+    pub ack_bytes: u32,
+    pub ack_every: u32,
+    pub rto: Delta,
+    pub nack_interval: Delta,
+    pub cc: CcKind,
+    pub dcqcn: DcqcnParams,
+    /// 0: echo congestion in ACKs; otherwise send a CNP at most once per interval.
+    pub cnp_interval: Delta,
+}
+
+/// One host: its NIC port and the flows it is sending.
+pub struct Host {
+    pub node: NodeId,
+    pub port: PortId,
+    /// Flows with data left to send, in round-robin order.
+    pub active: Vec<FlowId>,
+    pub rr: usize,
+    /// Time of the pending `NicWake`, or `NEVER`.
+    pub wake_at: SimTime,
+}
+
+impl Host {
+    pub fn new(node: NodeId, port: PortId) -> Host {
+        Host { node, port, active: Vec::new(), rr: 0, wake_at: SimTime::NEVER }
+    }
+
+    pub(crate) fn activate(&mut self, flow: FlowId) {
+        if !self.active.contains(&flow) {
+            self.active.push(flow);
+        }
+    }
+}
+
+impl Simulator {
+    /// Transmit on host `h`'s NIC if it is idle and something is ready.
+    pub(crate) fn nic_try_send(&mut self, h: usize) {
+        let port = self.hosts[h].port;
+        if self.ports[port.idx()].busy {
+            return;
+        }
+        if let Some(pkt) = self.ports[port.idx()].control_queue.pop_front() {
+            self.start_tx(port, pkt);
+            return;
+        }
+        let n = self.hosts[h].active.len();
+        if n == 0 {
+            return;
+        }
+        let now = self.now;
+        let mut earliest = SimTime::NEVER;
+        let start = self.hosts[h].rr % n;
+        for i in 0..n {
+            let idx = (start + i) % n;
+            let f = self.hosts[h].active[idx];
+            let flow = &self.flows[f.idx()];
+            if self.ports[port.idx()].paused[flow.priority as usize] || flow.window_bound() {
+                continue;
+            }
+            if flow.next_avail > now {
+                earliest = earliest.min(flow.next_avail);
+                continue;
+            }
+            let pkt = self.make_data_packet(f);
+            let host = &mut self.hosts[h];
+            if self.flows[f.idx()].all_sent() {
+                host.active.remove(idx);
+                host.rr = idx;
+            } else {
+                host.rr = idx + 1;
+            }
+            self.start_tx(port, pkt);
+            return;
+        }
+        if earliest < self.hosts[h].wake_at {
+            self.hosts[h].wake_at = earliest;
+            self.events.schedule(earliest, Event::NicWake { node: self.hosts[h].node });
+        }
+    }
+
+    /// Cut the next data segment of flow `f`.
+    fn make_data_packet(&mut self, f: FlowId) -> PacketId {
+        let now = self.now;
+        let t = &self.transport;
+        let flow = &mut self.flows[f.idx()];
+        let payload = (flow.size - flow.snd_nxt).min(t.mtu as u64) as u32;
+        let wire = payload + t.header_bytes;
+        let retransmit = flow.snd_nxt < flow.high_water;
+        let pkt = Packet {
+            kind: PacketKind::Data,
+            priority: flow.priority,
+            ecn_ce: false,
+            cnp_echo: false,
+            flow: f,
+            src: flow.src,
+            dst: flow.dst,
+            sport: flow.sport,
+            dport: flow.dport,
+            seq: flow.snd_nxt,
+            payload,
+            wire_bytes: wire,
+            sent_at: now,
+            ingress: PortId(0),
+            queue: 0,
+            retransmit,
+            control: ControlPayload::None,
+        };
+        if retransmit {
+            flow.retransmitted_bytes += payload as u64;
+        }
+        flow.snd_nxt += payload as u64;
+        flow.high_water = flow.high_water.max(flow.snd_nxt);
+        flow.next_avail = now + Rate(flow.rate).tx_time(wire as u64);
+        if let CcState::Dcqcn(d) = &mut flow.cc {
+            d.on_bytes_sent(wire as u64, &t.dcqcn, &mut flow.rate, flow.line_rate);
+        }
+        let arm_rto = !flow.rto_pending;
+        flow.rto_pending = true;
+        let generation = flow.timer_gen[TimerKind::Rto as usize];
+        self.counters.data_packets_sent += 1;
+        if arm_rto {
+            self.events.schedule(now + t.rto, Event::FlowTimer { flow: f, kind: TimerKind::Rto, generation });
+        }
+        let id = self.packets.alloc(pkt);
+        if self.switch_cfg.int_enabled {
+            self.clear_int(id);
+        }
+        id
+    }
+
+    /// A packet reached host `h`.
+    pub(crate) fn host_receive(&mut self, h: usize, pkt: PacketId) {
+        let p = *self.packets.get(pkt);
+        match p.kind {
+            PacketKind::Data => self.receive_data(h, pkt, &p),
+            PacketKind::Ack | PacketKind::Nack => {
+                self.receive_ack(h, &p);
+                self.packets.free(pkt);
+            }
+            PacketKind::Cnp => {
+                self.packets.free(pkt);
+                self.on_congestion_notification(p.flow);
+            }
+            PacketKind::Control => unreachable!("control frames are consumed at the port"),
+        }
+    }
+
+    /// Receiver side: in-order data advances `rcv_nxt` and is acknowledged; a gap
+    /// triggers a NACK.
+    fn receive_data(&mut self, h: usize, pkt: PacketId, p: &Packet) {
+        self.counters.data_packets_delivered += 1;
+        let now = self.now;
+        let t = &self.transport;
+        let flow = &mut self.flows[p.flow.idx()];
+        let mut send_cnp = false;
+        if p.ecn_ce {
+            if t.cnp_interval == Delta::ZERO {
+                flow.ce_pending = true;
+            } else if flow.last_cnp.is_none_or(|last| now.since(last) >= t.cnp_interval) {
+                flow.last_cnp = Some(now);
+                send_cnp = true;
+            }
+        }
+        let reply = if p.seq == flow.rcv_nxt {
+            flow.rcv_nxt += p.payload as u64;
+            flow.unacked_packets += 1;
+            let last = flow.rcv_nxt >= flow.size;
+            (flow.unacked_packets >= t.ack_every || last).then_some(PacketKind::Ack)
+        } else if p.seq > flow.rcv_nxt {
+            let repeat = flow.last_nack_seq == Some(flow.rcv_nxt) && now < flow.nack_timer;
+            (!repeat).then(|| {
+                flow.last_nack_seq = Some(flow.rcv_nxt);
+                flow.nack_timer = now + t.nack_interval;
+                PacketKind::Nack
+            })
+        } else {
+            None // duplicate of data already received
+        };
+        let port = self.hosts[h].port;
+        if let Some(kind) = reply {
+            flow.unacked_packets = 0;
+            let cnp_echo = std::mem::take(&mut flow.ce_pending);
+            let ack = Packet {
+                kind,
+                priority: p.priority,
+                ecn_ce: false,
+                cnp_echo,
+                flow: p.flow,
+                src: p.dst,
+                dst: p.src,
+                sport: p.dport,
+                dport: p.sport,
+                seq: flow.rcv_nxt,
+                payload: 0,
+                wire_bytes: t.ack_bytes,
+                sent_at: p.sent_at,
+                ingress: PortId(0),
+                queue: 0,
+                retransmit: false,
+                control: ControlPayload::None,
+            };
+            // The ACK reuses the data packet's slot (and its INT stack, echoed back).
+            *self.packets.get_mut(pkt) = ack;
+            self.ports[port.idx()].control_queue.push_back(pkt);
+        } else {
+            self.packets.free(pkt);
+        }
+        if send_cnp {
+            let cnp = Packet {
+                kind: PacketKind::Cnp,
+                priority: p.priority,
+                ecn_ce: false,
+                cnp_echo: false,
+                flow: p.flow,
+                src: p.dst,
+                dst: p.src,
+                sport: p.dport,
+                dport: p.sport,
+                seq: 0,
+                payload: 0,
+                wire_bytes: t.ack_bytes,
+                sent_at: now,
+                ingress: PortId(0),
+                queue: 0,
+                retransmit: false,
+                control: ControlPayload::None,
+            };
+            let id = self.packets.alloc(cnp);
+            self.ports[port.idx()].control_queue.push_back(id);
+        }
+        self.nic_try_send(h);
+    }
+
+    /// Sender side: cumulative ACK, NACK (go-back-N) and echoed congestion.
+    fn receive_ack(&mut self, h: usize, p: &Packet) {
+        let now = self.now;
+        let flow = &mut self.flows[p.flow.idx()];
+        if flow.finish.is_some() {
+            return;
+        }
+        if p.seq > flow.snd_una {
+            flow.snd_una = p.seq;
+            flow.last_progress = now;
+        }
+        if p.kind == PacketKind::Nack && flow.snd_una < flow.size {
+            flow.snd_nxt = flow.snd_una;
+        }
+        flow.snd_nxt = flow.snd_nxt.max(flow.snd_una);
+        if flow.snd_una >= flow.size {
+            flow.finish = Some(now);
+            // Cancel every pending timer of the flow.
+            for g in flow.timer_gen.iter_mut() {
+                *g += 1;
+            }
+            if let Some(i) = self.hosts[h].active.iter().position(|f| *f == p.flow) {
+                self.hosts[h].active.remove(i);
+            }
+            return;
+        }
+        if !flow.all_sent() {
+            self.hosts[h].activate(p.flow);
+        }
+        if p.cnp_echo {
+            self.on_congestion_notification(p.flow);
+        }
+        self.nic_try_send(h);
+    }
+
+    /// DCQCN reaction point: a CNP or an ACK echoing CE marks.
+    fn on_congestion_notification(&mut self, f: FlowId) {
+        let now = self.now;
+        let flow = &mut self.flows[f.idx()];
+        flow.cnps_received += 1;
+        if flow.finish.is_some() {
+            return;
+        }
+        if let CcState::Dcqcn(d) = &mut flow.cc {
+            if let Some(at) = d.on_cnp(now, &self.transport.dcqcn) {
+                let generation = flow.timer_gen[TimerKind::DcqcnDecrease as usize];
+                self.events.schedule(at, Event::FlowTimer { flow: f, kind: TimerKind::DcqcnDecrease, generation });
+            }
+        }
+    }
+
+    pub(crate) fn on_flow_timer(&mut self, f: FlowId, kind: TimerKind, generation: u32) {
+        let now = self.now;
+        let flow = &mut self.flows[f.idx()];
+        if flow.timer_gen[kind as usize] != generation || flow.finish.is_some() {
+            return;
+        }
+        let params = &self.transport.dcqcn;
+        match kind {
+            TimerKind::DcqcnDecrease => {
+                if let CcState::Dcqcn(d) = &mut flow.cc {
+                    if let Some(at) = d.on_decrease_check(now, params, &mut flow.rate) {
+                        // Restart the increase timer.
+                        flow.timer_gen[TimerKind::DcqcnIncrease as usize] += 1;
+                        let generation = flow.timer_gen[TimerKind::DcqcnIncrease as usize];
+                        self.events.schedule(at, Event::FlowTimer { flow: f, kind: TimerKind::DcqcnIncrease, generation });
+                    }
+                }
+            }
+            TimerKind::DcqcnIncrease => {
+                let line = flow.line_rate;
+                if let CcState::Dcqcn(d) = &mut flow.cc {
+                    if let Some(at) = d.on_increase_timer(now, params, &mut flow.rate, line) {
+                        self.events.schedule(at, Event::FlowTimer { flow: f, kind, generation });
+                    }
+                }
+            }
+            TimerKind::Rto => {
+                flow.rto_pending = false;
+                if flow.snd_una >= flow.snd_nxt {
+                    return; // nothing outstanding; re-armed by the next send
+                }
+                let deadline = flow.last_progress + self.transport.rto;
+                if now >= deadline {
+                    flow.timeouts += 1;
+                    flow.snd_nxt = flow.snd_una;
+                    flow.last_progress = now;
+                    let src = flow.src;
+                    let h = self.node_slot[src.idx()] as usize;
+                    self.hosts[h].activate(f);
+                    self.nic_try_send(h);
+                } else {
+                    flow.rto_pending = true;
+                    self.events.schedule(deadline, Event::FlowTimer { flow: f, kind, generation });
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,133 @@
+//! What a run reports: a record per flow, per port, PFC events, and run-wide counters.
+
+
+use crate::ids::{NodeId, PortId};
+use crate::port::PortStats;
+use crate::time::SimTime;
+
+/// Dropped data packets by cause.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Drops {
+    /// The switch's whole shared buffer was full.
+    pub buffer_full: u64,
+    /// A lossless (PFC) packet found its ingress headroom exhausted — a mis-sized headroom.
+    pub headroom_overflow: u64,
+    /// A lossy packet was refused by egress admission (dynamic or static threshold).
+    pub egress_admission: u64,
+}
+
+/// Why a data packet was dropped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DropCause {
+    BufferFull,
+    HeadroomOverflow,
+    EgressAdmission,
+}
+
+impl Drops {
+    pub fn add(&mut self, cause: DropCause) {
+        match cause {
+            DropCause::BufferFull => self.buffer_full += 1,
+            DropCause::HeadroomOverflow => self.headroom_overflow += 1,
+            DropCause::EgressAdmission => self.egress_admission += 1,
+        }
+    }
+
+    pub fn total(&self) -> u64 {
+        self.buffer_full + self.headroom_overflow + self.egress_admission
+    }
+}
+
+/// Run-wide counters maintained on the hot path.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Counters {
+    pub events: u64,
+    /// One packet (data or control) crossing one link.
+    pub packet_hops: u64,
+    pub data_packets_sent: u64,
+    pub data_packets_delivered: u64,
+    pub drops: Drops,
+    pub pfc_pause_frames: u64,
+    pub pfc_resume_frames: u64,
+    pub ecn_marks: u64,
+}
+
+/// One flow's outcome. Times in picoseconds of simulated time.
+#[derive(Clone, Debug)]
+pub struct FlowRecord {
+    pub flow_id: u32,
+    pub src: u32,
+    pub dst: u32,
+    pub size_bytes: u64,
+    pub start: SimTime,
+    /// When the sender received the acknowledgement of the last byte.
+    pub finish: Option<SimTime>,
+    /// Ideal FCT on an idle network (HPCC simulator's `standalone_fct`, see docs/model.md).
+    pub ideal_fct: crate::time::Delta,
+    pub tag: String,
+    pub priority: u8,
+    pub retransmitted_bytes: u64,
+    pub timeouts: u32,
+    pub cnps_received: u32,
+    pub path_hops: u32,
+}
+
+impl FlowRecord {
+    pub fn fct(&self) -> Option<crate::time::Delta> {
+        self.finish.map(|f| f.since(self.start))
+    }
+    /// FCT / ideal FCT (not clipped).
+    pub fn slowdown(&self) -> Option<f64> {
+        self.fct().map(|f| f.0 as f64 / self.ideal_fct.0 as f64)
+    }
+}
+
+/// One port's counters.
+#[derive(Clone, Debug)]
+pub struct PortRecord {
+    pub node: u32,
+    /// Port number within its node.
+    pub port: u32,
+    pub peer_node: u32,
+    pub tier: &'static str,
+    pub rate_bps: u64,
+    pub stats: PortStats,
+}
+
+/// A PFC frame sent (`pause` = XOFF, else XON) out of `port` of `node`.
+#[derive(Clone, Copy, Debug)]
+pub struct PfcEvent {
+    pub time: SimTime,
+    pub node: NodeId,
+    pub port: PortId,
+    pub priority: u8,
+    pub pause: bool,
+}
+
+/// Run-wide figures, including packet conservation:
+/// `data_packets_sent = data_packets_delivered + drops.total() + data packets in flight`.
+#[derive(Clone, Debug)]
+pub struct Summary {
+    pub seed: u64,
+    pub events: u64,
+    pub sim_time: SimTime,
+    pub flows_total: u64,
+    pub flows_finished: u64,
+    pub packet_hops: u64,
+    pub data_packets_sent: u64,
+    pub data_packets_delivered: u64,
+    pub drops: Drops,
+    pub pfc_pause_frames: u64,
+    pub pfc_resume_frames: u64,
+    /// Packets (data and control) still allocated: in queues or on links.
+    pub packets_in_flight: u64,
+    pub peak_packets_in_flight: u64,
+    /// Shared-buffer bytes still accounted at the end (0 once drained).
+    pub buffer_bytes_in_use: u64,
+    /// Largest shared-buffer occupancy of any switch.
+    pub max_buffer_bytes: u64,
+    pub retransmitted_bytes: u64,
+    pub timeouts: u64,
+    pub cnps: u64,
+    pub ecn_marks: u64,
+}

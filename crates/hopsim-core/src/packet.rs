@@ -1,0 +1,123 @@
+//! Packets and the packet arena.
+//!
+//! A packet is a compact plain struct living in an arena slot; queues and events carry
+//! its `PacketId`. Control frames (PFC, and later BFC / Pyrrha / OFC frames) carry a
+//! typed [`ControlPayload`] and bypass data buffer accounting.
+
+use crate::ids::{FlowId, NodeId, PacketId, PortId};
+use crate::time::SimTime;
+
+/// What a packet is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PacketKind {
+    /// RDMA data segment (`seq` = byte offset of its first payload byte).
+    Data,
+    /// Cumulative acknowledgement (`seq` = next byte expected).
+    Ack,
+    /// Negative acknowledgement (`seq` = the missing byte the receiver expects).
+    Nack,
+    /// DCQCN congestion notification packet, receiver → sender.
+    Cnp,
+    /// Hop-by-hop flow-control frame; never forwarded, consumed by the next node.
+    Control,
+}
+
+/// Typed payload of a hop-by-hop control frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ControlPayload {
+    None,
+    /// IEEE 802.1Qbb PFC frame for one priority: XOFF (`pause = true`) or XON.
+    Pfc { priority: u8, pause: bool },
+}
+
+/// One packet on the wire or in a queue.
+#[derive(Clone, Copy, Debug)]
+pub struct Packet {
+    pub kind: PacketKind,
+    /// Traffic class (PFC priority). Control-class packets (ACK/NACK/CNP/PFC) ignore it.
+    pub priority: u8,
+    /// ECN Congestion Experienced.
+    pub ecn_ce: bool,
+    /// ACK/NACK: the receiver saw CE marks since its last ACK (DCQCN notification
+    /// echoed in the ACK, as the HPCC simulator does when CNPs are not paced).
+    pub cnp_echo: bool,
+    pub flow: FlowId,
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub sport: u16,
+    pub dport: u16,
+    pub seq: u64,
+    pub payload: u32,
+    /// Bytes on the wire (payload + headers).
+    pub wire_bytes: u32,
+    /// Data: when the sender emitted it; ACK: echo of that time (for RTT).
+    pub sent_at: SimTime,
+    /// At a switch: the port the packet arrived on (for ingress / PFC accounting).
+    pub ingress: PortId,
+    /// At a switch: the egress queue index it was placed in.
+    pub queue: u16,
+    /// Retransmitted data (counted in the flow's retransmitted bytes).
+    pub retransmit: bool,
+    pub control: ControlPayload,
+}
+
+impl Packet {
+    /// Hop-by-hop control frames and the transport's control packets go to the
+    /// strict-priority control queue, bypass buffer accounting and ignore PFC pause.
+    #[inline]
+    pub fn is_control_class(&self) -> bool {
+        !matches!(self.kind, PacketKind::Data)
+    }
+}
+
+/// Slab of packets with a free list; ids are reused, so a run allocates only up to its
+/// peak number of packets in flight.
+#[derive(Default)]
+pub struct PacketArena {
+    slots: Vec<Packet>,
+    free: Vec<PacketId>,
+    live: usize,
+    peak: usize,
+}
+
+impl PacketArena {
+    #[inline]
+    pub fn alloc(&mut self, p: Packet) -> PacketId {
+        self.live += 1;
+        self.peak = self.peak.max(self.live);
+        match self.free.pop() {
+            Some(id) => {
+                self.slots[id.idx()] = p;
+                id
+            }
+            None => {
+                self.slots.push(p);
+                PacketId(self.slots.len() as u32 - 1)
+            }
+        }
+    }
+
+    #[inline]
+    pub fn free(&mut self, id: PacketId) {
+        self.live -= 1;
+        self.free.push(id);
+    }
+
+    #[inline]
+    pub fn get(&self, id: PacketId) -> &Packet {
+        &self.slots[id.idx()]
+    }
+
+    #[inline]
+    pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
+        &mut self.slots[id.idx()]
+    }
+
+    /// Packets currently allocated (in queues or on links).
+    pub fn live(&self) -> usize {
+        self.live
+    }
+    pub fn peak(&self) -> usize {
+        self.peak
+    }
+}

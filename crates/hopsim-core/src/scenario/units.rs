@@ -1,0 +1,122 @@
+//! Scenario field types that carry units: durations, rates and byte sizes.
+//!
+//! Durations and rates must be written with a unit (`"10us"`, `"100Gbps"`) so that a
+//! bare number is never silently read in the wrong unit; sizes may be plain integers
+//! (bytes) or strings with a unit (`"32MB"`).
+
+use serde::de::{self, Deserializer, Visitor};
+use serde::{Deserialize, Serialize, Serializer};
+use std::fmt;
+
+use crate::time::{parse_bytes, parse_duration, parse_rate, Delta, Rate};
+
+/// A duration written with a unit, e.g. `"1us"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Duration(pub Delta);
+
+/// A rate written with a unit, e.g. `"100Gbps"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct RateSpec(pub Rate);
+
+/// A size in bytes: an integer or a string with a unit, e.g. `"32MB"`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Bytes(pub u64);
+
+impl Duration {
+    pub fn us(us: u64) -> Self {
+        Duration(Delta::from_us(us))
+    }
+    pub fn ns(ns: u64) -> Self {
+        Duration(Delta::from_ns(ns))
+    }
+}
+
+impl RateSpec {
+    pub fn gbps(g: u64) -> Self {
+        RateSpec(Rate::gbps(g))
+    }
+    pub fn mbps(m: u64) -> Self {
+        RateSpec(Rate(m * 1_000_000))
+    }
+}
+
+struct UnitVisitor<T> {
+    expecting: &'static str,
+    parse: fn(&str) -> Result<T, String>,
+    from_int: Option<fn(u64) -> T>,
+}
+
+impl<T> Visitor<'_> for UnitVisitor<T> {
+    type Value = T;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(self.expecting)
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<T, E> {
+        (self.parse)(v).map_err(E::custom)
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<T, E> {
+        match self.from_int {
+            Some(f) => Ok(f(v)),
+            None => Err(E::custom(format!(
+                "expected {}, got the bare number {v}",
+                self.expecting
+            ))),
+        }
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<T, E> {
+        if v < 0 {
+            return Err(E::custom(format!("expected {}, got the negative number {v}", self.expecting)));
+        }
+        self.visit_u64(v as u64)
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<T, E> {
+        if v >= 0.0 && v.fract() == 0.0 && self.from_int.is_some() {
+            return self.visit_u64(v as u64);
+        }
+        Err(E::custom(format!("expected {}, got the number {v}", self.expecting)))
+    }
+}
+
+impl<'de> Deserialize<'de> for Duration {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(UnitVisitor {
+            expecting: "a duration with a unit such as \"10us\" or \"1ms\"",
+            parse: |s| parse_duration(s).map(Duration).map_err(|e| e.0),
+            from_int: None,
+        })
+    }
+}
+impl<'de> Deserialize<'de> for RateSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(UnitVisitor {
+            expecting: "a rate with a unit such as \"100Gbps\"",
+            parse: |s| parse_rate(s).map(RateSpec).map_err(|e| e.0),
+            from_int: None,
+        })
+    }
+}
+impl<'de> Deserialize<'de> for Bytes {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(UnitVisitor {
+            expecting: "a size in bytes (integer) or with a unit such as \"32MB\"",
+            parse: |s| parse_bytes(s).map(Bytes).map_err(|e| e.0),
+            from_int: Some(Bytes),
+        })
+    }
+}
+
+impl Serialize for Duration {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("{}ps", self.0 .0))
+    }
+}
+impl Serialize for RateSpec {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("{}bps", self.0 .0))
+    }
+}
+impl Serialize for Bytes {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(self.0)
+    }
+}

@@ -1,0 +1,350 @@
+//! The simulator: owns the network state and runs the event loop.
+//!
+//! Handlers are methods on [`Simulator`] split by concern: links and control frames here,
+//! switch forwarding in `switch`, host NICs and transport in `host`. A packet crossing a
+//! switch costs no event of its own: arrival, routing, admission and enqueue happen in the
+//! arrival handler, and each busy port has exactly one pending `TxDone`.
+
+mod build;
+
+use crate::engine::{Event, EventQueue, RngStream};
+use crate::host::{Flow, Host, TransportConfig};
+use crate::ids::{FlowId, NodeId, PacketId, PortId};
+use crate::metrics::{Counters, FlowRecord, PfcEvent, PortRecord, Summary};
+use crate::packet::{ControlPayload, Packet, PacketArena, PacketKind};
+use crate::port::Port;
+use crate::scenario::{Scenario, ScenarioError};
+use crate::switch::{Switch, SwitchConfig};
+use crate::time::SimTime;
+use crate::topology::{Routing, Topology};
+
+pub use build::ValidScenario;
+
+/// Wire size of a PFC frame: the 64-byte minimum Ethernet frame (IEEE 802.1Qbb frames
+/// are MAC control frames padded to the minimum size).
+pub const PFC_FRAME_BYTES: u32 = 64;
+
+/// A whole simulation run.
+pub struct Simulator {
+    pub(crate) now: SimTime,
+    pub(crate) events: EventQueue,
+    pub(crate) packets: PacketArena,
+    pub(crate) topo: Topology,
+    pub(crate) routing: Routing,
+    pub(crate) ports: Vec<Port>,
+    /// Per node: its switch state (index into `switches`) or host state (into `hosts`).
+    pub(crate) node_slot: Vec<u32>,
+    pub(crate) switches: Vec<Switch>,
+    pub(crate) hosts: Vec<Host>,
+    pub(crate) flows: Vec<Flow>,
+    pub(crate) tags: Vec<String>,
+    pub(crate) switch_cfg: SwitchConfig,
+    pub(crate) transport: TransportConfig,
+    /// Next flow (in start order) whose `FlowStart` has not been scheduled yet.
+    pub(crate) next_flow_to_schedule: usize,
+    pub(crate) counters: Counters,
+    pub(crate) pfc_log: Option<Vec<PfcEvent>>,
+    pub(crate) ecn_rng: RngStream,
+    /// INT stacks by packet slot (empty unless `switch.int`).
+    pub(crate) int_stacks: Vec<crate::switch::IntStack>,
+    pub(crate) limit: SimTime,
+    pub(crate) seed: u64,
+}
+
+impl Simulator {
+    /// Validate `scenario` and build the network.
+    pub fn new(scenario: Scenario) -> Result<Simulator, ScenarioError> {
+        let valid = ValidScenario::new(scenario)?;
+        Ok(build::build(valid))
+    }
+
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+
+    /// The simulated-time limit (the scenario's `duration`, or never).
+    pub fn limit(&self) -> SimTime {
+        self.limit
+    }
+
+    pub fn events_processed(&self) -> u64 {
+        self.counters.events
+    }
+
+    /// True once nothing is left to simulate: no pending event, or the time limit reached.
+    pub fn is_done(&self) -> bool {
+        match self.events.peek_time() {
+            None => true,
+            Some(t) => t > self.limit,
+        }
+    }
+
+    /// Run until simulated time `until` (capped at the limit) or until nothing is left.
+    pub fn run_until(&mut self, until: SimTime) {
+        let stop = until.min(self.limit);
+        while let Some((t, ev)) = self.events.pop_until(stop) {
+            debug_assert!(t >= self.now, "time went backwards");
+            if self.is_stale(&ev) {
+                continue; // a cancelled timer: not an event of the model
+            }
+            self.now = t;
+            self.counters.events += 1;
+            self.dispatch(ev);
+        }
+        if self.events.is_empty() || stop == self.limit {
+            // Nothing more will happen before `stop`: the clock reads the last event time,
+            // unless the run was cut by its time limit.
+            if !self.events.is_empty() {
+                self.now = stop;
+            }
+        } else {
+            self.now = self.now.max(stop);
+        }
+    }
+
+    /// Run to completion.
+    pub fn run(&mut self) {
+        self.run_until(SimTime::NEVER);
+    }
+
+    /// A flow timer cancelled after it was scheduled (generation bumped).
+    #[inline]
+    fn is_stale(&self, ev: &Event) -> bool {
+        match *ev {
+            Event::FlowTimer { flow, kind, generation } => {
+                let f = &self.flows[flow.idx()];
+                f.finish.is_some() || f.timer_gen[kind as usize] != generation
+            }
+            _ => false,
+        }
+    }
+
+    fn dispatch(&mut self, ev: Event) {
+        match ev {
+            Event::Arrive { port, pkt } => self.on_arrive(port, pkt),
+            Event::TxDone { port } => {
+                self.ports[port.idx()].busy = false;
+                self.try_send(port);
+            }
+            Event::NicWake { node } => {
+                let h = self.node_slot[node.idx()] as usize;
+                self.hosts[h].wake_at = SimTime::NEVER;
+                self.nic_try_send(h);
+            }
+            Event::FlowStart { flow } => self.on_flow_start(flow),
+            Event::FlowTimer { flow, kind, generation } => self.on_flow_timer(flow, kind, generation),
+        }
+    }
+
+    fn on_arrive(&mut self, port: PortId, pkt: PacketId) {
+        let node = self.ports[port.idx()].node;
+        if self.packets.get(pkt).kind == PacketKind::Control {
+            let payload = self.packets.get(pkt).control;
+            self.packets.free(pkt);
+            self.on_control_frame(port, payload);
+            return;
+        }
+        if self.topo.is_host(node) {
+            self.host_receive(self.node_slot[node.idx()] as usize, pkt);
+        } else {
+            self.switch_receive(self.node_slot[node.idx()] as usize, port, pkt);
+        }
+    }
+
+    /// Give an idle port its next packet, if any.
+    pub(crate) fn try_send(&mut self, port: PortId) {
+        let node = self.ports[port.idx()].node;
+        if self.topo.is_host(node) {
+            self.nic_try_send(self.node_slot[node.idx()] as usize);
+        } else {
+            self.switch_try_send(port);
+        }
+    }
+
+    /// Serialize `pkt` on `port` (which must be idle) and schedule its arrival at the peer.
+    #[inline]
+    pub(crate) fn start_tx(&mut self, port: PortId, pkt: PacketId) {
+        let wire = self.packets.get(pkt).wire_bytes as u64;
+        let p = &mut self.ports[port.idx()];
+        debug_assert!(!p.busy, "port {} already transmitting", port.0);
+        p.busy = true;
+        let tx_time = p.byte_time.tx_time(wire);
+        let tx_end = self.now + tx_time;
+        p.stats.tx_bytes += wire;
+        p.stats.tx_packets += 1;
+        p.stats.busy_time += tx_time;
+        p.stats.first_tx.get_or_insert(self.now);
+        p.stats.last_tx_end = tx_end;
+        let arrive = tx_end + p.arrival_delay;
+        let peer = p.peer;
+        self.counters.packet_hops += 1;
+        self.events.schedule(tx_end, Event::TxDone { port });
+        self.events.schedule(arrive, Event::Arrive { port: peer, pkt });
+    }
+
+    /// Queue a hop-by-hop control frame on `port` (towards its peer) and kick the port.
+    pub(crate) fn send_control_frame(&mut self, port: PortId, payload: ControlPayload) {
+        let node = self.ports[port.idx()].node;
+        let pkt = self.packets.alloc(Packet {
+            kind: PacketKind::Control,
+            priority: 0,
+            ecn_ce: false,
+            cnp_echo: false,
+            flow: FlowId(u32::MAX),
+            src: node,
+            dst: self.ports[self.ports[port.idx()].peer.idx()].node,
+            sport: 0,
+            dport: 0,
+            seq: 0,
+            payload: 0,
+            wire_bytes: PFC_FRAME_BYTES,
+            sent_at: self.now,
+            ingress: port,
+            queue: 0,
+            retransmit: false,
+            control: payload,
+        });
+        if let ControlPayload::Pfc { priority, pause } = payload {
+            let stats = &mut self.ports[port.idx()].stats;
+            if pause {
+                stats.pause_sent += 1;
+                self.counters.pfc_pause_frames += 1;
+            } else {
+                stats.resume_sent += 1;
+                self.counters.pfc_resume_frames += 1;
+            }
+            if let Some(log) = &mut self.pfc_log {
+                log.push(PfcEvent { time: self.now, node, port, priority, pause });
+            }
+        }
+        self.ports[port.idx()].control_queue.push_back(pkt);
+        if !self.ports[port.idx()].busy {
+            self.try_send(port);
+        }
+    }
+
+    /// A control frame arrived on `port`: it governs what `port` may send.
+    fn on_control_frame(&mut self, port: PortId, payload: ControlPayload) {
+        match payload {
+            ControlPayload::Pfc { priority, pause } => {
+                let now = self.now;
+                let p = &mut self.ports[port.idx()];
+                if pause {
+                    p.stats.pause_received += 1;
+                }
+                let changed = p.set_paused(priority as usize, pause, now);
+                if changed && !pause && !p.busy {
+                    self.try_send(port);
+                }
+            }
+            ControlPayload::None => {}
+        }
+    }
+
+    fn on_flow_start(&mut self, flow: FlowId) {
+        self.schedule_next_flow_start();
+        let src = self.flows[flow.idx()].src;
+        let h = self.node_slot[src.idx()] as usize;
+        self.flows[flow.idx()].last_progress = self.now;
+        self.hosts[h].activate(flow);
+        self.nic_try_send(h);
+    }
+
+    /// Flows start in time order; only the next start is ever pending.
+    pub(crate) fn schedule_next_flow_start(&mut self) {
+        if let Some(f) = self.flows.get(self.next_flow_to_schedule) {
+            self.events.schedule(f.start, Event::FlowStart { flow: FlowId(self.next_flow_to_schedule as u32) });
+            self.next_flow_to_schedule += 1;
+        }
+    }
+
+    // ------------------------------------------------------------ results
+
+    /// One record per flow, in flow-id order.
+    pub fn flow_records(&self) -> Vec<FlowRecord> {
+        self.flows.iter().map(|f| f.record(&self.tags)).collect()
+    }
+
+    /// One record per port.
+    pub fn port_records(&self) -> Vec<PortRecord> {
+        self.ports
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let first = self.topo.node_ports[p.node.idx()];
+                PortRecord {
+                    node: p.node.0,
+                    port: i as u32 - first,
+                    peer_node: self.ports[p.peer.idx()].node.0,
+                    tier: self.topo.tiers[p.node.idx()].name(),
+                    rate_bps: p.rate.0,
+                    stats: PortStats { paused_time: p.paused_time_until(self.now), ..p.stats },
+                }
+            })
+            .collect()
+    }
+
+    pub fn pfc_events(&self) -> &[PfcEvent] {
+        self.pfc_log.as_deref().unwrap_or(&[])
+    }
+
+    /// Run-wide counters and conservation figures.
+    pub fn summary(&self) -> Summary {
+        let finished = self.flows.iter().filter(|f| f.finish.is_some()).count() as u64;
+        let buffer_in_use = self.switches.iter().map(|s| s.mmu.used_bytes).sum();
+        Summary {
+            seed: self.seed,
+            events: self.counters.events,
+            sim_time: self.now,
+            flows_total: self.flows.len() as u64,
+            flows_finished: finished,
+            packet_hops: self.counters.packet_hops,
+            data_packets_sent: self.counters.data_packets_sent,
+            data_packets_delivered: self.counters.data_packets_delivered,
+            drops: self.counters.drops,
+            pfc_pause_frames: self.counters.pfc_pause_frames,
+            pfc_resume_frames: self.counters.pfc_resume_frames,
+            packets_in_flight: self.packets.live() as u64,
+            peak_packets_in_flight: self.packets.peak() as u64,
+            buffer_bytes_in_use: buffer_in_use,
+            max_buffer_bytes: self.switches.iter().map(|s| s.mmu.peak_bytes).max().unwrap_or(0),
+            retransmitted_bytes: self.flows.iter().map(|f| f.retransmitted_bytes).sum(),
+            timeouts: self.flows.iter().map(|f| f.timeouts as u64).sum(),
+            cnps: self.flows.iter().map(|f| f.cnps_received as u64).sum(),
+            ecn_marks: self.counters.ecn_marks,
+        }
+    }
+
+    /// Bytes acknowledged so far and current sending rate (bits/s) of a flow.
+    pub fn flow_progress(&self, flow: FlowId) -> (u64, u64) {
+        let f = &self.flows[flow.idx()];
+        (f.snd_una, f.rate)
+    }
+
+    /// Counters of one port, by node and port number within the node.
+    pub fn port_stats(&self, node: NodeId, port: u32) -> PortStats {
+        let p = &self.ports[(self.topo.node_ports[node.idx()] + port) as usize];
+        PortStats { paused_time: p.paused_time_until(self.now), ..p.stats }
+    }
+
+    /// Global port id of port number `port` of `node`.
+    pub fn port_id(&self, node: NodeId, port: u32) -> PortId {
+        PortId(self.topo.node_ports[node.idx()] + port)
+    }
+
+    /// Topology access for callers that need paths or tiers.
+    pub fn topology(&self) -> &Topology {
+        &self.topo
+    }
+
+    pub fn routing(&self) -> &Routing {
+        &self.routing
+    }
+
+    /// Node id of each host, in host order.
+    pub fn hosts(&self) -> Vec<NodeId> {
+        self.topo.hosts.clone()
+    }
+}
+
+use crate::port::PortStats;

@@ -1,0 +1,56 @@
+//! ECN marking with a RED profile on the egress queue length (DCQCN's congestion point).
+
+use rand::Rng;
+
+use crate::engine::RngStream;
+
+/// Marking probability as a function of the queue length: 0 up to `kmin`, rising linearly
+/// to `pmax` at `kmax`, 1 above `kmax` (as the HPCC simulator's `ShouldSendCN`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RedProfile {
+    pub kmin: u64,
+    pub kmax: u64,
+    pub pmax: f64,
+}
+
+impl RedProfile {
+    /// Probability of marking a packet that sees `queue_bytes`.
+    pub fn probability(&self, queue_bytes: u64) -> f64 {
+        if queue_bytes > self.kmax {
+            1.0
+        } else if queue_bytes > self.kmin {
+            self.pmax * (queue_bytes - self.kmin) as f64 / (self.kmax - self.kmin).max(1) as f64
+        } else {
+            0.0
+        }
+    }
+
+    /// Decide one packet; draws a random number only in the probabilistic band.
+    #[inline]
+    pub fn decide(&self, queue_bytes: u64, rng: &mut RngStream) -> bool {
+        if queue_bytes <= self.kmin {
+            return false;
+        }
+        if queue_bytes > self.kmax {
+            return true;
+        }
+        rng.gen::<f64>() < self.probability(queue_bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    #[test]
+    fn marking_follows_the_red_curve() {
+        let red = RedProfile { kmin: 100_000, kmax: 400_000, pmax: 0.2 };
+        let mut rng = RngStream::seed_from_u64(3);
+        for (q, expect) in [(50_000u64, 0.0), (250_000, 0.1), (399_000, 0.1993), (500_000, 1.0)] {
+            let n = 200_000;
+            let marked = (0..n).filter(|_| red.decide(q, &mut rng)).count() as f64 / n as f64;
+            assert!((marked - expect).abs() < 0.005, "q={q}: marked {marked}, expected {expect}");
+        }
+    }
+}

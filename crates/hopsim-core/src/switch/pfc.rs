@@ -1,0 +1,254 @@
+//! PFC (IEEE 802.1Qbb) ingress accounting and XOFF / XON decisions of one switch.
+//!
+//! Follows the MMU of the HPCC ns-3 simulator (`switch-mmu.cc`): each (ingress port,
+//! priority) first fills a small reserve, then the shared pool, and — once it crosses its
+//! XOFF threshold — a per-port headroom that absorbs the bytes still in flight after the
+//! PAUSE. XOFF is sent when headroom is in use or the shared usage reaches the threshold;
+//! XON when the headroom is empty and the shared usage has fallen `resume_offset` below
+//! the threshold. In dynamic mode the threshold is `alpha × (free shared pool)`.
+
+/// How the XOFF threshold is set.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PfcMode {
+    /// Threshold = `alpha × (buffer − total headroom − total reserve − shared used)`.
+    /// `alpha` is per port (see [`PfcConfig::alpha_for_rate`]).
+    Dynamic { alpha: f64 },
+    /// XOFF at `xoff` bytes held by the ingress (port, priority), XON at `xon`.
+    Static { xoff: u64, xon: u64 },
+}
+
+/// PFC settings shared by all switches.
+#[derive(Clone, Debug)]
+pub struct PfcConfig {
+    pub mode: PfcMode,
+    /// Fixed headroom per (port, priority); `None` = 3 × the port's one-way BDP.
+    pub headroom: Option<u64>,
+    pub reserve: u64,
+    pub resume_offset: u64,
+    /// Priority classes per port.
+    pub classes: usize,
+}
+
+impl PfcConfig {
+    /// Headroom of a port of `rate` and one-way propagation `delay`: the HPCC simulator
+    /// sizes it as 3 × rate × delay (`third.cc`), enough for the bytes in flight during
+    /// the PAUSE's round trip plus a packet being sent at either end.
+    pub fn headroom_for(&self, rate: crate::time::Rate, delay: crate::time::Delta) -> u64 {
+        self.headroom.unwrap_or_else(|| {
+            let bdp = rate.0 as u128 * delay.0 as u128 / 8 / crate::time::PS_PER_S as u128;
+            3 * bdp as u64
+        })
+    }
+
+    /// Dynamic-threshold alpha of a port of `rate`, given the hosts' NIC rate: ports
+    /// faster than the NICs get alpha doubled per doubling of rate (capped at 1), as the
+    /// HPCC simulator lowers `pfc_a_shift` for them.
+    pub fn alpha_for_rate(base: f64, rate: crate::time::Rate, nic_rate: crate::time::Rate) -> f64 {
+        let mut alpha = base;
+        let mut r = rate.0;
+        while r > nic_rate.0 && alpha < 1.0 {
+            alpha = (alpha * 2.0).min(1.0);
+            r /= 2;
+        }
+        alpha
+    }
+}
+
+/// Ingress accounting of one switch.
+#[derive(Clone, Debug)]
+pub struct PfcState {
+    mode: PfcMode,
+    classes: usize,
+    reserve: u64,
+    resume_offset: u64,
+    /// Per local port.
+    headroom: Vec<u64>,
+    alpha: Vec<f64>,
+    /// Per (local port × classes + priority).
+    ingress_bytes: Vec<u64>,
+    hdrm_bytes: Vec<u64>,
+    paused: Vec<bool>,
+    shared_used: u64,
+    /// Buffer set aside: headroom and reserve of every port (once per port, as the HPCC
+    /// simulator counts them).
+    set_aside: u64,
+}
+
+impl PfcState {
+    /// `ports` lists each local port's (headroom, alpha).
+    pub fn new(cfg: &PfcConfig, ports: &[(u64, f64)]) -> PfcState {
+        let n = ports.len() * cfg.classes;
+        let set_aside = ports.iter().map(|(h, _)| h + cfg.reserve).sum();
+        PfcState {
+            mode: cfg.mode,
+            classes: cfg.classes,
+            reserve: cfg.reserve,
+            resume_offset: cfg.resume_offset,
+            headroom: ports.iter().map(|p| p.0).collect(),
+            alpha: ports.iter().map(|p| p.1).collect(),
+            ingress_bytes: vec![0; n],
+            hdrm_bytes: vec![0; n],
+            paused: vec![false; n],
+            shared_used: 0,
+            set_aside,
+        }
+    }
+
+    #[inline]
+    fn slot(&self, port: u32, priority: u8) -> usize {
+        port as usize * self.classes + priority as usize
+    }
+
+    /// Shared-pool bytes used by (port, priority): what it holds beyond its reserve.
+    #[inline]
+    fn shared_of(&self, i: usize) -> u64 {
+        self.ingress_bytes[i].saturating_sub(self.reserve)
+    }
+
+    /// The XOFF threshold of `port` and the usage compared against it.
+    #[inline]
+    fn threshold_and_usage(&self, port: u32, i: usize, buffer: u64) -> (u64, u64) {
+        match self.mode {
+            PfcMode::Dynamic { .. } => {
+                let free = buffer.saturating_sub(self.set_aside).saturating_sub(self.shared_used);
+                ((free as f64 * self.alpha[port as usize]) as u64, self.shared_of(i))
+            }
+            PfcMode::Static { xoff, .. } => (xoff, self.ingress_bytes[i]),
+        }
+    }
+
+    /// Ingress admission: refuse only when the headroom is exhausted *and* the packet
+    /// would take the shared usage past the threshold.
+    pub fn admits(&self, port: u32, priority: u8, size: u64, buffer: u64) -> bool {
+        let i = self.slot(port, priority);
+        let (threshold, usage) = self.threshold_and_usage(port, i, buffer);
+        !(size + self.hdrm_bytes[i] > self.headroom[port as usize] && size + usage > threshold)
+    }
+
+    /// Account an admitted packet: reserve first, then shared pool below the threshold,
+    /// then headroom.
+    pub fn on_enqueue(&mut self, port: u32, priority: u8, size: u64, buffer: u64) {
+        let i = self.slot(port, priority);
+        let new_bytes = self.ingress_bytes[i] + size;
+        if new_bytes <= self.reserve {
+            self.ingress_bytes[i] = new_bytes;
+            return;
+        }
+        let (threshold, _) = self.threshold_and_usage(port, i, buffer);
+        let over = match self.mode {
+            PfcMode::Dynamic { .. } => new_bytes - self.reserve > threshold,
+            PfcMode::Static { xoff, .. } => new_bytes > xoff,
+        };
+        if over {
+            self.hdrm_bytes[i] += size;
+        } else {
+            self.ingress_bytes[i] = new_bytes;
+            self.shared_used += size.min(new_bytes - self.reserve);
+        }
+    }
+
+    /// Release a departing packet: from headroom first, then the shared pool and reserve.
+    pub fn on_dequeue(&mut self, port: u32, priority: u8, size: u64) {
+        let i = self.slot(port, priority);
+        let from_hdrm = self.hdrm_bytes[i].min(size);
+        let from_ingress = size - from_hdrm;
+        let from_shared = from_ingress.min(self.shared_of(i));
+        self.hdrm_bytes[i] -= from_hdrm;
+        self.ingress_bytes[i] -= from_ingress;
+        self.shared_used -= from_shared;
+    }
+
+    /// Should (port, priority) send XOFF now? Marks it paused if so.
+    pub fn take_pause(&mut self, port: u32, priority: u8, buffer: u64) -> bool {
+        let i = self.slot(port, priority);
+        if self.paused[i] {
+            return false;
+        }
+        let (threshold, usage) = self.threshold_and_usage(port, i, buffer);
+        let pause = self.hdrm_bytes[i] > 0 || usage >= threshold;
+        self.paused[i] = pause;
+        pause
+    }
+
+    /// Should (port, priority) send XON now? Marks it resumed if so.
+    pub fn take_resume(&mut self, port: u32, priority: u8, buffer: u64) -> bool {
+        let i = self.slot(port, priority);
+        if !self.paused[i] || self.hdrm_bytes[i] > 0 {
+            return false;
+        }
+        let (threshold, usage) = self.threshold_and_usage(port, i, buffer);
+        let resume = match self.mode {
+            PfcMode::Dynamic { .. } => usage == 0 || usage + self.resume_offset <= threshold,
+            PfcMode::Static { xon, .. } => usage <= xon,
+        };
+        if resume {
+            self.paused[i] = false;
+        }
+        resume
+    }
+
+    pub fn is_paused(&self, port: u32, priority: u8) -> bool {
+        self.paused[self.slot(port, priority)]
+    }
+
+    pub fn total_ingress_bytes(&self) -> u64 {
+        self.ingress_bytes.iter().sum::<u64>() + self.hdrm_bytes.iter().sum::<u64>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::{Delta, Rate};
+
+    fn state(mode: PfcMode) -> PfcState {
+        let cfg = PfcConfig { mode, headroom: Some(10_000), reserve: 1_000, resume_offset: 500, classes: 8 };
+        PfcState::new(&cfg, &[(10_000, 0.125), (10_000, 0.125)])
+    }
+
+    #[test]
+    fn static_thresholds_have_hysteresis() {
+        let mut s = state(PfcMode::Static { xoff: 5_000, xon: 2_000 });
+        for _ in 0..5 {
+            s.on_enqueue(0, 3, 1_000, 100_000);
+        }
+        assert!(s.take_pause(0, 3, 100_000), "XOFF at 5000 B");
+        assert!(!s.take_pause(0, 3, 100_000), "only one XOFF");
+        s.on_enqueue(0, 3, 1_000, 100_000); // goes to headroom
+        s.on_dequeue(0, 3, 1_000);
+        s.on_dequeue(0, 3, 1_000);
+        assert!(!s.take_resume(0, 3, 100_000), "4000 B > XON");
+        s.on_dequeue(0, 3, 1_000);
+        s.on_dequeue(0, 3, 1_000);
+        assert!(s.take_resume(0, 3, 100_000), "2000 B ≤ XON");
+        s.on_dequeue(0, 3, 1_000);
+        s.on_dequeue(0, 3, 1_000);
+        assert_eq!(s.total_ingress_bytes(), 0);
+    }
+
+    #[test]
+    fn dynamic_threshold_tracks_free_buffer() {
+        // buffer 100 KB, set aside 2 × (10 KB + 1 KB) = 22 KB, alpha 1/8: first threshold
+        // = 78 KB / 8 = 9750 B of shared usage.
+        let mut s = state(PfcMode::Dynamic { alpha: 0.125 });
+        let mut sent = 0;
+        while !s.take_pause(0, 3, 100_000) {
+            s.on_enqueue(0, 3, 1_000, 100_000);
+            sent += 1;
+            assert!(sent < 100);
+        }
+        // Reserve 1000 + shared usage ≥ threshold (which shrinks as shared usage grows).
+        let shared = sent * 1_000 - 1_000;
+        let threshold = (100_000 - 22_000 - shared) / 8;
+        assert!(shared >= threshold, "{shared} vs {threshold}");
+        assert!(s.admits(0, 3, 1_000, 100_000), "headroom still free");
+    }
+
+    #[test]
+    fn headroom_and_alpha_defaults() {
+        let cfg = PfcConfig { mode: PfcMode::Dynamic { alpha: 0.125 }, headroom: None, reserve: 0, resume_offset: 0, classes: 8 };
+        assert_eq!(cfg.headroom_for(Rate::gbps(100), Delta::from_us(1)), 37_500);
+        assert_eq!(PfcConfig::alpha_for_rate(0.125, Rate::gbps(400), Rate::gbps(100)), 0.5);
+        assert_eq!(PfcConfig::alpha_for_rate(0.125, Rate::gbps(100), Rate::gbps(100)), 0.125);
+    }
+}

@@ -1,0 +1,249 @@
+//! Simulated time, rates and sizes.
+//!
+//! `SimTime` is an absolute instant and `Delta` a span, both in integer picoseconds
+//! (at 100 Gb/s one byte takes 80 ps, so every common link rate has an exact integer
+//! per-byte time). Rates are bits per second. The one rounding rule of the simulator:
+//! a serialization time is rounded *up* to the next picosecond.
+
+use std::fmt;
+use std::ops::{Add, AddAssign, Sub};
+
+/// Picoseconds per nanosecond / microsecond / millisecond / second.
+pub const PS_PER_NS: u64 = 1_000;
+pub const PS_PER_US: u64 = 1_000_000;
+pub const PS_PER_MS: u64 = 1_000_000_000;
+pub const PS_PER_S: u64 = 1_000_000_000_000;
+
+/// An absolute simulated instant, in picoseconds since the start of the run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SimTime(pub u64);
+
+/// A span of simulated time, in picoseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Delta(pub u64);
+
+impl SimTime {
+    pub const ZERO: SimTime = SimTime(0);
+    pub const NEVER: SimTime = SimTime(u64::MAX);
+
+    pub fn as_ns_f64(self) -> f64 {
+        self.0 as f64 / PS_PER_NS as f64
+    }
+    /// Span since `earlier` (saturating at zero).
+    pub fn since(self, earlier: SimTime) -> Delta {
+        Delta(self.0.saturating_sub(earlier.0))
+    }
+}
+
+impl Delta {
+    pub const ZERO: Delta = Delta(0);
+    pub fn from_ns(ns: u64) -> Delta {
+        Delta(ns * PS_PER_NS)
+    }
+    pub fn from_us(us: u64) -> Delta {
+        Delta(us * PS_PER_US)
+    }
+    pub fn as_ns_f64(self) -> f64 {
+        self.0 as f64 / PS_PER_NS as f64
+    }
+    pub fn as_secs_f64(self) -> f64 {
+        self.0 as f64 / PS_PER_S as f64
+    }
+}
+
+impl Add<Delta> for SimTime {
+    type Output = SimTime;
+    fn add(self, d: Delta) -> SimTime {
+        SimTime(self.0.saturating_add(d.0))
+    }
+}
+impl AddAssign<Delta> for SimTime {
+    fn add_assign(&mut self, d: Delta) {
+        self.0 = self.0.saturating_add(d.0);
+    }
+}
+impl Add for Delta {
+    type Output = Delta;
+    fn add(self, d: Delta) -> Delta {
+        Delta(self.0 + d.0)
+    }
+}
+impl AddAssign for Delta {
+    fn add_assign(&mut self, d: Delta) {
+        self.0 += d.0;
+    }
+}
+impl Sub for SimTime {
+    type Output = Delta;
+    fn sub(self, o: SimTime) -> Delta {
+        Delta(self.0 - o.0)
+    }
+}
+
+impl fmt::Display for SimTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:.3}us", self.0 as f64 / PS_PER_US as f64)
+    }
+}
+
+/// A link or sending rate in bits per second.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Rate(pub u64);
+
+impl Rate {
+    pub fn gbps(g: u64) -> Rate {
+        Rate(g * 1_000_000_000)
+    }
+    pub fn bps(self) -> u64 {
+        self.0
+    }
+    pub fn as_f64(self) -> f64 {
+        self.0 as f64
+    }
+    /// Serialization time of `bytes` at this rate, rounded up to a whole picosecond.
+    #[inline]
+    pub fn tx_time(self, bytes: u64) -> Delta {
+        debug_assert!(self.0 > 0, "tx_time at zero rate");
+        let bits_ps = bytes as u128 * 8 * PS_PER_S as u128;
+        Delta(bits_ps.div_ceil(self.0 as u128) as u64)
+    }
+}
+
+/// Serialization time per byte at a rate, precomputed for the hot path when exact.
+///
+/// Every rate that divides 8e12 (1, 10, 25, 40, 100, 200, 400 Gb/s, ...) has an exact
+/// integer per-byte time; other rates fall back to [`Rate::tx_time`].
+#[derive(Clone, Copy, Debug)]
+pub struct ByteTime {
+    rate: Rate,
+    ps_per_byte: Option<u64>,
+}
+
+impl ByteTime {
+    pub fn new(rate: Rate) -> Self {
+        let bits = 8 * PS_PER_S;
+        let ps_per_byte = (bits % rate.0 == 0).then(|| bits / rate.0);
+        ByteTime { rate, ps_per_byte }
+    }
+    #[inline]
+    pub fn tx_time(&self, bytes: u64) -> Delta {
+        match self.ps_per_byte {
+            Some(p) => Delta(bytes * p),
+            None => self.rate.tx_time(bytes),
+        }
+    }
+    pub fn rate(&self) -> Rate {
+        self.rate
+    }
+}
+
+/// Errors from parsing a quantity written with a unit, e.g. `"100Gbps"`, `"1us"`, `"32MB"`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct UnitError(pub String);
+
+fn split_number(s: &str) -> Option<(f64, &str)> {
+    let s = s.trim();
+    let end = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '-' || c == '+'))
+        .unwrap_or(s.len());
+    // "e" may start a unit only in no unit we accept, so a trailing 'e' belongs to the number.
+    let (num, unit) = s.split_at(end);
+    num.parse::<f64>().ok().map(|v| (v, unit.trim()))
+}
+
+fn checked(value: f64, what: &str, s: &str) -> Result<u64, UnitError> {
+    if !value.is_finite() || value < 0.0 {
+        return Err(UnitError(format!("expected a non-negative {what}, got \"{s}\"")));
+    }
+    if value > u64::MAX as f64 {
+        return Err(UnitError(format!("{what} \"{s}\" is too large")));
+    }
+    Ok(value.round() as u64)
+}
+
+/// Parse a duration such as `"10ms"`, `"1.5us"`, `"600ns"`, `"2s"`, `"80ps"` into picoseconds.
+pub fn parse_duration(s: &str) -> Result<Delta, UnitError> {
+    let expected = || {
+        UnitError(format!(
+            "expected a duration with a unit (ps, ns, us, ms, s), e.g. \"10us\", got \"{s}\""
+        ))
+    };
+    let (v, unit) = split_number(s).ok_or_else(expected)?;
+    let scale = match unit {
+        "ps" => 1.0,
+        "ns" => PS_PER_NS as f64,
+        "us" | "µs" => PS_PER_US as f64,
+        "ms" => PS_PER_MS as f64,
+        "s" => PS_PER_S as f64,
+        _ => return Err(expected()),
+    };
+    checked(v * scale, "duration", s).map(Delta)
+}
+
+/// Parse a rate such as `"100Gbps"`, `"400G"`, `"20Mbps"`, `"1000bps"` into bits/s.
+pub fn parse_rate(s: &str) -> Result<Rate, UnitError> {
+    let expected = || {
+        UnitError(format!(
+            "expected a rate with a unit (bps, Kbps, Mbps, Gbps, Tbps), e.g. \"100Gbps\", got \"{s}\""
+        ))
+    };
+    let (v, unit) = split_number(s).ok_or_else(expected)?;
+    let scale = match unit.trim_end_matches("/s").to_ascii_lowercase().as_str() {
+        "bps" | "b" => 1.0,
+        "kbps" | "k" | "kb" => 1e3,
+        "mbps" | "m" | "mb" => 1e6,
+        "gbps" | "g" | "gb" => 1e9,
+        "tbps" | "t" | "tb" => 1e12,
+        _ => return Err(expected()),
+    };
+    checked(v * scale, "rate", s).map(Rate)
+}
+
+/// Parse a size such as `"32MB"`, `"300KB"`, `"9MiB"`, `"1500B"` into bytes (KB = 1000 B, KiB = 1024 B).
+pub fn parse_bytes(s: &str) -> Result<u64, UnitError> {
+    let expected = || {
+        UnitError(format!(
+            "expected a size in bytes or with a unit (B, KB, MB, GB, KiB, MiB, GiB), e.g. \"32MB\", got \"{s}\""
+        ))
+    };
+    let (v, unit) = split_number(s).ok_or_else(expected)?;
+    let scale = match unit {
+        "" | "B" => 1.0,
+        "KB" | "kB" => 1e3,
+        "MB" => 1e6,
+        "GB" => 1e9,
+        "KiB" => 1024.0,
+        "MiB" => 1024.0 * 1024.0,
+        "GiB" => 1024.0 * 1024.0 * 1024.0,
+        _ => return Err(expected()),
+    };
+    checked(v * scale, "size", s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn per_byte_times_are_exact_for_common_rates() {
+        assert_eq!(Rate::gbps(100).tx_time(1), Delta(80));
+        assert_eq!(Rate::gbps(400).tx_time(1000), Delta(20_000));
+        assert_eq!(ByteTime::new(Rate::gbps(10)).tx_time(1500), Delta(1_200_000));
+        // 3 Gb/s does not divide 8e12 evenly: rounded up.
+        assert_eq!(ByteTime::new(Rate(3_000_000_000)).tx_time(1), Delta(2667));
+    }
+
+    #[test]
+    fn units_parse_and_reject() {
+        assert_eq!(parse_duration("10ms").unwrap(), Delta(10 * PS_PER_MS));
+        assert_eq!(parse_duration("1.5us").unwrap(), Delta(1_500_000));
+        assert_eq!(parse_rate("100Gbps").unwrap(), Rate::gbps(100));
+        assert_eq!(parse_rate("20Mbps").unwrap(), Rate(20_000_000));
+        assert_eq!(parse_bytes("32MB").unwrap(), 32_000_000);
+        assert_eq!(parse_bytes("4KiB").unwrap(), 4096);
+        assert!(parse_duration("10").is_err());
+        assert!(parse_rate("-5Gbps").is_err());
+        assert!(parse_bytes("12 furlongs").is_err());
+    }
+}

@@ -1,0 +1,215 @@
+//! Shortest-path routing with ECMP.
+//!
+//! For every switch and destination host the table holds the egress ports that lie on a
+//! shortest path (hosts are never transit nodes). ECMP picks one of them by hashing the
+//! flow's 5-tuple with a per-switch seed; `path_of` replays those choices so any component
+//! can know a flow's whole deterministic path (Pyrrha's hash-aware matching needs this).
+
+use std::collections::HashMap;
+
+use super::Topology;
+use crate::engine::stream_seed;
+use crate::ids::{NodeId, PortId};
+use crate::scenario::EcmpHash;
+
+/// Equal-cost next hops per (switch, destination host).
+#[derive(Clone, Debug)]
+pub struct EcmpTable {
+    hosts: usize,
+    /// `(start, len)` into `pool`, indexed by `node * hosts + host_index`.
+    entries: Vec<(u32, u32)>,
+    pool: Vec<PortId>,
+}
+
+impl EcmpTable {
+    pub fn build(topo: &Topology) -> EcmpTable {
+        let hosts = topo.hosts.len();
+        let n = topo.node_count();
+        let mut entries = vec![(0u32, 0u32); n * hosts];
+        let mut pool = Vec::new();
+        let mut dedupe: HashMap<Vec<PortId>, (u32, u32)> = HashMap::new();
+        let mut candidates = Vec::new();
+        for (hi, &dst) in topo.hosts.iter().enumerate() {
+            let dist = topo.hop_distances(dst);
+            for node in 0..n {
+                let node_id = NodeId(node as u32);
+                if node_id == dst || dist[node] == u32::MAX {
+                    continue;
+                }
+                candidates.clear();
+                for p in topo.ports_of(node_id) {
+                    let peer = topo.ports[topo.ports[p as usize].peer.idx()].node;
+                    let transit_ok = peer == dst || !topo.is_host(peer);
+                    if transit_ok && dist[peer.idx()] + 1 == dist[node] {
+                        candidates.push(PortId(p));
+                    }
+                }
+                let slot = *dedupe.entry(candidates.clone()).or_insert_with(|| {
+                    let start = pool.len() as u32;
+                    pool.extend_from_slice(&candidates);
+                    (start, candidates.len() as u32)
+                });
+                entries[node * hosts + hi] = slot;
+            }
+        }
+        EcmpTable { hosts, entries, pool }
+    }
+
+    /// Egress ports of `node` on shortest paths to the host with index `host_index`.
+    #[inline]
+    pub fn next_hops(&self, node: NodeId, host_index: u32) -> &[PortId] {
+        let (start, len) = self.entries[node.idx() * self.hosts + host_index as usize];
+        &self.pool[start as usize..(start + len) as usize]
+    }
+}
+
+/// The fields of a packet that ECMP hashes (the UDP/IP 5-tuple; protocol is always UDP).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FiveTuple {
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub sport: u16,
+    pub dport: u16,
+}
+
+/// The 5-tuple of a packet as the switches hash it.
+#[inline]
+pub fn routing_tuple(p: &crate::packet::Packet) -> FiveTuple {
+    FiveTuple { src: p.src, dst: p.dst, sport: p.sport, dport: p.dport }
+}
+
+/// Routing state: the ECMP table plus per-switch hash seeds.
+#[derive(Clone, Debug)]
+pub struct Routing {
+    pub table: EcmpTable,
+    seeds: Vec<u32>,
+    hash: EcmpHash,
+}
+
+impl Routing {
+    pub fn new(topo: &Topology, hash: EcmpHash, seed: u64) -> Routing {
+        let seeds = (0..topo.node_count())
+            .map(|n| stream_seed(seed, &format!("ecmp/switch/{n}")) as u32)
+            .collect();
+        Routing { table: EcmpTable::build(topo), seeds, hash }
+    }
+
+    /// The egress port `node` uses for a packet of `tuple` heading to host `dst_index`.
+    #[inline]
+    pub fn select(&self, node: NodeId, dst_index: u32, tuple: FiveTuple) -> PortId {
+        let hops = self.table.next_hops(node, dst_index);
+        debug_assert!(!hops.is_empty(), "no route from node {} to host index {}", node.0, dst_index);
+        if hops.len() == 1 {
+            return hops[0];
+        }
+        let h = self.hash_of(node, tuple);
+        hops[(h % hops.len() as u64) as usize]
+    }
+
+    fn hash_of(&self, node: NodeId, t: FiveTuple) -> u64 {
+        let seed = self.seeds[node.idx()];
+        match self.hash {
+            EcmpHash::Mix => {
+                let a = ((t.src.0 as u64) << 32) | t.dst.0 as u64;
+                let b = ((t.sport as u64) << 16) | t.dport as u64 | (17u64 << 32);
+                mix64(mix64(a ^ seed as u64) ^ b)
+            }
+            EcmpHash::Crc32 => {
+                let mut bytes = [0u8; 17];
+                bytes[0..4].copy_from_slice(&t.src.0.to_be_bytes());
+                bytes[4..8].copy_from_slice(&t.dst.0.to_be_bytes());
+                bytes[8..10].copy_from_slice(&t.sport.to_be_bytes());
+                bytes[10..12].copy_from_slice(&t.dport.to_be_bytes());
+                bytes[12] = 17;
+                bytes[13..17].copy_from_slice(&seed.to_be_bytes());
+                // CRC is affine in its input, so appending a seed alone would make every
+                // switch pick the same way (hash polarization); like switch ASICs, each
+                // switch also uses its own selection of the output bits.
+                crc32(&bytes).rotate_right(seed & 31) as u64
+            }
+        }
+    }
+
+    /// The egress ports a packet of `tuple` crosses from its source host to its
+    /// destination (first the source's NIC port, last the destination ToR's port).
+    pub fn path_of(&self, topo: &Topology, tuple: FiveTuple) -> Vec<PortId> {
+        let dst_index = topo.host_index[tuple.dst.idx()];
+        let mut path = vec![topo.host_port(tuple.src)];
+        let mut node = topo.ports[topo.ports[path[0].idx()].peer.idx()].node;
+        while node != tuple.dst {
+            let p = self.select(node, dst_index, tuple);
+            path.push(p);
+            node = topo.ports[topo.ports[p.idx()].peer.idx()].node;
+            assert!(path.len() <= topo.node_count(), "routing loop towards node {}", tuple.dst.0);
+        }
+        path
+    }
+}
+
+/// SplitMix64 finaliser: a fast, well-mixing 64-bit permutation.
+#[inline]
+pub fn mix64(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+const fn crc32_table() -> [u32; 256] {
+    let mut table = [0u32; 256];
+    let mut i = 0;
+    while i < 256 {
+        let mut c = i as u32;
+        let mut k = 0;
+        while k < 8 {
+            c = if c & 1 != 0 { 0xEDB8_8320 ^ (c >> 1) } else { c >> 1 };
+            k += 1;
+        }
+        table[i] = c;
+        i += 1;
+    }
+    table
+}
+
+static CRC32_TABLE: [u32; 256] = crc32_table();
+
+/// CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320).
+pub fn crc32(bytes: &[u8]) -> u32 {
+    let mut c = !0u32;
+    for b in bytes {
+        c = CRC32_TABLE[((c ^ *b as u32) & 0xFF) as usize] ^ (c >> 8);
+    }
+    !c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::{Delta, Rate};
+    use crate::topology::builders::fat_tree;
+
+    #[test]
+    fn crc32_check_value() {
+        assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
+    }
+
+    #[test]
+    fn fat_tree_paths_are_shortest_and_spread() {
+        let t = fat_tree(4, Rate::gbps(100), Rate::gbps(100), Delta::from_us(1));
+        for hash in [EcmpHash::Mix, EcmpHash::Crc32] {
+            let r = Routing::new(&t, hash, 1);
+            let mut cores = std::collections::BTreeSet::new();
+            for sport in 0..64 {
+                let tuple = FiveTuple { src: NodeId(0), dst: NodeId(15), sport, dport: 100 };
+                let path = r.path_of(&t, tuple);
+                // host -> edge -> agg -> core -> agg -> edge -> host: 6 egress ports
+                assert_eq!(path.len(), 6);
+                assert_eq!(path, r.path_of(&t, tuple), "deterministic");
+                cores.insert(t.ports[t.ports[path[2].idx()].peer.idx()].node);
+            }
+            assert_eq!(cores.len(), 4, "ECMP reaches every core");
+            // same-edge pair: host -> edge -> host
+            let tuple = FiveTuple { src: NodeId(0), dst: NodeId(1), sport: 1, dport: 100 };
+            assert_eq!(r.path_of(&t, tuple).len(), 2);
+        }
+    }
+}

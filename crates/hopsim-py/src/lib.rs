@@ -1,0 +1,197 @@
+//! Python bindings of hopsim-core: a thin layer that takes a scenario (JSON text) in and
+//! hands columnar results (dicts of lists) out. All logic lives in the core crate.
+
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use hopsim_core::time::{SimTime, PS_PER_NS};
+use hopsim_core::workload::EmpiricalCdf;
+use hopsim_core::{Scenario, ScenarioError, Simulator};
+
+create_exception!(_core, HopsimScenarioError, PyValueError, "A scenario field or input file is invalid.");
+
+fn to_py_err(e: ScenarioError) -> PyErr {
+    HopsimScenarioError::new_err(e.to_string())
+}
+
+fn ns(t: SimTime) -> f64 {
+    t.0 as f64 / PS_PER_NS as f64
+}
+
+fn parse(scenario_json: &str, base_dir: &str) -> Result<Scenario, ScenarioError> {
+    let mut s = Scenario::from_json_str(scenario_json)?;
+    s.resolve_paths(std::path::Path::new(base_dir));
+    Ok(s)
+}
+
+/// One simulation run, advanced from Python in steps (for progress reporting).
+#[pyclass(module = "hopsim._core", unsendable)]
+struct Simulation {
+    sim: Simulator,
+}
+
+#[pymethods]
+impl Simulation {
+    #[new]
+    fn new(py: Python<'_>, scenario_json: &str, base_dir: &str) -> PyResult<Self> {
+        let scenario = parse(scenario_json, base_dir).map_err(to_py_err)?;
+        let sim = py.allow_threads(|| Simulator::new(scenario)).map_err(to_py_err)?;
+        Ok(Simulation { sim })
+    }
+
+    /// Advance to simulated time `t_ns` (capped at the scenario duration).
+    fn run_until(&mut self, py: Python<'_>, t_ns: f64) {
+        let t = SimTime((t_ns.max(0.0) * PS_PER_NS as f64) as u64);
+        let sim = &mut self.sim;
+        py.allow_threads(|| sim.run_until(t));
+    }
+
+    /// Run to the end.
+    fn run(&mut self, py: Python<'_>) {
+        let sim = &mut self.sim;
+        py.allow_threads(|| sim.run());
+    }
+
+    fn is_done(&self) -> bool {
+        self.sim.is_done()
+    }
+
+    #[getter]
+    fn now_ns(&self) -> f64 {
+        ns(self.sim.now())
+    }
+
+    /// The time limit in ns, or None when the run goes until nothing is left.
+    #[getter]
+    fn limit_ns(&self) -> Option<f64> {
+        (self.sim.limit() != SimTime::NEVER).then(|| ns(self.sim.limit()))
+    }
+
+    #[getter]
+    fn events(&self) -> u64 {
+        self.sim.events_processed()
+    }
+
+    /// Last flow start time in ns (a lower bound on how long the run lasts).
+    #[getter]
+    fn last_flow_start_ns(&self) -> f64 {
+        self.sim.flow_records().last().map_or(0.0, |f| ns(f.start))
+    }
+
+    /// Per-flow table as a dict of columns.
+    fn flows<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let recs = self.sim.flow_records();
+        let d = PyDict::new_bound(py);
+        d.set_item("flow_id", recs.iter().map(|r| r.flow_id).collect::<Vec<_>>())?;
+        d.set_item("src", recs.iter().map(|r| r.src).collect::<Vec<_>>())?;
+        d.set_item("dst", recs.iter().map(|r| r.dst).collect::<Vec<_>>())?;
+        d.set_item("size_bytes", recs.iter().map(|r| r.size_bytes).collect::<Vec<_>>())?;
+        d.set_item("start_ns", recs.iter().map(|r| ns(r.start)).collect::<Vec<_>>())?;
+        d.set_item("finish_ns", recs.iter().map(|r| r.finish.map(ns)).collect::<Vec<_>>())?;
+        d.set_item("fct_ns", recs.iter().map(|r| r.fct().map(|f| f.as_ns_f64())).collect::<Vec<_>>())?;
+        d.set_item("ideal_fct_ns", recs.iter().map(|r| r.ideal_fct.as_ns_f64()).collect::<Vec<_>>())?;
+        d.set_item("slowdown", recs.iter().map(|r| r.slowdown()).collect::<Vec<_>>())?;
+        d.set_item("tag", recs.iter().map(|r| r.tag.as_str()).collect::<Vec<_>>())?;
+        d.set_item("priority", recs.iter().map(|r| r.priority).collect::<Vec<_>>())?;
+        d.set_item("retransmitted_bytes", recs.iter().map(|r| r.retransmitted_bytes).collect::<Vec<_>>())?;
+        d.set_item("timeouts", recs.iter().map(|r| r.timeouts).collect::<Vec<_>>())?;
+        d.set_item("cnps_received", recs.iter().map(|r| r.cnps_received).collect::<Vec<_>>())?;
+        d.set_item("path_hops", recs.iter().map(|r| r.path_hops).collect::<Vec<_>>())?;
+        Ok(d)
+    }
+
+    /// Per-port counters as a dict of columns.
+    fn ports<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let recs = self.sim.port_records();
+        let d = PyDict::new_bound(py);
+        d.set_item("node", recs.iter().map(|r| r.node).collect::<Vec<_>>())?;
+        d.set_item("port", recs.iter().map(|r| r.port).collect::<Vec<_>>())?;
+        d.set_item("peer_node", recs.iter().map(|r| r.peer_node).collect::<Vec<_>>())?;
+        d.set_item("tier", recs.iter().map(|r| r.tier).collect::<Vec<_>>())?;
+        d.set_item("rate_bps", recs.iter().map(|r| r.rate_bps).collect::<Vec<_>>())?;
+        d.set_item("tx_bytes", recs.iter().map(|r| r.stats.tx_bytes).collect::<Vec<_>>())?;
+        d.set_item("tx_packets", recs.iter().map(|r| r.stats.tx_packets).collect::<Vec<_>>())?;
+        d.set_item("pause_sent", recs.iter().map(|r| r.stats.pause_sent).collect::<Vec<_>>())?;
+        d.set_item("resume_sent", recs.iter().map(|r| r.stats.resume_sent).collect::<Vec<_>>())?;
+        d.set_item("pause_received", recs.iter().map(|r| r.stats.pause_received).collect::<Vec<_>>())?;
+        d.set_item("paused_time_ns", recs.iter().map(|r| r.stats.paused_time.as_ns_f64()).collect::<Vec<_>>())?;
+        d.set_item("max_queue_bytes", recs.iter().map(|r| r.stats.max_queue_bytes).collect::<Vec<_>>())?;
+        d.set_item("busy_time_ns", recs.iter().map(|r| r.stats.busy_time.as_ns_f64()).collect::<Vec<_>>())?;
+        Ok(d)
+    }
+
+    /// PFC frames sent (only when `output.pfc_events = true`).
+    fn pfc_events<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let ev = self.sim.pfc_events();
+        let topo = self.sim.topology();
+        let d = PyDict::new_bound(py);
+        d.set_item("time_ns", ev.iter().map(|e| ns(e.time)).collect::<Vec<_>>())?;
+        d.set_item("node", ev.iter().map(|e| e.node.0).collect::<Vec<_>>())?;
+        d.set_item("port", ev.iter().map(|e| e.port.0 - topo.node_ports[e.node.idx()]).collect::<Vec<_>>())?;
+        d.set_item("priority", ev.iter().map(|e| e.priority).collect::<Vec<_>>())?;
+        d.set_item("pause", ev.iter().map(|e| e.pause).collect::<Vec<_>>())?;
+        Ok(d)
+    }
+
+    /// Run-wide counters.
+    fn summary<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let s = self.sim.summary();
+        let d = PyDict::new_bound(py);
+        d.set_item("seed", s.seed)?;
+        d.set_item("events", s.events)?;
+        d.set_item("sim_time_ns", ns(s.sim_time))?;
+        d.set_item("flows_total", s.flows_total)?;
+        d.set_item("flows_finished", s.flows_finished)?;
+        d.set_item("packet_hops", s.packet_hops)?;
+        d.set_item("data_packets_sent", s.data_packets_sent)?;
+        d.set_item("data_packets_delivered", s.data_packets_delivered)?;
+        d.set_item("drops", s.drops.total())?;
+        d.set_item("drops_buffer_full", s.drops.buffer_full)?;
+        d.set_item("drops_headroom_overflow", s.drops.headroom_overflow)?;
+        d.set_item("drops_egress_admission", s.drops.egress_admission)?;
+        d.set_item("pfc_pause_frames", s.pfc_pause_frames)?;
+        d.set_item("pfc_resume_frames", s.pfc_resume_frames)?;
+        d.set_item("packets_in_flight", s.packets_in_flight)?;
+        d.set_item("peak_packets_in_flight", s.peak_packets_in_flight)?;
+        d.set_item("buffer_bytes_in_use", s.buffer_bytes_in_use)?;
+        d.set_item("max_switch_buffer_bytes", s.max_buffer_bytes)?;
+        d.set_item("retransmitted_bytes", s.retransmitted_bytes)?;
+        d.set_item("timeouts", s.timeouts)?;
+        d.set_item("cnps", s.cnps)?;
+        d.set_item("ecn_marks", s.ecn_marks)?;
+        Ok(d)
+    }
+}
+
+/// Check a scenario without running it; raises `ScenarioError`.
+#[pyfunction]
+fn validate(scenario_json: &str, base_dir: &str) -> PyResult<()> {
+    let scenario = parse(scenario_json, base_dir).map_err(to_py_err)?;
+    hopsim_core::sim::ValidScenario::new(scenario).map_err(to_py_err)?;
+    Ok(())
+}
+
+/// Built-in flow-size distributions: list of (name, mean_bytes, [(quantile, size)]).
+#[pyfunction]
+fn builtin_workloads() -> Vec<(String, f64, Vec<(f64, f64)>)> {
+    EmpiricalCdf::builtin_names()
+        .into_iter()
+        .map(|n| {
+            let c = EmpiricalCdf::builtin(n, "workload").expect("built-in");
+            let qs = [0.1, 0.5, 0.9, 0.99].iter().map(|q| (*q, c.quantile(*q))).collect();
+            (n.to_string(), c.mean(), qs)
+        })
+        .collect()
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Simulation>()?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(builtin_workloads, m)?)?;
+    m.add("ScenarioError", m.py().get_type_bound::<HopsimScenarioError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
