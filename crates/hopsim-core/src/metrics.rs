@@ -1,6 +1,5 @@
 //! What a run reports: a record per flow, per port, PFC events, and run-wide counters.
 
-
 use crate::ids::{NodeId, PortId};
 use crate::port::PortStats;
 use crate::time::SimTime;

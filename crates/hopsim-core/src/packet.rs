@@ -27,7 +27,10 @@ pub enum PacketKind {
 pub enum ControlPayload {
     None,
     /// IEEE 802.1Qbb PFC frame for one priority: XOFF (`pause = true`) or XON.
-    Pfc { priority: u8, pause: bool },
+    Pfc {
+        priority: u8,
+        pause: bool,
+    },
 }
 
 /// One packet on the wire or in a queue.

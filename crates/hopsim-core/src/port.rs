@@ -36,7 +36,9 @@ impl PortStats {
     /// Fraction of time the link was busy between its first and last transmission.
     pub fn utilisation_while_active(&self) -> f64 {
         match self.first_tx {
-            Some(first) if self.last_tx_end > first => self.busy_time.0 as f64 / (self.last_tx_end - first).0 as f64,
+            Some(first) if self.last_tx_end > first => {
+                self.busy_time.0 as f64 / (self.last_tx_end - first).0 as f64
+            }
             _ => 0.0,
         }
     }
@@ -70,7 +72,14 @@ pub struct Port {
 }
 
 impl Port {
-    pub fn new(node: NodeId, peer: PortId, rate: Rate, arrival_delay: Delta, data_queues: usize, classes: usize) -> Port {
+    pub fn new(
+        node: NodeId,
+        peer: PortId,
+        rate: Rate,
+        arrival_delay: Delta,
+        data_queues: usize,
+        classes: usize,
+    ) -> Port {
         Port {
             node,
             peer,
@@ -129,6 +138,8 @@ impl Port {
     pub fn next_data_queue(&self) -> Option<usize> {
         let n = self.data_queues.len();
         let start = self.rr_next as usize;
-        (0..n).map(|i| (start + i) % n).find(|&q| !self.paused[q] && !self.data_queues[q].is_empty())
+        (0..n)
+            .map(|i| (start + i) % n)
+            .find(|&q| !self.paused[q] && !self.data_queues[q].is_empty())
     }
 }

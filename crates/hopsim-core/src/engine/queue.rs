@@ -30,7 +30,11 @@ pub enum Event {
     /// The next flow of the workload starts (flows start in time order).
     FlowStart { flow: FlowId },
     /// A per-flow transport / congestion-control timer.
-    FlowTimer { flow: FlowId, kind: TimerKind, generation: u32 },
+    FlowTimer {
+        flow: FlowId,
+        kind: TimerKind,
+        generation: u32,
+    },
 }
 
 #[derive(Clone, Copy)]

@@ -82,7 +82,11 @@ impl Dcqcn {
         }
         let steps = (now.0 - next.0) / p.alpha_interval.0 + 1;
         let keep = 1.0 - p.g;
-        self.alpha = if self.alpha_flag { keep * self.alpha + p.g } else { keep * self.alpha };
+        self.alpha = if self.alpha_flag {
+            keep * self.alpha + p.g
+        } else {
+            keep * self.alpha
+        };
         if steps > 1 {
             self.alpha *= keep.powi((steps - 1).min(i32::MAX as u64) as i32);
         }
@@ -117,7 +121,12 @@ impl Dcqcn {
 
     /// The rate-decrease check fired. Returns when to fire the increase timer if the
     /// rate was cut (the timer restarts).
-    pub fn on_decrease_check(&mut self, now: SimTime, p: &DcqcnParams, rate: &mut u64) -> Option<SimTime> {
+    pub fn on_decrease_check(
+        &mut self,
+        now: SimTime,
+        p: &DcqcnParams,
+        rate: &mut u64,
+    ) -> Option<SimTime> {
         self.decrease_pending = false;
         if !self.decrease_flag {
             return None;
@@ -137,7 +146,13 @@ impl Dcqcn {
 
     /// The rate-increase timer fired. Returns when to fire it again (None once the rate
     /// is back at line rate).
-    pub fn on_increase_timer(&mut self, now: SimTime, p: &DcqcnParams, rate: &mut u64, line: u64) -> Option<SimTime> {
+    pub fn on_increase_timer(
+        &mut self,
+        now: SimTime,
+        p: &DcqcnParams,
+        rate: &mut u64,
+        line: u64,
+    ) -> Option<SimTime> {
         self.increase(p, rate, line, self.stage);
         self.stage += 1;
         (*rate < line || self.target < line).then(|| now + p.increase_timer)

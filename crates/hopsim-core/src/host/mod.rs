@@ -53,7 +53,13 @@ pub struct Host {
 
 impl Host {
     pub fn new(node: NodeId, port: PortId) -> Host {
-        Host { node, port, active: Vec::new(), rr: 0, wake_at: SimTime::NEVER }
+        Host {
+            node,
+            port,
+            active: Vec::new(),
+            rr: 0,
+            wake_at: SimTime::NEVER,
+        }
     }
 
     pub(crate) fn activate(&mut self, flow: FlowId) {
@@ -105,7 +111,12 @@ impl Simulator {
         }
         if earliest < self.hosts[h].wake_at {
             self.hosts[h].wake_at = earliest;
-            self.events.schedule(earliest, Event::NicWake { node: self.hosts[h].node });
+            self.events.schedule(
+                earliest,
+                Event::NicWake {
+                    node: self.hosts[h].node,
+                },
+            );
         }
     }
 
@@ -150,7 +161,14 @@ impl Simulator {
         let generation = flow.timer_gen[TimerKind::Rto as usize];
         self.counters.data_packets_sent += 1;
         if arm_rto {
-            self.events.schedule(now + t.rto, Event::FlowTimer { flow: f, kind: TimerKind::Rto, generation });
+            self.events.schedule(
+                now + t.rto,
+                Event::FlowTimer {
+                    flow: f,
+                    kind: TimerKind::Rto,
+                    generation,
+                },
+            );
         }
         let id = self.packets.alloc(pkt);
         if self.switch_cfg.int_enabled {
@@ -187,7 +205,10 @@ impl Simulator {
         if p.ecn_ce {
             if t.cnp_interval == Delta::ZERO {
                 flow.ce_pending = true;
-            } else if flow.last_cnp.is_none_or(|last| now.since(last) >= t.cnp_interval) {
+            } else if flow
+                .last_cnp
+                .is_none_or(|last| now.since(last) >= t.cnp_interval)
+            {
                 flow.last_cnp = Some(now);
                 send_cnp = true;
             }
@@ -308,7 +329,14 @@ impl Simulator {
         if let CcState::Dcqcn(d) = &mut flow.cc {
             if let Some(at) = d.on_cnp(now, &self.transport.dcqcn) {
                 let generation = flow.timer_gen[TimerKind::DcqcnDecrease as usize];
-                self.events.schedule(at, Event::FlowTimer { flow: f, kind: TimerKind::DcqcnDecrease, generation });
+                self.events.schedule(
+                    at,
+                    Event::FlowTimer {
+                        flow: f,
+                        kind: TimerKind::DcqcnDecrease,
+                        generation,
+                    },
+                );
             }
         }
     }
@@ -327,7 +355,14 @@ impl Simulator {
                         // Restart the increase timer.
                         flow.timer_gen[TimerKind::DcqcnIncrease as usize] += 1;
                         let generation = flow.timer_gen[TimerKind::DcqcnIncrease as usize];
-                        self.events.schedule(at, Event::FlowTimer { flow: f, kind: TimerKind::DcqcnIncrease, generation });
+                        self.events.schedule(
+                            at,
+                            Event::FlowTimer {
+                                flow: f,
+                                kind: TimerKind::DcqcnIncrease,
+                                generation,
+                            },
+                        );
                     }
                 }
             }
@@ -335,7 +370,14 @@ impl Simulator {
                 let line = flow.line_rate;
                 if let CcState::Dcqcn(d) = &mut flow.cc {
                     if let Some(at) = d.on_increase_timer(now, params, &mut flow.rate, line) {
-                        self.events.schedule(at, Event::FlowTimer { flow: f, kind, generation });
+                        self.events.schedule(
+                            at,
+                            Event::FlowTimer {
+                                flow: f,
+                                kind,
+                                generation,
+                            },
+                        );
                     }
                 }
             }
@@ -355,7 +397,14 @@ impl Simulator {
                     self.nic_try_send(h);
                 } else {
                     flow.rto_pending = true;
-                    self.events.schedule(deadline, Event::FlowTimer { flow: f, kind, generation });
+                    self.events.schedule(
+                        deadline,
+                        Event::FlowTimer {
+                            flow: f,
+                            kind,
+                            generation,
+                        },
+                    );
                 }
             }
         }

@@ -20,7 +20,11 @@ pub enum ScenarioError {
     Field { path: String, message: String },
     /// A line of an input file (topology, flow list, CDF) is malformed.
     #[error("{file}:{line}: {message}")]
-    FileLine { file: String, line: usize, message: String },
+    FileLine {
+        file: String,
+        line: usize,
+        message: String,
+    },
     /// An input file cannot be read.
     #[error("{file}: {message}")]
     File { file: String, message: String },
@@ -31,7 +35,10 @@ pub enum ScenarioError {
 
 impl ScenarioError {
     pub fn field(path: impl Into<String>, message: impl Into<String>) -> Self {
-        ScenarioError::Field { path: path.into(), message: message.into() }
+        ScenarioError::Field {
+            path: path.into(),
+            message: message.into(),
+        }
     }
 }
 
@@ -168,7 +175,10 @@ pub struct RoutingSpec {
 
 impl Default for RoutingSpec {
     fn default() -> Self {
-        RoutingSpec { load_balancer: LoadBalancerKind::Ecmp, hash: EcmpHash::Mix }
+        RoutingSpec {
+            load_balancer: LoadBalancerKind::Ecmp,
+            hash: EcmpHash::Mix,
+        }
     }
 }
 
@@ -502,7 +512,9 @@ impl<'de> Deserialize<'de> for WindowSpec {
             Str(String),
         }
         let expected = "\"none\", \"bdp\", or a size such as \"64KB\"";
-        match Raw::deserialize(d).map_err(|_| serde::de::Error::custom(format!("expected {expected}")))? {
+        match Raw::deserialize(d)
+            .map_err(|_| serde::de::Error::custom(format!("expected {expected}")))?
+        {
             Raw::Int(b) => Ok(WindowSpec::Bytes(b)),
             Raw::Str(s) if s == "none" => Ok(WindowSpec::None),
             Raw::Str(s) if s == "bdp" => Ok(WindowSpec::Bdp),
@@ -771,7 +783,9 @@ impl Scenario {
         for w in workloads {
             match w {
                 WorkloadSpec::Flows { file: Some(f), .. } => fix(f),
-                WorkloadSpec::Poisson { cdf_file: Some(f), .. } => fix(f),
+                WorkloadSpec::Poisson {
+                    cdf_file: Some(f), ..
+                } => fix(f),
                 _ => {}
             }
         }

@@ -111,7 +111,11 @@ impl Simulator {
     #[inline]
     fn is_stale(&self, ev: &Event) -> bool {
         match *ev {
-            Event::FlowTimer { flow, kind, generation } => {
+            Event::FlowTimer {
+                flow,
+                kind,
+                generation,
+            } => {
                 let f = &self.flows[flow.idx()];
                 f.finish.is_some() || f.timer_gen[kind as usize] != generation
             }
@@ -132,7 +136,11 @@ impl Simulator {
                 self.nic_try_send(h);
             }
             Event::FlowStart { flow } => self.on_flow_start(flow),
-            Event::FlowTimer { flow, kind, generation } => self.on_flow_timer(flow, kind, generation),
+            Event::FlowTimer {
+                flow,
+                kind,
+                generation,
+            } => self.on_flow_timer(flow, kind, generation),
         }
     }
 
@@ -179,7 +187,8 @@ impl Simulator {
         let peer = p.peer;
         self.counters.packet_hops += 1;
         self.events.schedule(tx_end, Event::TxDone { port });
-        self.events.schedule(arrive, Event::Arrive { port: peer, pkt });
+        self.events
+            .schedule(arrive, Event::Arrive { port: peer, pkt });
     }
 
     /// Queue a hop-by-hop control frame on `port` (towards its peer) and kick the port.
@@ -214,7 +223,13 @@ impl Simulator {
                 self.counters.pfc_resume_frames += 1;
             }
             if let Some(log) = &mut self.pfc_log {
-                log.push(PfcEvent { time: self.now, node, port, priority, pause });
+                log.push(PfcEvent {
+                    time: self.now,
+                    node,
+                    port,
+                    priority,
+                    pause,
+                });
             }
         }
         self.ports[port.idx()].control_queue.push_back(pkt);
@@ -253,7 +268,12 @@ impl Simulator {
     /// Flows start in time order; only the next start is ever pending.
     pub(crate) fn schedule_next_flow_start(&mut self) {
         if let Some(f) = self.flows.get(self.next_flow_to_schedule) {
-            self.events.schedule(f.start, Event::FlowStart { flow: FlowId(self.next_flow_to_schedule as u32) });
+            self.events.schedule(
+                f.start,
+                Event::FlowStart {
+                    flow: FlowId(self.next_flow_to_schedule as u32),
+                },
+            );
             self.next_flow_to_schedule += 1;
         }
     }
@@ -278,7 +298,10 @@ impl Simulator {
                     peer_node: self.ports[p.peer.idx()].node.0,
                     tier: self.topo.tiers[p.node.idx()].name(),
                     rate_bps: p.rate.0,
-                    stats: PortStats { paused_time: p.paused_time_until(self.now), ..p.stats },
+                    stats: PortStats {
+                        paused_time: p.paused_time_until(self.now),
+                        ..p.stats
+                    },
                 }
             })
             .collect()
@@ -307,7 +330,12 @@ impl Simulator {
             packets_in_flight: self.packets.live() as u64,
             peak_packets_in_flight: self.packets.peak() as u64,
             buffer_bytes_in_use: buffer_in_use,
-            max_buffer_bytes: self.switches.iter().map(|s| s.mmu.peak_bytes).max().unwrap_or(0),
+            max_buffer_bytes: self
+                .switches
+                .iter()
+                .map(|s| s.mmu.peak_bytes)
+                .max()
+                .unwrap_or(0),
             retransmitted_bytes: self.flows.iter().map(|f| f.retransmitted_bytes).sum(),
             timeouts: self.flows.iter().map(|f| f.timeouts as u64).sum(),
             cnps: self.flows.iter().map(|f| f.cnps_received as u64).sum(),
@@ -324,7 +352,10 @@ impl Simulator {
     /// Counters of one port, by node and port number within the node.
     pub fn port_stats(&self, node: NodeId, port: u32) -> PortStats {
         let p = &self.ports[(self.topo.node_ports[node.idx()] + port) as usize];
-        PortStats { paused_time: p.paused_time_until(self.now), ..p.stats }
+        PortStats {
+            paused_time: p.paused_time_until(self.now),
+            ..p.stats
+        }
     }
 
     /// Global port id of port number `port` of `node`.

@@ -43,7 +43,12 @@ impl Simulator {
     /// Append this egress port's telemetry to a departing data packet.
     pub(crate) fn push_int_hop(&mut self, port: PortId, pkt: PacketId) {
         let p = &self.ports[port.idx()];
-        let hop = IntHop { queue_bytes: p.backlog_bytes, tx_bytes: p.stats.tx_bytes, time: self.now, rate: p.rate };
+        let hop = IntHop {
+            queue_bytes: p.backlog_bytes,
+            tx_bytes: p.stats.tx_bytes,
+            time: self.now,
+            rate: p.rate,
+        };
         let stack = self.int_slot(pkt);
         if (stack.hops as usize) < INT_MAX_HOPS {
             stack.hop[stack.hops as usize] = hop;

@@ -130,7 +130,13 @@ impl Simulator {
             self.counters.ecn_marks += 1;
         }
         if pause {
-            self.send_control_frame(in_port, ControlPayload::Pfc { priority: p.priority, pause: true });
+            self.send_control_frame(
+                in_port,
+                ControlPayload::Pfc {
+                    priority: p.priority,
+                    pause: true,
+                },
+            );
         }
         if !self.ports[egress.idx()].busy {
             self.switch_try_send(egress);
@@ -148,8 +154,12 @@ impl Simulator {
             self.start_tx(port, pkt);
             return;
         }
-        let Some(queue) = pt.next_data_queue() else { return };
-        let pkt = pt.data_queues[queue].pop_front().expect("eligible queue is non-empty");
+        let Some(queue) = pt.next_data_queue() else {
+            return;
+        };
+        let pkt = pt.data_queues[queue]
+            .pop_front()
+            .expect("eligible queue is non-empty");
         pt.rr_next = ((queue + 1) % pt.data_queues.len()) as u16;
         let p = *self.packets.get(pkt);
         let size = p.wire_bytes as u64;
@@ -169,7 +179,10 @@ impl Simulator {
             }
             None => false,
         };
-        if self.switch_cfg.ecn_enabled && self.switch_cfg.ecn_at_dequeue && self.ecn_decides_mark(port, queue_after) {
+        if self.switch_cfg.ecn_enabled
+            && self.switch_cfg.ecn_at_dequeue
+            && self.ecn_decides_mark(port, queue_after)
+        {
             self.packets.get_mut(pkt).ecn_ce = true;
             self.counters.ecn_marks += 1;
         }
@@ -178,7 +191,13 @@ impl Simulator {
         }
         self.start_tx(port, pkt);
         if resume {
-            self.send_control_frame(p.ingress, ControlPayload::Pfc { priority: p.priority, pause: false });
+            self.send_control_frame(
+                p.ingress,
+                ControlPayload::Pfc {
+                    priority: p.priority,
+                    pause: false,
+                },
+            );
         }
     }
 
@@ -199,11 +218,17 @@ impl Simulator {
     pub fn ingress_paused(&self, port: PortId, priority: u8) -> bool {
         let node = self.ports[port.idx()].node;
         let s = &self.switches[self.node_slot[node.idx()] as usize];
-        s.pfc.as_ref().is_some_and(|pfc| pfc.is_paused(port.0 - s.first_port, priority))
+        s.pfc
+            .as_ref()
+            .is_some_and(|pfc| pfc.is_paused(port.0 - s.first_port, priority))
     }
 
     /// Ingress bytes held per switch for PFC, summed (0 once the network drained).
     pub fn pfc_ingress_bytes(&self) -> u64 {
-        self.switches.iter().filter_map(|s| s.pfc.as_ref()).map(|p| p.total_ingress_bytes()).sum()
+        self.switches
+            .iter()
+            .filter_map(|s| s.pfc.as_ref())
+            .map(|p| p.total_ingress_bytes())
+            .sum()
     }
 }

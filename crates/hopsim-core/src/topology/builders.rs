@@ -34,20 +34,40 @@ pub fn build(spec: &TopologySpec) -> Result<Topology, ScenarioError> {
                 (fabric_rate.0, fabric_delay.0),
             ))
         }
-        TopologySpec::FatTree { k, host_rate, fabric_rate, delay } => {
+        TopologySpec::FatTree {
+            k,
+            host_rate,
+            fabric_rate,
+            delay,
+        } => {
             if *k < 2 || k % 2 != 0 {
-                return Err(ScenarioError::field("topology.k", format!("expected an even number ≥ 2, got {k}")));
+                return Err(ScenarioError::field(
+                    "topology.k",
+                    format!("expected an even number ≥ 2, got {k}"),
+                ));
             }
             positive_rate("topology.host_rate", host_rate.0)?;
             positive_rate("topology.fabric_rate", fabric_rate.0)?;
             Ok(fat_tree(*k, host_rate.0, fabric_rate.0, delay.0))
         }
-        TopologySpec::Dumbbell { left_hosts, right_hosts, host_rate, bottleneck_rate, delay } => {
+        TopologySpec::Dumbbell {
+            left_hosts,
+            right_hosts,
+            host_rate,
+            bottleneck_rate,
+            delay,
+        } => {
             positive("topology.left_hosts", *left_hosts)?;
             positive("topology.right_hosts", *right_hosts)?;
             positive_rate("topology.host_rate", host_rate.0)?;
             positive_rate("topology.bottleneck_rate", bottleneck_rate.0)?;
-            Ok(dumbbell(*left_hosts, *right_hosts, host_rate.0, bottleneck_rate.0, delay.0))
+            Ok(dumbbell(
+                *left_hosts,
+                *right_hosts,
+                host_rate.0,
+                bottleneck_rate.0,
+                delay.0,
+            ))
         }
         TopologySpec::File { file, .. } => read_hpcc_topology(file),
     }
@@ -55,14 +75,20 @@ pub fn build(spec: &TopologySpec) -> Result<Topology, ScenarioError> {
 
 fn positive(field: &str, v: u32) -> Result<(), ScenarioError> {
     if v == 0 {
-        return Err(ScenarioError::field(field, "expected a positive number, got 0"));
+        return Err(ScenarioError::field(
+            field,
+            "expected a positive number, got 0",
+        ));
     }
     Ok(())
 }
 
 fn positive_rate(field: &str, r: Rate) -> Result<(), ScenarioError> {
     if r.0 == 0 {
-        return Err(ScenarioError::field(field, "expected a positive rate, got 0"));
+        return Err(ScenarioError::field(
+            field,
+            "expected a positive rate, got 0",
+        ));
     }
     Ok(())
 }
@@ -91,12 +117,22 @@ pub fn leaf_spine(
     let spine = |s: u32| NodeId(hosts + leaves + s);
     let mut links = Vec::new();
     for h in 0..hosts {
-        links.push(LinkSpec { a: NodeId(h), b: leaf(h / hosts_per_leaf), rate: host_rate, delay: host_delay });
+        links.push(LinkSpec {
+            a: NodeId(h),
+            b: leaf(h / hosts_per_leaf),
+            rate: host_rate,
+            delay: host_delay,
+        });
     }
     for l in 0..leaves {
         for s in 0..spines {
             for _ in 0..links_per_spine {
-                links.push(LinkSpec { a: leaf(l), b: spine(s), rate: fabric_rate, delay: fabric_delay });
+                links.push(LinkSpec {
+                    a: leaf(l),
+                    b: spine(s),
+                    rate: fabric_rate,
+                    delay: fabric_delay,
+                });
             }
         }
     }
@@ -116,17 +152,32 @@ pub fn fat_tree(k: u32, host_rate: Rate, fabric_rate: Rate, delay: Delta) -> Top
     let mut links = Vec::new();
     for h in 0..hosts {
         let e = h / half;
-        links.push(LinkSpec { a: NodeId(h), b: edge(e / half, e % half), rate: host_rate, delay });
+        links.push(LinkSpec {
+            a: NodeId(h),
+            b: edge(e / half, e % half),
+            rate: host_rate,
+            delay,
+        });
     }
     for pod in 0..k {
         for e in 0..half {
             for a in 0..half {
-                links.push(LinkSpec { a: edge(pod, e), b: agg(pod, a), rate: fabric_rate, delay });
+                links.push(LinkSpec {
+                    a: edge(pod, e),
+                    b: agg(pod, a),
+                    rate: fabric_rate,
+                    delay,
+                });
             }
         }
         for a in 0..half {
             for c in 0..half {
-                links.push(LinkSpec { a: agg(pod, a), b: core(a * half + c), rate: fabric_rate, delay });
+                links.push(LinkSpec {
+                    a: agg(pod, a),
+                    b: core(a * half + c),
+                    rate: fabric_rate,
+                    delay,
+                });
             }
         }
     }
@@ -134,16 +185,32 @@ pub fn fat_tree(k: u32, host_rate: Rate, fabric_rate: Rate, delay: Delta) -> Top
 }
 
 /// Dumbbell: left hosts on switch L, right hosts on switch R, one L–R bottleneck link.
-pub fn dumbbell(left: u32, right: u32, host_rate: Rate, bottleneck_rate: Rate, delay: Delta) -> Topology {
+pub fn dumbbell(
+    left: u32,
+    right: u32,
+    host_rate: Rate,
+    bottleneck_rate: Rate,
+    delay: Delta,
+) -> Topology {
     let hosts = left + right;
     let sw_l = NodeId(hosts);
     let sw_r = NodeId(hosts + 1);
     let mut links = Vec::new();
     for h in 0..hosts {
         let sw = if h < left { sw_l } else { sw_r };
-        links.push(LinkSpec { a: NodeId(h), b: sw, rate: host_rate, delay });
+        links.push(LinkSpec {
+            a: NodeId(h),
+            b: sw,
+            rate: host_rate,
+            delay,
+        });
     }
-    links.push(LinkSpec { a: sw_l, b: sw_r, rate: bottleneck_rate, delay });
+    links.push(LinkSpec {
+        a: sw_l,
+        b: sw_r,
+        rate: bottleneck_rate,
+        delay,
+    });
     finish(kinds(hosts, 2), &links)
 }
 
@@ -167,7 +234,14 @@ mod tests {
 
     #[test]
     fn leaf_spine_tiers() {
-        let t = leaf_spine(4, 10, 16, 1, (Rate::gbps(100), Delta::ZERO), (Rate::gbps(400), Delta::ZERO));
+        let t = leaf_spine(
+            4,
+            10,
+            16,
+            1,
+            (Rate::gbps(100), Delta::ZERO),
+            (Rate::gbps(400), Delta::ZERO),
+        );
         assert_eq!(t.hosts.len(), 160);
         assert_eq!(t.tiers[160], Tier::Tor);
         assert_eq!(t.tiers[170], Tier::Agg);

@@ -81,7 +81,11 @@ pub struct Topology {
 impl Topology {
     /// Build from a node list and links; checks self-loops, rates, single-homed hosts and
     /// connectivity. `what` names the source for error messages (e.g. `topology`).
-    pub fn from_links(kinds: Vec<NodeKind>, links: &[LinkSpec], what: &str) -> Result<Topology, ScenarioError> {
+    pub fn from_links(
+        kinds: Vec<NodeKind>,
+        links: &[LinkSpec],
+        what: &str,
+    ) -> Result<Topology, ScenarioError> {
         let n = kinds.len();
         let mut degree = vec![0u32; n];
         for (i, l) in links.iter().enumerate() {
@@ -89,15 +93,24 @@ impl Topology {
                 if end.idx() >= n {
                     return Err(ScenarioError::field(
                         what,
-                        format!("link {i} names node {} but the topology has {n} nodes", end.0),
+                        format!(
+                            "link {i} names node {} but the topology has {n} nodes",
+                            end.0
+                        ),
                     ));
                 }
             }
             if l.a == l.b {
-                return Err(ScenarioError::field(what, format!("link {i} connects node {} to itself", l.a.0)));
+                return Err(ScenarioError::field(
+                    what,
+                    format!("link {i} connects node {} to itself", l.a.0),
+                ));
             }
             if l.rate.0 == 0 {
-                return Err(ScenarioError::field(what, format!("link {i} has rate 0; expected a positive rate")));
+                return Err(ScenarioError::field(
+                    what,
+                    format!("link {i} has rate 0; expected a positive rate"),
+                ));
             }
             degree[l.a.idx()] += 1;
             degree[l.b.idx()] += 1;
@@ -106,7 +119,10 @@ impl Topology {
             if *kind == NodeKind::Host && degree[node] != 1 {
                 return Err(ScenarioError::field(
                     what,
-                    format!("host {node} has {} links; each host needs exactly one", degree[node]),
+                    format!(
+                        "host {node} has {} links; each host needs exactly one",
+                        degree[node]
+                    ),
                 ));
             }
         }
@@ -117,7 +133,12 @@ impl Topology {
         }
         let mut next = node_ports.clone();
         let mut ports = vec![
-            PortSpec { node: NodeId(0), peer: PortId(0), rate: Rate(0), delay: Delta::ZERO };
+            PortSpec {
+                node: NodeId(0),
+                peer: PortId(0),
+                rate: Rate(0),
+                delay: Delta::ZERO
+            };
             node_ports[n] as usize
         ];
         for l in links {
@@ -125,10 +146,23 @@ impl Topology {
             next[l.a.idx()] += 1;
             let pb = next[l.b.idx()];
             next[l.b.idx()] += 1;
-            ports[pa as usize] = PortSpec { node: l.a, peer: PortId(pb), rate: l.rate, delay: l.delay };
-            ports[pb as usize] = PortSpec { node: l.b, peer: PortId(pa), rate: l.rate, delay: l.delay };
+            ports[pa as usize] = PortSpec {
+                node: l.a,
+                peer: PortId(pb),
+                rate: l.rate,
+                delay: l.delay,
+            };
+            ports[pb as usize] = PortSpec {
+                node: l.b,
+                peer: PortId(pa),
+                rate: l.rate,
+                delay: l.delay,
+            };
         }
-        let hosts: Vec<NodeId> = (0..n as u32).map(NodeId).filter(|h| kinds[h.idx()] == NodeKind::Host).collect();
+        let hosts: Vec<NodeId> = (0..n as u32)
+            .map(NodeId)
+            .filter(|h| kinds[h.idx()] == NodeKind::Host)
+            .collect();
         if hosts.is_empty() {
             return Err(ScenarioError::field(what, "the topology has no hosts"));
         }
@@ -136,7 +170,14 @@ impl Topology {
         for (i, h) in hosts.iter().enumerate() {
             host_index[h.idx()] = i as u32;
         }
-        let mut topo = Topology { kinds, ports, node_ports, tiers: Vec::new(), hosts, host_index };
+        let mut topo = Topology {
+            kinds,
+            ports,
+            node_ports,
+            tiers: Vec::new(),
+            hosts,
+            host_index,
+        };
         // Connectivity: every node reachable from the first host.
         let dist = topo.hop_distances(topo.hosts[0]);
         if let Some(unreached) = dist.iter().position(|d| *d == u32::MAX) {

@@ -51,7 +51,10 @@ impl EmpiricalCdf {
             Some((n, text)) => Ok(EmpiricalCdf::parse(text, n).expect("built-in CDFs are valid")),
             None => Err(ScenarioError::field(
                 field,
-                format!("unknown workload \"{name}\"; expected one of {}", Self::builtin_names().join(", ")),
+                format!(
+                    "unknown workload \"{name}\"; expected one of {}",
+                    Self::builtin_names().join(", ")
+                ),
             )),
         }
     }
@@ -59,14 +62,20 @@ impl EmpiricalCdf {
     /// Read a CDF file.
     pub fn from_file(path: &std::path::Path) -> Result<EmpiricalCdf, ScenarioError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| ScenarioError::File { file: file.clone(), message: format!("cannot read CDF file: {e}") })?;
+        let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::File {
+            file: file.clone(),
+            message: format!("cannot read CDF file: {e}"),
+        })?;
         EmpiricalCdf::parse(&text, &file)
     }
 
     /// Parse CDF text; `file` names it in errors.
     pub fn parse(text: &str, file: &str) -> Result<EmpiricalCdf, ScenarioError> {
-        let err = |line: usize, message: String| ScenarioError::FileLine { file: file.to_string(), line, message };
+        let err = |line: usize, message: String| ScenarioError::FileLine {
+            file: file.to_string(),
+            line,
+            message,
+        };
         let mut sizes = Vec::new();
         let mut probs = Vec::new();
         let mut interpolation = Interpolation::Linear;
@@ -86,34 +95,67 @@ impl EmpiricalCdf {
             last_line = ln;
             let t: Vec<&str> = line.split_whitespace().collect();
             let (Some(s), Some(p), 2) = (t.first(), t.get(1), t.len()) else {
-                return Err(err(ln, format!("expected \"size_bytes cumulative_probability\", got \"{line}\"")));
+                return Err(err(
+                    ln,
+                    format!("expected \"size_bytes cumulative_probability\", got \"{line}\""),
+                ));
             };
-            let s: f64 = s.parse().map_err(|_| err(ln, format!("size: expected a number, got \"{s}\"")))?;
-            let p: f64 = p.parse().map_err(|_| err(ln, format!("probability: expected a number, got \"{p}\"")))?;
+            let s: f64 = s
+                .parse()
+                .map_err(|_| err(ln, format!("size: expected a number, got \"{s}\"")))?;
+            let p: f64 = p
+                .parse()
+                .map_err(|_| err(ln, format!("probability: expected a number, got \"{p}\"")))?;
             if !(s.is_finite() && s >= 0.0) {
-                return Err(err(ln, format!("size: expected a non-negative number, got {s}")));
+                return Err(err(
+                    ln,
+                    format!("size: expected a non-negative number, got {s}"),
+                ));
             }
             if !(0.0..=1.0).contains(&p) {
-                return Err(err(ln, format!("probability: expected a value in [0, 1], got {p}")));
+                return Err(err(
+                    ln,
+                    format!("probability: expected a value in [0, 1], got {p}"),
+                ));
             }
             if let (Some(ls), Some(lp)) = (sizes.last(), probs.last()) {
                 if s < *ls || p < *lp {
-                    return Err(err(ln, "sizes and probabilities must be non-decreasing".into()));
+                    return Err(err(
+                        ln,
+                        "sizes and probabilities must be non-decreasing".into(),
+                    ));
                 }
             }
             sizes.push(s);
             probs.push(p);
         }
         if sizes.is_empty() {
-            return Err(err(1, "no points; expected lines of \"size_bytes cumulative_probability\"".into()));
+            return Err(err(
+                1,
+                "no points; expected lines of \"size_bytes cumulative_probability\"".into(),
+            ));
         }
         if (probs[probs.len() - 1] - 1.0).abs() > 1e-9 {
-            return Err(err(last_line, format!("the last probability must be 1, got {}", probs[probs.len() - 1])));
+            return Err(err(
+                last_line,
+                format!(
+                    "the last probability must be 1, got {}",
+                    probs[probs.len() - 1]
+                ),
+            ));
         }
         if sizes[sizes.len() - 1] < 1.0 {
-            return Err(err(last_line, "the largest size must be at least 1 byte".into()));
+            return Err(err(
+                last_line,
+                "the largest size must be at least 1 byte".into(),
+            ));
         }
-        Ok(EmpiricalCdf { name: file.to_string(), sizes, probs, interpolation })
+        Ok(EmpiricalCdf {
+            name: file.to_string(),
+            sizes,
+            probs,
+            interpolation,
+        })
     }
 
     /// Mean flow size in bytes under this CDF's interpolation.
@@ -135,7 +177,10 @@ impl EmpiricalCdf {
         if u <= self.probs[0] {
             return self.sizes[0];
         }
-        let i = self.probs.partition_point(|p| *p < u).min(self.probs.len() - 1);
+        let i = self
+            .probs
+            .partition_point(|p| *p < u)
+            .min(self.probs.len() - 1);
         let (p0, p1) = (self.probs[i - 1], self.probs[i]);
         let (s0, s1) = (self.sizes[i - 1], self.sizes[i]);
         match self.interpolation {
@@ -170,11 +215,20 @@ mod tests {
 
     #[test]
     fn bad_cdf_lines_are_named() {
-        let e = EmpiricalCdf::parse("100 0.5\n50 0.7\n", "x.cdf").unwrap_err().to_string();
+        let e = EmpiricalCdf::parse("100 0.5\n50 0.7\n", "x.cdf")
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("x.cdf:2:"), "{e}");
-        let e = EmpiricalCdf::parse("100 0.5\n200 0.9\n", "x.cdf").unwrap_err().to_string();
+        let e = EmpiricalCdf::parse("100 0.5\n200 0.9\n", "x.cdf")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("last probability must be 1"), "{e}");
-        let e = EmpiricalCdf::builtin("websurch", "workload.size_dist").unwrap_err().to_string();
-        assert!(e.starts_with("workload.size_dist: unknown workload \"websurch\""), "{e}");
+        let e = EmpiricalCdf::builtin("websurch", "workload.size_dist")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("workload.size_dist: unknown workload \"websurch\""),
+            "{e}"
+        );
     }
 }

@@ -31,13 +31,26 @@ pub struct FlowSpec {
 }
 
 /// Generate the flows of every workload entry, sorted by start time (stable).
-pub fn generate(specs: &[WorkloadSpec], topo: &Topology, seed: u64) -> Result<Vec<FlowSpec>, ScenarioError> {
+pub fn generate(
+    specs: &[WorkloadSpec],
+    topo: &Topology,
+    seed: u64,
+) -> Result<Vec<FlowSpec>, ScenarioError> {
     let mut flows = Vec::new();
     for (i, spec) in specs.iter().enumerate() {
-        let field = if specs.len() == 1 { "workload".to_string() } else { format!("workload[{i}]") };
+        let field = if specs.len() == 1 {
+            "workload".to_string()
+        } else {
+            format!("workload[{i}]")
+        };
         let mut rng = rng_stream(seed, &format!("workload/{i}"));
         match spec {
-            WorkloadSpec::Flows { flows: list, file, format, tag } => {
+            WorkloadSpec::Flows {
+                flows: list,
+                file,
+                format,
+                tag,
+            } => {
                 for (j, f) in list.iter().enumerate() {
                     flows.push(FlowSpec {
                         src: f.src,
@@ -56,9 +69,20 @@ pub fn generate(specs: &[WorkloadSpec], topo: &Topology, seed: u64) -> Result<Ve
                     }
                 }
             }
-            WorkloadSpec::Poisson { size_dist, cdf_file, load, hosts, exclude_dst, start, stop, tag } => {
+            WorkloadSpec::Poisson {
+                size_dist,
+                cdf_file,
+                load,
+                hosts,
+                exclude_dst,
+                start,
+                stop,
+                tag,
+            } => {
                 let cdf = match (size_dist, cdf_file) {
-                    (Some(name), None) => EmpiricalCdf::builtin(name, &format!("{field}.size_dist"))?,
+                    (Some(name), None) => {
+                        EmpiricalCdf::builtin(name, &format!("{field}.size_dist"))?
+                    }
                     (None, Some(path)) => EmpiricalCdf::from_file(path)?,
                     _ => {
                         return Err(ScenarioError::field(
@@ -70,26 +94,67 @@ pub fn generate(specs: &[WorkloadSpec], topo: &Topology, seed: u64) -> Result<Ve
                 check_load(*load, &format!("{field}.load"))?;
                 let senders = host_list(topo, hosts.as_deref(), &format!("{field}.hosts"))?;
                 host_list(topo, Some(exclude_dst), &format!("{field}.exclude_dst"))?;
-                let dsts: Vec<u32> = senders.iter().copied().filter(|h| !exclude_dst.contains(h)).collect();
+                let dsts: Vec<u32> = senders
+                    .iter()
+                    .copied()
+                    .filter(|h| !exclude_dst.contains(h))
+                    .collect();
                 if dsts.len() < 2 && senders.iter().all(|s| dsts.iter().all(|d| d == s)) {
-                    return Err(ScenarioError::field(&field, "needs at least two hosts to send between"));
+                    return Err(ScenarioError::field(
+                        &field,
+                        "needs at least two hosts to send between",
+                    ));
                 }
                 if stop.0 <= start.0 {
-                    return Err(ScenarioError::field(format!("{field}.stop"), "expected a time after start"));
+                    return Err(ScenarioError::field(
+                        format!("{field}.stop"),
+                        "expected a time after start",
+                    ));
                 }
-                flows.extend(poisson(&cdf, *load, &senders, &dsts, topo, (start.0 .0, stop.0 .0), tag, &mut rng));
+                flows.extend(poisson(
+                    &cdf,
+                    *load,
+                    &senders,
+                    &dsts,
+                    topo,
+                    (start.0 .0, stop.0 .0),
+                    tag,
+                    &mut rng,
+                ));
             }
-            WorkloadSpec::Incast { receiver, fan_in, senders, size_min, size_max, period, load, start, stop, tag } => {
-                host_list(topo, Some(std::slice::from_ref(receiver)), &format!("{field}.receiver"))?;
+            WorkloadSpec::Incast {
+                receiver,
+                fan_in,
+                senders,
+                size_min,
+                size_max,
+                period,
+                load,
+                start,
+                stop,
+                tag,
+            } => {
+                host_list(
+                    topo,
+                    Some(std::slice::from_ref(receiver)),
+                    &format!("{field}.receiver"),
+                )?;
                 if *fan_in == 0 {
-                    return Err(ScenarioError::field(format!("{field}.fan_in"), "expected a positive number, got 0"));
+                    return Err(ScenarioError::field(
+                        format!("{field}.fan_in"),
+                        "expected a positive number, got 0",
+                    ));
                 }
-                let candidates: Vec<u32> = host_list(topo, senders.as_deref(), &format!("{field}.senders"))?
-                    .into_iter()
-                    .filter(|h| h != receiver)
-                    .collect();
+                let candidates: Vec<u32> =
+                    host_list(topo, senders.as_deref(), &format!("{field}.senders"))?
+                        .into_iter()
+                        .filter(|h| h != receiver)
+                        .collect();
                 if candidates.is_empty() {
-                    return Err(ScenarioError::field(format!("{field}.senders"), "no sender other than the receiver"));
+                    return Err(ScenarioError::field(
+                        format!("{field}.senders"),
+                        "no sender other than the receiver",
+                    ));
                 }
                 if size_min.0 == 0 || size_max.0 < size_min.0 {
                     return Err(ScenarioError::field(
@@ -98,13 +163,17 @@ pub fn generate(specs: &[WorkloadSpec], topo: &Topology, seed: u64) -> Result<Ve
                     ));
                 }
                 if stop.0 <= start.0 {
-                    return Err(ScenarioError::field(format!("{field}.stop"), "expected a time after start"));
+                    return Err(ScenarioError::field(
+                        format!("{field}.stop"),
+                        "expected a time after start",
+                    ));
                 }
                 let period_ps = match (period, load) {
                     (Some(p), None) if p.0 .0 > 0 => p.0 .0,
                     (None, Some(l)) => {
                         check_load(*l, &format!("{field}.load"))?;
-                        let rate = topo.ports[topo.host_port(crate::ids::NodeId(*receiver)).idx()].rate;
+                        let rate =
+                            topo.ports[topo.host_port(crate::ids::NodeId(*receiver)).idx()].rate;
                         let mean = (size_min.0 + size_max.0) as f64 / 2.0;
                         (*fan_in as f64 * mean * 8.0 / (l * rate.0 as f64) * PS_PER_S as f64) as u64
                     }
@@ -146,19 +215,29 @@ pub fn generate(specs: &[WorkloadSpec], topo: &Topology, seed: u64) -> Result<Ve
 
 fn check_load(load: f64, field: &str) -> Result<(), ScenarioError> {
     if !(load > 0.0 && load <= 1.0) {
-        return Err(ScenarioError::field(field, format!("expected a load in (0, 1], got {load}")));
+        return Err(ScenarioError::field(
+            field,
+            format!("expected a load in (0, 1], got {load}"),
+        ));
     }
     Ok(())
 }
 
 /// Validate a list of host ids (or take every host).
-fn host_list(topo: &Topology, hosts: Option<&[u32]>, field: &str) -> Result<Vec<u32>, ScenarioError> {
+fn host_list(
+    topo: &Topology,
+    hosts: Option<&[u32]>,
+    field: &str,
+) -> Result<Vec<u32>, ScenarioError> {
     match hosts {
         None => Ok(topo.hosts.iter().map(|h| h.0).collect()),
         Some(list) => {
             for h in list {
                 if (*h as usize) >= topo.node_count() || !topo.is_host(crate::ids::NodeId(*h)) {
-                    return Err(ScenarioError::field(field, format!("node {h} is not a host")));
+                    return Err(ScenarioError::field(
+                        field,
+                        format!("node {h} is not a host"),
+                    ));
                 }
             }
             Ok(list.to_vec())
@@ -169,14 +248,23 @@ fn host_list(topo: &Topology, hosts: Option<&[u32]>, field: &str) -> Result<Vec<
 fn check_flow(topo: &Topology, f: &FlowSpec, field: &str) -> Result<(), ScenarioError> {
     for (name, h) in [("src", f.src), ("dst", f.dst)] {
         if (h as usize) >= topo.node_count() || !topo.is_host(crate::ids::NodeId(h)) {
-            return Err(ScenarioError::field(format!("{field}.{name}"), format!("node {h} is not a host")));
+            return Err(ScenarioError::field(
+                format!("{field}.{name}"),
+                format!("node {h} is not a host"),
+            ));
         }
     }
     if f.src == f.dst {
-        return Err(ScenarioError::field(field, format!("src and dst are both {}", f.src)));
+        return Err(ScenarioError::field(
+            field,
+            format!("src and dst are both {}", f.src),
+        ));
     }
     if f.size == 0 {
-        return Err(ScenarioError::field(format!("{field}.size"), "expected a positive size"));
+        return Err(ScenarioError::field(
+            format!("{field}.size"),
+            "expected a positive size",
+        ));
     }
     Ok(())
 }
@@ -235,36 +323,86 @@ fn parse_seconds_exact(s: &str) -> Option<u64> {
         let v: f64 = s.parse().ok()?;
         return (v >= 0.0).then(|| (v * PS_PER_S as f64).round() as u64);
     }
-    let frac_ps: u64 = if frac.is_empty() { 0 } else { frac.parse::<u64>().ok()? * 10u64.pow(12 - frac.len() as u32) };
+    let frac_ps: u64 = if frac.is_empty() {
+        0
+    } else {
+        frac.parse::<u64>().ok()? * 10u64.pow(12 - frac.len() as u32)
+    };
     int.checked_mul(PS_PER_S)?.checked_add(frac_ps)
 }
 
 /// Read an HPCC simulator flow file: a count line, then `src dst priority dport size start_seconds`.
-pub fn read_hpcc_flows(path: &std::path::Path, topo: &Topology, tag: &str) -> Result<Vec<FlowSpec>, ScenarioError> {
+pub fn read_hpcc_flows(
+    path: &std::path::Path,
+    topo: &Topology,
+    tag: &str,
+) -> Result<Vec<FlowSpec>, ScenarioError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| ScenarioError::File { file: file.clone(), message: format!("cannot read flow file: {e}") })?;
+    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::File {
+        file: file.clone(),
+        message: format!("cannot read flow file: {e}"),
+    })?;
     parse_hpcc_flows(&text, &file, topo, tag)
 }
 
-pub fn parse_hpcc_flows(text: &str, file: &str, topo: &Topology, tag: &str) -> Result<Vec<FlowSpec>, ScenarioError> {
-    let err = |line: usize, message: String| ScenarioError::FileLine { file: file.to_string(), line, message };
-    let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l.trim())).filter(|(_, l)| !l.is_empty());
-    let (ln, head) = lines.next().ok_or_else(|| err(1, "empty file; expected the flow count".into()))?;
-    let count: usize = head.parse().map_err(|_| err(ln, format!("expected the flow count (integer), got \"{head}\"")))?;
+pub fn parse_hpcc_flows(
+    text: &str,
+    file: &str,
+    topo: &Topology,
+    tag: &str,
+) -> Result<Vec<FlowSpec>, ScenarioError> {
+    let err = |line: usize, message: String| ScenarioError::FileLine {
+        file: file.to_string(),
+        line,
+        message,
+    };
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.trim()))
+        .filter(|(_, l)| !l.is_empty());
+    let (ln, head) = lines
+        .next()
+        .ok_or_else(|| err(1, "empty file; expected the flow count".into()))?;
+    let count: usize = head.parse().map_err(|_| {
+        err(
+            ln,
+            format!("expected the flow count (integer), got \"{head}\""),
+        )
+    })?;
     let mut flows = Vec::with_capacity(count);
     for (ln, l) in lines {
         let t: Vec<&str> = l.split_whitespace().collect();
         if t.len() != 6 {
-            return Err(err(ln, format!("expected \"src dst priority dport size start_seconds\", got \"{l}\"")));
+            return Err(err(
+                ln,
+                format!("expected \"src dst priority dport size start_seconds\", got \"{l}\""),
+            ));
         }
         let int = |i: usize, what: &str| -> Result<u64, ScenarioError> {
-            t[i].parse::<u64>().map_err(|_| err(ln, format!("{what}: expected a non-negative integer, got \"{}\"", t[i])))
+            t[i].parse::<u64>().map_err(|_| {
+                err(
+                    ln,
+                    format!("{what}: expected a non-negative integer, got \"{}\"", t[i]),
+                )
+            })
         };
-        let (src, dst, priority, dport, size) =
-            (int(0, "src")?, int(1, "dst")?, int(2, "priority")?, int(3, "dport")?, int(4, "size")?);
-        let start = parse_seconds_exact(t[5])
-            .ok_or_else(|| err(ln, format!("start: expected seconds as a non-negative number, got \"{}\"", t[5])))?;
+        let (src, dst, priority, dport, size) = (
+            int(0, "src")?,
+            int(1, "dst")?,
+            int(2, "priority")?,
+            int(3, "dport")?,
+            int(4, "size")?,
+        );
+        let start = parse_seconds_exact(t[5]).ok_or_else(|| {
+            err(
+                ln,
+                format!(
+                    "start: expected seconds as a non-negative number, got \"{}\"",
+                    t[5]
+                ),
+            )
+        })?;
         if priority > 255 || dport > 65535 || src > u32::MAX as u64 || dst > u32::MAX as u64 {
             return Err(err(ln, "priority, dport or node id out of range".into()));
         }
@@ -278,13 +416,22 @@ pub fn parse_hpcc_flows(text: &str, file: &str, topo: &Topology, tag: &str) -> R
             tag: tag.to_string(),
         };
         check_flow(topo, &f, "flow").map_err(|e| match e {
-            ScenarioError::Field { path, message } => err(ln, format!("{}: {message}", path.trim_start_matches("flow."))),
+            ScenarioError::Field { path, message } => err(
+                ln,
+                format!("{}: {message}", path.trim_start_matches("flow.")),
+            ),
             other => other,
         })?;
         flows.push(f);
     }
     if flows.len() != count {
-        return Err(err(text.lines().count().max(1), format!("the header says {count} flows but the file has {}", flows.len())));
+        return Err(err(
+            text.lines().count().max(1),
+            format!(
+                "the header says {count} flows but the file has {}",
+                flows.len()
+            ),
+        ));
     }
     Ok(flows)
 }
@@ -308,7 +455,10 @@ mod tests {
 
     #[test]
     fn seconds_parse_exactly() {
-        assert_eq!(parse_seconds_exact("2.000000962"), Some(2 * PS_PER_S + 962_000));
+        assert_eq!(
+            parse_seconds_exact("2.000000962"),
+            Some(2 * PS_PER_S + 962_000)
+        );
         assert_eq!(parse_seconds_exact("0.5"), Some(PS_PER_S / 2));
         assert_eq!(parse_seconds_exact("x"), None);
     }
@@ -316,10 +466,22 @@ mod tests {
     #[test]
     fn hpcc_flow_file_parses_and_errors_name_lines() {
         let t = star();
-        let f = parse_hpcc_flows("2\n0 5 3 100 1000 2.0\n1 6 3 100 5000 2.000001\n", "f", &t, "x").unwrap();
+        let f = parse_hpcc_flows(
+            "2\n0 5 3 100 1000 2.0\n1 6 3 100 5000 2.000001\n",
+            "f",
+            &t,
+            "x",
+        )
+        .unwrap();
         assert_eq!(f.len(), 2);
         assert_eq!(f[1].start, SimTime(2 * PS_PER_S + 1_000_000));
-        let e = parse_hpcc_flows("2\n0 5 3 100 1000 2.0\n1 9 3 100 5000 2.0\n", "f.txt", &t, "x").unwrap_err();
+        let e = parse_hpcc_flows(
+            "2\n0 5 3 100 1000 2.0\n1 9 3 100 5000 2.0\n",
+            "f.txt",
+            &t,
+            "x",
+        )
+        .unwrap_err();
         assert_eq!(e.to_string(), "f.txt:3: dst: node 9 is not a host");
         let e = parse_hpcc_flows("3\n0 5 3 100 1000 2.0\n", "f.txt", &t, "x").unwrap_err();
         assert!(e.to_string().contains("says 3 flows"), "{e}");

@@ -1,0 +1,288 @@
+//! Behaviour of the substrate: analytic FCT, fair sharing, PFC losslessness and HOL
+//! blocking, drops without PFC, DCQCN convergence, conservation and determinism.
+
+mod common;
+
+use common::{assert_drained, fct_us, run, sim};
+use hopsim_core::ids::{FlowId, NodeId};
+use hopsim_core::time::{Rate, SimTime, PS_PER_US};
+
+/// A lone flow on an idle path finishes at its ideal FCT (the HPCC simulator's
+/// `standalone_fct`) to within one MTU serialization time at the bottleneck.
+#[test]
+fn single_flow_matches_ideal_fct() {
+    for (topology, src, dst) in [
+        ("kind = \"dumbbell\"\nleft_hosts = 1\nright_hosts = 1", 0, 1),
+        ("kind = \"fat_tree\"\nk = 4", 0, 15),
+        ("kind = \"leaf_spine\"\nspines = 2\nleaves = 2\nhosts_per_leaf = 2\nfabric_rate = \"400Gbps\"", 0, 3),
+    ] {
+        for size in [1_000u64, 64_000, 1_000_000, 5_000_001] {
+            let s = run(&format!(
+                "[topology]\n{topology}\n[workload]\nkind = \"flows\"\nflows = [{{ src = {src}, dst = {dst}, size = {size} }}]\n"
+            ));
+            let r = &s.flow_records()[0];
+            let fct = r.fct().unwrap().0 as i64;
+            let ideal = r.ideal_fct.0 as i64;
+            let mtu_time = Rate::gbps(100).tx_time(1048).0 as i64;
+            assert!(
+                (fct - ideal).abs() <= mtu_time,
+                "{topology} size {size}: fct {fct} ps vs ideal {ideal} ps (tolerance {mtu_time})"
+            );
+            assert_drained(&s);
+        }
+    }
+}
+
+/// N equal long flows through one bottleneck, no congestion control: each gets 1/N, so
+/// all finish together at N × (bytes on the wire) / capacity.
+#[test]
+fn long_flows_share_a_bottleneck_fairly() {
+    for n in [2u32, 4, 8] {
+        let flows: Vec<String> = (0..n)
+            .map(|i| format!("{{ src = {i}, dst = {n}, size = \"4MB\" }}"))
+            .collect();
+        let s = run(&format!(
+            "[topology]\nkind = \"dumbbell\"\nleft_hosts = {n}\nright_hosts = 1\n\
+             [transport]\ncc = \"none\"\n\
+             [workload]\nkind = \"flows\"\nflows = [{}]\n",
+            flows.join(", ")
+        ));
+        let recs = s.flow_records();
+        let wire_bits = 4_000_000.0 * 1048.0 / 1000.0 * 8.0;
+        let fair_us = n as f64 * wire_bits / 100e9 * 1e6;
+        for r in &recs {
+            let share = fair_us / fct_us(r);
+            assert!(
+                (share - 1.0).abs() <= 0.02,
+                "n={n}: flow {} took {:.1} us, fair share predicts {fair_us:.1} us",
+                r.flow_id,
+                fct_us(r)
+            );
+        }
+        assert_drained(&s);
+    }
+}
+
+const INCAST_32: &str = r#"
+[topology]
+kind = "dumbbell"
+left_hosts = 32
+right_hosts = 1
+[switch]
+buffer_bytes = "2MB"
+[transport]
+cc = "none"
+[workload]
+kind = "incast"
+receiver = 32
+fan_in = 32
+size_min = "300KB"
+size_max = "300KB"
+period = "10ms"
+stop = "1us"
+"#;
+
+/// 32-to-1 incast with PFC: nothing is dropped, the bottleneck stays busy, and the
+/// congested switch pauses its upstream (the senders).
+#[test]
+fn incast_with_pfc_is_lossless_and_keeps_the_bottleneck_busy() {
+    let s = run(INCAST_32);
+    let sum = s.summary();
+    assert_eq!(sum.drops.total(), 0);
+    assert_drained(&s);
+    // Left switch (node 33): port 32 is the bottleneck towards the right switch.
+    let bottleneck = s.port_stats(NodeId(33), 32);
+    let util = bottleneck.utilisation_while_active();
+    assert!(util >= 0.95, "bottleneck utilisation {util:.3}");
+    let pauses_to_senders: u64 = (0..32)
+        .map(|p| s.port_stats(NodeId(33), p).pause_sent)
+        .sum();
+    assert!(pauses_to_senders > 0, "PAUSE frames sent upstream");
+    let received: u64 = (0..32)
+        .map(|h| s.port_stats(NodeId(h), 0).pause_received)
+        .sum();
+    assert_eq!(
+        received, pauses_to_senders,
+        "every PAUSE crosses its link to a host NIC"
+    );
+    assert!(
+        (0..32).all(|h| s.port_stats(NodeId(h), 0).paused_time.0 > 0),
+        "senders were paused"
+    );
+}
+
+/// The same incast without PFC and with a small buffer drops packets, and go-back-N
+/// still delivers every flow.
+#[test]
+fn incast_without_pfc_drops_and_recovers() {
+    let toml = INCAST_32.replace(
+        "buffer_bytes = \"2MB\"",
+        "buffer_bytes = \"500KB\"\n[switch.pfc]\nenabled = false",
+    );
+    let s = run(&toml);
+    let sum = s.summary();
+    assert!(sum.drops.total() > 0, "drops appear without PFC");
+    assert_eq!(sum.pfc_pause_frames, 0);
+    assert!(sum.retransmitted_bytes > 0);
+    assert_drained(&s);
+}
+
+/// HOL blocking: a victim flow shares the left switch's uplink with a 4-to-1 incast
+/// whose congestion is at the right switch's port to the incast receiver. PFC pauses the
+/// whole uplink priority, so the victim — heading to an idle receiver — is slowed.
+#[test]
+fn pfc_blocks_a_victim_flow_behind_an_incast() {
+    let scenario = |with_incast: bool| {
+        let incast: String = if with_incast {
+            (0..4)
+                .map(|i| format!("{{ src = {i}, dst = 5, size = \"2MB\", tag = \"incast\" }}, "))
+                .collect()
+        } else {
+            String::new()
+        };
+        format!(
+            "[topology]\nkind = \"dumbbell\"\nleft_hosts = 5\nright_hosts = 2\nbottleneck_rate = \"400Gbps\"\n\
+             [switch]\nbuffer_bytes = \"1MB\"\n[transport]\ncc = \"none\"\n\
+             [workload]\nkind = \"flows\"\nflows = [{incast}{{ src = 4, dst = 6, size = \"500KB\", start = \"20us\", tag = \"victim\" }}]\n"
+        )
+    };
+    let alone = run(&scenario(false));
+    let blocked = run(&scenario(true));
+    let victim = |s: &hopsim_core::Simulator| {
+        s.flow_records()
+            .into_iter()
+            .find(|r| r.tag == "victim")
+            .map(|r| fct_us(&r))
+            .unwrap()
+    };
+    let (t_alone, t_blocked) = (victim(&alone), victim(&blocked));
+    eprintln!("victim FCT: {t_alone:.1} us alone, {t_blocked:.1} us behind the incast");
+    assert!(
+        t_blocked > 2.0 * t_alone,
+        "victim FCT {t_blocked:.1} us with incast vs {t_alone:.1} us alone"
+    );
+    // The right switch (node 8) paused the uplink from the left switch: its port 2.
+    assert!(blocked.port_stats(NodeId(8), 2).pause_sent > 0);
+    assert!(
+        blocked.port_stats(NodeId(7), 5).paused_time.0 > 0,
+        "left switch uplink paused"
+    );
+    assert_drained(&blocked);
+}
+
+/// DCQCN: a flow at line rate is joined by a second one; within a few milliseconds both
+/// send within 10 % of the fair share, measured as goodput over a 1 ms window.
+#[test]
+fn dcqcn_converges_to_fair_share() {
+    let mut s = sim(r#"
+        [topology]
+        kind = "dumbbell"
+        left_hosts = 2
+        right_hosts = 1
+        [switch.ecn]
+        kmin = "40KB"
+        kmax = "160KB"
+        [workload]
+        kind = "flows"
+        flows = [{ src = 0, dst = 2, size = "200MB" }, { src = 1, dst = 2, size = "200MB", start = "500us" }]
+    "#);
+    let t0 = SimTime(4_500 * PS_PER_US);
+    let t1 = SimTime(5_500 * PS_PER_US);
+    s.run_until(t0);
+    let a0 = (s.flow_progress(FlowId(0)).0, s.flow_progress(FlowId(1)).0);
+    s.run_until(t1);
+    let a1 = (s.flow_progress(FlowId(0)).0, s.flow_progress(FlowId(1)).0);
+    let rate = |b0: u64, b1: u64| (b1 - b0) as f64 * 8.0 / 1e-3 / 1e9;
+    let (r0, r1) = (rate(a0.0, a1.0), rate(a0.1, a1.1));
+    // Goodput fair share: half of 100 Gb/s less headers (1000 of every 1048 bytes).
+    let fair = 50.0 * 1000.0 / 1048.0;
+    eprintln!("DCQCN goodputs over [4.5, 5.5] ms: {r0:.2} and {r1:.2} Gb/s (fair {fair:.2})");
+    for r in [r0, r1] {
+        assert!(
+            (r / fair - 1.0).abs() <= 0.10,
+            "goodputs {r0:.1} and {r1:.1} Gb/s, fair {fair:.1}"
+        );
+    }
+    assert!(s.summary().cnps > 0, "DCQCN reacted to ECN");
+}
+
+/// Same scenario and seed: identical flow tables. A different seed: different ones.
+#[test]
+fn runs_are_deterministic_by_seed() {
+    let scenario = |seed: u64| {
+        format!(
+            "seed = {seed}\n[topology]\nkind = \"fat_tree\"\nk = 4\n\
+             [workload]\nkind = \"poisson\"\nsize_dist = \"websearch\"\nload = 0.5\nstop = \"200us\"\n"
+        )
+    };
+    let table = |seed| {
+        run(&scenario(seed))
+            .flow_records()
+            .iter()
+            .map(|r| {
+                format!(
+                    "{:?}",
+                    (r.flow_id, r.src, r.dst, r.size_bytes, r.start, r.finish)
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let a = table(7);
+    assert!(!a.is_empty());
+    assert_eq!(a, table(7));
+    assert_ne!(a, table(8));
+}
+
+/// A Poisson mix on a fat-tree drains completely and conserves packets.
+#[test]
+fn poisson_mix_conserves_packets() {
+    let s = run(r#"
+        [topology]
+        kind = "fat_tree"
+        k = 4
+        [switch]
+        buffer_bytes = "1MB"
+        [[workload]]
+        kind = "poisson"
+        size_dist = "websearch"
+        load = 0.6
+        stop = "300us"
+        [[workload]]
+        kind = "incast"
+        receiver = 0
+        fan_in = 12
+        size_min = "20KB"
+        size_max = "60KB"
+        period = "50us"
+        stop = "300us"
+    "#);
+    assert_drained(&s);
+    assert_eq!(
+        s.summary().drops.total(),
+        0,
+        "PFC keeps the fabric lossless"
+    );
+}
+
+/// INT: a data packet collects one telemetry record per switch egress, in time order.
+#[test]
+fn int_records_every_hop() {
+    let mut s = sim(r#"
+        [topology]
+        kind = "fat_tree"
+        k = 4
+        [switch]
+        int = true
+        [transport]
+        cc = "none"
+        [workload]
+        kind = "flows"
+        flows = [{ src = 0, dst = 15, size = 1000 }]
+    "#);
+    s.run();
+    // The single data packet's slot was reused for its ACK, which echoes the INT stack:
+    // 5 switch egress ports on a 3-tier path.
+    let stack = s.int_of(hopsim_core::ids::PacketId(0)).expect("INT stack");
+    assert_eq!(stack.hops, 5);
+    assert!(stack.hop.windows(2).all(|w| w[0].time < w[1].time));
+}
