@@ -55,6 +55,8 @@ pub struct Port {
     pub arrival_delay: Delta,
     /// Serializing a packet right now.
     pub busy: bool,
+    /// Packets on the wire towards the peer with their arrival times (FIFO).
+    pub in_flight: VecDeque<(SimTime, PacketId)>,
     pub control_queue: VecDeque<PacketId>,
     pub data_queues: Vec<VecDeque<PacketId>>,
     pub queue_bytes: Vec<u64>,
@@ -87,6 +89,7 @@ impl Port {
             byte_time: ByteTime::new(rate),
             arrival_delay,
             busy: false,
+            in_flight: VecDeque::new(),
             control_queue: VecDeque::new(),
             data_queues: (0..data_queues).map(|_| VecDeque::new()).collect(),
             queue_bytes: vec![0; data_queues],

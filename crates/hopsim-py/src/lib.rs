@@ -1,6 +1,9 @@
 //! Python bindings of hopsim-core: a thin layer that takes a scenario (JSON text) in and
 //! hands columnar results (dicts of lists) out. All logic lives in the core crate.
 
+// pyo3 0.22's #[pymethods] expansion trips this lint on every PyResult return.
+#![allow(clippy::useless_conversion)]
+
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;

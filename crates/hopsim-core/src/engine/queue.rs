@@ -3,7 +3,7 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-use crate::ids::{FlowId, NodeId, PacketId, PortId};
+use crate::ids::{FlowId, NodeId, PortId};
 use crate::time::SimTime;
 
 /// Host-side timers. Each flow keeps a generation number per timer kind; a fired timer
@@ -21,8 +21,11 @@ pub enum TimerKind {
 /// A scheduled happening. Small and `Copy`: it names its target by id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
-    /// A packet finishes arriving (last bit received) at `port` of its owner node.
-    Arrive { port: PortId, pkt: PacketId },
+    /// The oldest packet in flight on the link leaving `port` finishes arriving (last bit
+    /// received) at the peer port. Links deliver in FIFO order, so each link has at most
+    /// one pending `Deliver` (htsim's one-event-per-busy-component rule): the event queue
+    /// grows with busy links, not with packets in flight.
+    Deliver { port: PortId },
     /// `port` finished serializing its current packet and may start the next one.
     TxDone { port: PortId },
     /// A host NIC should try to transmit (a rate limiter or window may have opened).

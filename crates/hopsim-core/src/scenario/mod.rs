@@ -479,11 +479,14 @@ fn default_ack_bytes() -> u32 {
 fn default_priority() -> u8 {
     3
 }
+/// 4 ms: a RoCE NIC's local ACK timeout of 4.096 µs × 2^10. The HPCC simulator has no
+/// timeout at all; a timeout near the RTT fires spuriously behind deep PFC queues.
 fn default_rto() -> Duration {
-    Duration::us(1000)
+    Duration::us(4096)
 }
+/// 500 µs: the HPCC simulator's NACK generation interval (`rdma-hw.cc`).
 fn default_nack_interval() -> Duration {
-    Duration::us(4)
+    Duration::us(500)
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]

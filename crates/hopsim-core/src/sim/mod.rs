@@ -125,7 +125,15 @@ impl Simulator {
 
     fn dispatch(&mut self, ev: Event) {
         match ev {
-            Event::Arrive { port, pkt } => self.on_arrive(port, pkt),
+            Event::Deliver { port } => {
+                let p = &mut self.ports[port.idx()];
+                let (_, pkt) = p.in_flight.pop_front().expect("a pending delivery has a packet");
+                let peer = p.peer;
+                if let Some(&(next, _)) = p.in_flight.front() {
+                    self.events.schedule(next, Event::Deliver { port });
+                }
+                self.on_arrive(peer, pkt);
+            }
             Event::TxDone { port } => {
                 self.ports[port.idx()].busy = false;
                 self.try_send(port);
@@ -184,11 +192,13 @@ impl Simulator {
         p.stats.first_tx.get_or_insert(self.now);
         p.stats.last_tx_end = tx_end;
         let arrive = tx_end + p.arrival_delay;
-        let peer = p.peer;
+        p.in_flight.push_back((arrive, pkt));
+        let first_in_flight = p.in_flight.len() == 1;
         self.counters.packet_hops += 1;
         self.events.schedule(tx_end, Event::TxDone { port });
-        self.events
-            .schedule(arrive, Event::Arrive { port: peer, pkt });
+        if first_in_flight {
+            self.events.schedule(arrive, Event::Deliver { port });
+        }
     }
 
     /// Queue a hop-by-hop control frame on `port` (towards its peer) and kick the port.
