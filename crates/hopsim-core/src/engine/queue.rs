@@ -97,6 +97,16 @@ impl EventQueue {
     pub fn peek_time(&self) -> Option<SimTime> {
         self.heap.peek().map(|e| e.time)
     }
+
+    /// The earliest pending event.
+    pub fn peek(&self) -> Option<(SimTime, Event)> {
+        self.heap.peek().map(|e| (e.time, e.event))
+    }
+
+    /// Remove the earliest pending event.
+    pub fn pop(&mut self) -> Option<(SimTime, Event)> {
+        self.heap.pop().map(|e| (e.time, e.event))
+    }
     pub fn len(&self) -> usize {
         self.heap.len()
     }

@@ -5,7 +5,10 @@
 //! of the offending field. Every field but `topology` and `workload` has a default, each
 //! documented with its source in `docs/model.md`.
 
+pub(crate) mod tagged;
 mod units;
+
+use tagged::kind_tagged;
 
 pub use units::{Bytes, Duration, RateSpec};
 
@@ -73,7 +76,7 @@ fn default_seed() -> u64 {
 }
 
 /// A single table or an array of tables (`[workload]` or `[[workload]]`).
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Serialize)]
 #[serde(untagged)]
 pub enum OneOrMany<T> {
     One(T),
@@ -92,53 +95,77 @@ impl<T> OneOrMany<T> {
 // ---------------------------------------------------------------- topology
 
 /// The network graph.
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum TopologySpec {
     /// Two-tier leaf-spine (2-tier Clos): every leaf connects to every spine.
-    LeafSpine {
-        spines: u32,
-        leaves: u32,
-        hosts_per_leaf: u32,
-        #[serde(default = "rate_100g")]
-        host_rate: RateSpec,
-        #[serde(default = "rate_100g")]
-        fabric_rate: RateSpec,
-        #[serde(default = "delay_1us")]
-        host_delay: Duration,
-        #[serde(default = "delay_1us")]
-        fabric_delay: Duration,
-        /// Parallel links between each leaf and each spine.
-        #[serde(default = "one")]
-        links_per_spine: u32,
-    },
+    LeafSpine(LeafSpineSpec),
     /// Three-tier k-ary fat-tree (Al-Fares et al., SIGCOMM 2008): k pods, k³/4 hosts.
-    FatTree {
-        k: u32,
-        #[serde(default = "rate_100g")]
-        host_rate: RateSpec,
-        #[serde(default = "rate_100g")]
-        fabric_rate: RateSpec,
-        #[serde(default = "delay_1us")]
-        delay: Duration,
-    },
+    FatTree(FatTreeSpec),
     /// Two switches joined by one bottleneck link, hosts on either side.
-    Dumbbell {
-        left_hosts: u32,
-        right_hosts: u32,
-        #[serde(default = "rate_100g")]
-        host_rate: RateSpec,
-        #[serde(default = "rate_100g")]
-        bottleneck_rate: RateSpec,
-        #[serde(default = "delay_1us")]
-        delay: Duration,
-    },
+    Dumbbell(DumbbellSpec),
     /// A topology file, e.g. the HPCC ns-3 simulator's `fat.txt`.
-    File {
-        file: PathBuf,
-        #[serde(default)]
-        format: TopologyFormat,
-    },
+    File(TopologyFileSpec),
+}
+
+kind_tagged!(TopologySpec { "leaf_spine" => LeafSpine, "fat_tree" => FatTree, "dumbbell" => Dumbbell, "file" => File });
+kind_tagged!(AdmissionSpec { "dynamic_threshold" => DynamicThreshold, "static_per_port" => StaticPerPort });
+kind_tagged!(WorkloadSpec { "flows" => Flows, "poisson" => Poisson, "incast" => Incast });
+
+/// Two-tier leaf-spine (2-tier Clos): every leaf connects to every spine.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LeafSpineSpec {
+    pub spines: u32,
+    pub leaves: u32,
+    pub hosts_per_leaf: u32,
+    #[serde(default = "rate_100g")]
+    pub host_rate: RateSpec,
+    #[serde(default = "rate_100g")]
+    pub fabric_rate: RateSpec,
+    #[serde(default = "delay_1us")]
+    pub host_delay: Duration,
+    #[serde(default = "delay_1us")]
+    pub fabric_delay: Duration,
+    /// Parallel links between each leaf and each spine.
+    #[serde(default = "one")]
+    pub links_per_spine: u32,
+}
+
+/// Three-tier k-ary fat-tree (Al-Fares et al., SIGCOMM 2008): k pods, k³/4 hosts.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FatTreeSpec {
+    pub k: u32,
+    #[serde(default = "rate_100g")]
+    pub host_rate: RateSpec,
+    #[serde(default = "rate_100g")]
+    pub fabric_rate: RateSpec,
+    #[serde(default = "delay_1us")]
+    pub delay: Duration,
+}
+
+/// Two switches joined by one bottleneck link, hosts on either side.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DumbbellSpec {
+    pub left_hosts: u32,
+    pub right_hosts: u32,
+    #[serde(default = "rate_100g")]
+    pub host_rate: RateSpec,
+    #[serde(default = "rate_100g")]
+    pub bottleneck_rate: RateSpec,
+    #[serde(default = "delay_1us")]
+    pub delay: Duration,
+}
+
+/// A topology file, e.g. the HPCC ns-3 simulator's `fat.txt`.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TopologyFileSpec {
+    pub file: PathBuf,
+    #[serde(default)]
+    pub format: TopologyFormat,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
@@ -255,23 +282,36 @@ fn zero_duration() -> Duration {
 }
 
 /// Egress admission of lossy traffic.
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum AdmissionSpec {
     /// Dynamic threshold (Choudhury & Hahne, 1998): a queue may grow to
     /// `alpha × (free shared buffer)`. Default alpha 1.
-    DynamicThreshold {
-        #[serde(default = "one_f64")]
-        alpha: f64,
-    },
+    DynamicThreshold(DynamicThresholdSpec),
     /// A fixed byte limit per egress port (all its queues together), e.g. 300 KB per port
     /// in the deflection experiments.
-    StaticPerPort { bytes: Bytes },
+    StaticPerPort(StaticPerPortSpec),
+}
+
+/// A fixed byte limit per egress port (all its queues together).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct StaticPerPortSpec {
+    pub bytes: Bytes,
+}
+
+/// Dynamic threshold (Choudhury & Hahne, 1998): a queue may grow to
+/// `alpha × (free shared buffer)`. Default alpha 1.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DynamicThresholdSpec {
+    #[serde(default = "one_f64")]
+    pub alpha: f64,
 }
 
 impl Default for AdmissionSpec {
     fn default() -> Self {
-        AdmissionSpec::DynamicThreshold { alpha: 1.0 }
+        AdmissionSpec::DynamicThreshold(DynamicThresholdSpec { alpha: 1.0 })
     }
 }
 
@@ -626,69 +666,84 @@ fn default_cnp_interval() -> Duration {
 // ---------------------------------------------------------------- workload
 
 /// One traffic source. A scenario may list several (`[[workload]]`).
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum WorkloadSpec {
     /// An explicit list of flows, inline or from a file.
-    Flows {
-        #[serde(default)]
-        flows: Vec<FlowEntry>,
-        #[serde(default)]
-        file: Option<PathBuf>,
-        #[serde(default)]
-        format: FlowFileFormat,
-        /// Tag of the flows read from `file`.
-        #[serde(default = "tag_flows")]
-        tag: String,
-    },
+    Flows(FlowsSpec),
     /// Poisson arrivals with sizes from a flow-size CDF, at a target load of the host links.
-    Poisson {
-        /// Built-in CDF name (e.g. `"websearch"`) — or give `cdf_file`.
-        #[serde(default)]
-        size_dist: Option<String>,
-        /// A CDF file: `size_bytes cumulative_probability` per line.
-        #[serde(default)]
-        cdf_file: Option<PathBuf>,
-        /// Offered load as a fraction of each sending host's link rate.
-        load: f64,
-        /// Hosts that send and receive (default: all).
-        #[serde(default)]
-        hosts: Option<Vec<u32>>,
-        /// Hosts never chosen as destinations (e.g. incast receivers).
-        #[serde(default)]
-        exclude_dst: Vec<u32>,
-        #[serde(default = "zero_duration")]
-        start: Duration,
-        /// End of the arrival window.
-        stop: Duration,
-        #[serde(default = "tag_poisson")]
-        tag: String,
-    },
+    Poisson(PoissonSpec),
     /// Periodic N-to-1 incast.
-    Incast {
-        /// The receiving host.
-        receiver: u32,
-        /// Number of flows per incast round.
-        fan_in: u32,
-        /// Candidate senders (default: every other host). Senders are drawn without
-        /// replacement while they last, so fan-in above the candidate count repeats hosts.
-        #[serde(default)]
-        senders: Option<Vec<u32>>,
-        /// Flow size range, uniform over [size_min, size_max].
-        size_min: Bytes,
-        size_max: Bytes,
-        /// Time between rounds — or give `load`.
-        #[serde(default)]
-        period: Option<Duration>,
-        /// Average incast load as a fraction of the receiver's link rate.
-        #[serde(default)]
-        load: Option<f64>,
-        #[serde(default = "zero_duration")]
-        start: Duration,
-        stop: Duration,
-        #[serde(default = "tag_incast")]
-        tag: String,
-    },
+    Incast(IncastSpec),
+}
+
+/// An explicit list of flows, inline or from a file.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowsSpec {
+    #[serde(default)]
+    pub flows: Vec<FlowEntry>,
+    #[serde(default)]
+    pub file: Option<PathBuf>,
+    #[serde(default)]
+    pub format: FlowFileFormat,
+    /// Tag of the flows read from `file`.
+    #[serde(default = "tag_flows")]
+    pub tag: String,
+}
+
+/// Poisson arrivals with sizes from a flow-size CDF, at a target load of the host links.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PoissonSpec {
+    /// Built-in CDF name (e.g. `"websearch"`) — or give `cdf_file`.
+    #[serde(default)]
+    pub size_dist: Option<String>,
+    /// A CDF file: `size_bytes cumulative_probability` per line.
+    #[serde(default)]
+    pub cdf_file: Option<PathBuf>,
+    /// Offered load as a fraction of each sending host's link rate.
+    pub load: f64,
+    /// Hosts that send and receive (default: all).
+    #[serde(default)]
+    pub hosts: Option<Vec<u32>>,
+    /// Hosts never chosen as destinations (e.g. incast receivers).
+    #[serde(default)]
+    pub exclude_dst: Vec<u32>,
+    #[serde(default = "zero_duration")]
+    pub start: Duration,
+    /// End of the arrival window.
+    pub stop: Duration,
+    #[serde(default = "tag_poisson")]
+    pub tag: String,
+}
+
+/// Periodic N-to-1 incast.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct IncastSpec {
+    /// The receiving host.
+    pub receiver: u32,
+    /// Number of flows per incast round.
+    pub fan_in: u32,
+    /// Candidate senders (default: every other host). Senders are drawn without
+    /// replacement while they last, so fan-in above the candidate count repeats hosts.
+    #[serde(default)]
+    pub senders: Option<Vec<u32>>,
+    /// Flow size range, uniform over [size_min, size_max].
+    pub size_min: Bytes,
+    pub size_max: Bytes,
+    /// Time between rounds — or give `load`.
+    #[serde(default)]
+    pub period: Option<Duration>,
+    /// Average incast load as a fraction of the receiver's link rate.
+    #[serde(default)]
+    pub load: Option<f64>,
+    #[serde(default = "zero_duration")]
+    pub start: Duration,
+    pub stop: Duration,
+    #[serde(default = "tag_incast")]
+    pub tag: String,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
@@ -735,6 +790,23 @@ pub struct OutputSpec {
 
 // ---------------------------------------------------------------- parsing
 
+/// Turn a deserialization error at `path` into a `ScenarioError`, joining any inner path
+/// carried by the message (see `tagged`). A root-level error without a path is a syntax
+/// error, described by `syntax`.
+fn field_error(path: &str, message: &str, syntax: impl FnOnce() -> String) -> ScenarioError {
+    match tagged::split_nested(message) {
+        Some((inner, m)) => ScenarioError::Field {
+            path: tagged::join_path(path, inner),
+            message: m.to_string(),
+        },
+        None if path == "." || path.is_empty() => ScenarioError::Syntax(syntax()),
+        None => ScenarioError::Field {
+            path: path.to_string(),
+            message: message.to_string(),
+        },
+    }
+}
+
 impl Scenario {
     /// Parse TOML text. Errors name the field path (and line for syntax errors).
     pub fn from_toml_str(text: &str) -> Result<Scenario, ScenarioError> {
@@ -742,12 +814,9 @@ impl Scenario {
         serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner();
-            let message = inner.message().to_string();
-            if path == "." || path.is_empty() {
-                ScenarioError::Syntax(inner.to_string().trim().replace('\n', " "))
-            } else {
-                ScenarioError::Field { path, message }
-            }
+            field_error(&path, inner.message(), || {
+                inner.to_string().trim().replace('\n', " ")
+            })
         })
     }
 
@@ -761,11 +830,7 @@ impl Scenario {
                 Some(i) => message[..i].to_string(),
                 None => message,
             };
-            if path == "." || path.is_empty() {
-                ScenarioError::Syntax(message)
-            } else {
-                ScenarioError::Field { path, message }
-            }
+            field_error(&path, &message, || message.clone())
         })
     }
 
@@ -776,7 +841,7 @@ impl Scenario {
                 *p = base.join(&*p);
             }
         };
-        if let TopologySpec::File { file, .. } = &mut self.topology {
+        if let TopologySpec::File(TopologyFileSpec { file, .. }) = &mut self.topology {
             fix(file);
         }
         let workloads = match &mut self.workload {
@@ -785,10 +850,10 @@ impl Scenario {
         };
         for w in workloads {
             match w {
-                WorkloadSpec::Flows { file: Some(f), .. } => fix(f),
-                WorkloadSpec::Poisson {
+                WorkloadSpec::Flows(FlowsSpec { file: Some(f), .. }) => fix(f),
+                WorkloadSpec::Poisson(PoissonSpec {
                     cdf_file: Some(f), ..
-                } => fix(f),
+                }) => fix(f),
                 _ => {}
             }
         }
@@ -835,6 +900,26 @@ mod tests {
         let bad = MINIMAL.replace("kind = \"dumbbell\"", "kind = \"torus\"");
         let e = Scenario::from_toml_str(&bad).unwrap_err().to_string();
         assert!(e.contains("topology") && e.contains("torus"), "{e}");
+    }
+
+    #[test]
+    fn errors_inside_tagged_tables_keep_their_path() {
+        let bad = MINIMAL.replace("left_hosts = 2", "left_hosts = \"two\"");
+        let e = Scenario::from_toml_str(&bad).unwrap_err().to_string();
+        assert!(e.starts_with("topology.left_hosts: invalid type"), "{e}");
+        let bad = MINIMAL.replace("kind = \"flows\"", "kind = \"flows\"\nflowz = 3");
+        let e = Scenario::from_toml_str(&bad).unwrap_err().to_string();
+        assert!(
+            e.starts_with("workload.flowz: unknown field `flowz`"),
+            "{e}"
+        );
+        let bad = MINIMAL.replace("size = \"10KB\"", "size = \"10 parsecs\"");
+        let e = Scenario::from_toml_str(&bad).unwrap_err().to_string();
+        assert!(e.starts_with("workload.flows[0].size:"), "{e}");
+        let many = MINIMAL.replace("[workload]", "[[workload]]")
+            + "[[workload]]\nkind = \"poisson\"\nlod = 1\n";
+        let e = Scenario::from_toml_str(&many).unwrap_err().to_string();
+        assert!(e.starts_with("workload[1].lod: unknown field `lod`"), "{e}");
     }
 
     #[test]

@@ -11,7 +11,8 @@ use crate::metrics::Counters;
 use crate::packet::PacketArena;
 use crate::port::Port;
 use crate::scenario::{
-    AdmissionSpec, CcKind, PfcThreshold, Scenario, ScenarioError, TransportSpec, WindowSpec,
+    AdmissionSpec, CcKind, DynamicThresholdSpec, PfcThreshold, Scenario, ScenarioError,
+    StaticPerPortSpec, TransportSpec, WindowSpec,
 };
 use crate::switch::{
     EgressAdmission, PfcConfig, PfcMode, PfcState, RedProfile, SharedBuffer, Switch, SwitchConfig,
@@ -101,7 +102,7 @@ fn switch_config(s: &Scenario) -> Result<SwitchConfig, ScenarioError> {
         format!("expected 1 to 1024 queues, got {}", sw.queues),
     )?;
     let admission = match sw.admission {
-        AdmissionSpec::DynamicThreshold { alpha } => {
+        AdmissionSpec::DynamicThreshold(DynamicThresholdSpec { alpha }) => {
             check(
                 alpha.is_finite() && alpha > 0.0,
                 "switch.admission.alpha",
@@ -109,7 +110,7 @@ fn switch_config(s: &Scenario) -> Result<SwitchConfig, ScenarioError> {
             )?;
             EgressAdmission::DynamicThreshold { alpha }
         }
-        AdmissionSpec::StaticPerPort { bytes } => {
+        AdmissionSpec::StaticPerPort(StaticPerPortSpec { bytes }) => {
             check(
                 bytes.0 > 0,
                 "switch.admission.bytes",

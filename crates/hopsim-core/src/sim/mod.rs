@@ -80,6 +80,7 @@ impl Simulator {
     }
 
     /// Run until simulated time `until` (capped at the limit) or until nothing is left.
+    /// Splitting a run into several calls never changes its results or final clock.
     pub fn run_until(&mut self, until: SimTime) {
         let stop = until.min(self.limit);
         while let Some((t, ev)) = self.events.pop_until(stop) {
@@ -91,14 +92,21 @@ impl Simulator {
             self.counters.events += 1;
             self.dispatch(ev);
         }
-        if self.events.is_empty() || stop == self.limit {
-            // Nothing more will happen before `stop`: the clock reads the last event time,
-            // unless the run was cut by its time limit.
-            if !self.events.is_empty() {
-                self.now = stop;
-            }
-        } else {
+        self.drop_stale_head();
+        // With events still pending the clock reads `stop`; with none, the last event.
+        if !self.events.is_empty() {
             self.now = self.now.max(stop);
+        }
+    }
+
+    /// Discard cancelled timers at the head of the queue, so `is_done` and the clock see
+    /// only events of the model.
+    fn drop_stale_head(&mut self) {
+        while let Some((_, ev)) = self.events.peek() {
+            if !self.is_stale(&ev) {
+                break;
+            }
+            self.events.pop();
         }
     }
 
@@ -127,7 +135,10 @@ impl Simulator {
         match ev {
             Event::Deliver { port } => {
                 let p = &mut self.ports[port.idx()];
-                let (_, pkt) = p.in_flight.pop_front().expect("a pending delivery has a packet");
+                let (_, pkt) = p
+                    .in_flight
+                    .pop_front()
+                    .expect("a pending delivery has a packet");
                 let peer = p.peer;
                 if let Some(&(next, _)) = p.in_flight.front() {
                     self.events.schedule(next, Event::Deliver { port });

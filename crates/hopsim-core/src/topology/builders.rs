@@ -3,13 +3,15 @@
 
 use super::{read_hpcc_topology, LinkSpec, NodeKind, Topology};
 use crate::ids::NodeId;
-use crate::scenario::{ScenarioError, TopologySpec};
+use crate::scenario::{
+    DumbbellSpec, FatTreeSpec, LeafSpineSpec, ScenarioError, TopologyFileSpec, TopologySpec,
+};
 use crate::time::{Delta, Rate};
 
 /// Build the topology a scenario describes.
 pub fn build(spec: &TopologySpec) -> Result<Topology, ScenarioError> {
     match spec {
-        TopologySpec::LeafSpine {
+        TopologySpec::LeafSpine(LeafSpineSpec {
             spines,
             leaves,
             hosts_per_leaf,
@@ -18,7 +20,7 @@ pub fn build(spec: &TopologySpec) -> Result<Topology, ScenarioError> {
             host_delay,
             fabric_delay,
             links_per_spine,
-        } => {
+        }) => {
             positive("topology.spines", *spines)?;
             positive("topology.leaves", *leaves)?;
             positive("topology.hosts_per_leaf", *hosts_per_leaf)?;
@@ -34,12 +36,12 @@ pub fn build(spec: &TopologySpec) -> Result<Topology, ScenarioError> {
                 (fabric_rate.0, fabric_delay.0),
             ))
         }
-        TopologySpec::FatTree {
+        TopologySpec::FatTree(FatTreeSpec {
             k,
             host_rate,
             fabric_rate,
             delay,
-        } => {
+        }) => {
             if *k < 2 || k % 2 != 0 {
                 return Err(ScenarioError::field(
                     "topology.k",
@@ -50,13 +52,13 @@ pub fn build(spec: &TopologySpec) -> Result<Topology, ScenarioError> {
             positive_rate("topology.fabric_rate", fabric_rate.0)?;
             Ok(fat_tree(*k, host_rate.0, fabric_rate.0, delay.0))
         }
-        TopologySpec::Dumbbell {
+        TopologySpec::Dumbbell(DumbbellSpec {
             left_hosts,
             right_hosts,
             host_rate,
             bottleneck_rate,
             delay,
-        } => {
+        }) => {
             positive("topology.left_hosts", *left_hosts)?;
             positive("topology.right_hosts", *right_hosts)?;
             positive_rate("topology.host_rate", host_rate.0)?;
@@ -69,7 +71,7 @@ pub fn build(spec: &TopologySpec) -> Result<Topology, ScenarioError> {
                 delay.0,
             ))
         }
-        TopologySpec::File { file, .. } => read_hpcc_topology(file),
+        TopologySpec::File(TopologyFileSpec { file, .. }) => read_hpcc_topology(file),
     }
 }
 

@@ -8,7 +8,9 @@ use rand::seq::SliceRandom;
 use rand::Rng;
 
 use crate::engine::{rng_stream, RngStream};
-use crate::scenario::{FlowFileFormat, ScenarioError, WorkloadSpec};
+use crate::scenario::{
+    FlowFileFormat, FlowsSpec, IncastSpec, PoissonSpec, ScenarioError, WorkloadSpec,
+};
 use crate::time::{Rate, SimTime, PS_PER_S};
 use crate::topology::Topology;
 pub use cdf::EmpiricalCdf;
@@ -45,12 +47,12 @@ pub fn generate(
         };
         let mut rng = rng_stream(seed, &format!("workload/{i}"));
         match spec {
-            WorkloadSpec::Flows {
+            WorkloadSpec::Flows(FlowsSpec {
                 flows: list,
                 file,
                 format,
                 tag,
-            } => {
+            }) => {
                 for (j, f) in list.iter().enumerate() {
                     flows.push(FlowSpec {
                         src: f.src,
@@ -69,7 +71,7 @@ pub fn generate(
                     }
                 }
             }
-            WorkloadSpec::Poisson {
+            WorkloadSpec::Poisson(PoissonSpec {
                 size_dist,
                 cdf_file,
                 load,
@@ -78,7 +80,7 @@ pub fn generate(
                 start,
                 stop,
                 tag,
-            } => {
+            }) => {
                 let cdf = match (size_dist, cdf_file) {
                     (Some(name), None) => {
                         EmpiricalCdf::builtin(name, &format!("{field}.size_dist"))?
@@ -122,7 +124,7 @@ pub fn generate(
                     &mut rng,
                 ));
             }
-            WorkloadSpec::Incast {
+            WorkloadSpec::Incast(IncastSpec {
                 receiver,
                 fan_in,
                 senders,
@@ -133,7 +135,7 @@ pub fn generate(
                 start,
                 stop,
                 tag,
-            } => {
+            }) => {
                 host_list(
                     topo,
                     Some(std::slice::from_ref(receiver)),
@@ -443,13 +445,15 @@ mod tests {
     use crate::topology::build;
 
     fn star() -> Topology {
-        crate::topology::build(&crate::scenario::TopologySpec::Dumbbell {
-            left_hosts: 4,
-            right_hosts: 4,
-            host_rate: crate::scenario::RateSpec::gbps(100),
-            bottleneck_rate: crate::scenario::RateSpec::gbps(100),
-            delay: crate::scenario::Duration(Delta::from_us(1)),
-        })
+        crate::topology::build(&crate::scenario::TopologySpec::Dumbbell(
+            crate::scenario::DumbbellSpec {
+                left_hosts: 4,
+                right_hosts: 4,
+                host_rate: crate::scenario::RateSpec::gbps(100),
+                bottleneck_rate: crate::scenario::RateSpec::gbps(100),
+                delay: crate::scenario::Duration(Delta::from_us(1)),
+            },
+        ))
         .unwrap()
     }
 

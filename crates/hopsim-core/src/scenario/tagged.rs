@@ -1,0 +1,117 @@
+//! Deserialization of `kind`-tagged tables and of "one table or an array of tables"
+//! that keeps the full field path in error messages.
+//!
+//! serde's internally tagged enums buffer the table and lose the path of an error inside
+//! it (`topology: invalid type` instead of `topology.spines: invalid type`). Here the
+//! table is read into a JSON value, `kind` picks the variant struct, and that struct is
+//! deserialized with its own path tracking; the inner path travels to
+//! [`super::Scenario::from_toml_str`] inside the message, between [`NESTED`] markers, and
+//! is joined to the outer path there.
+
+use serde::de::{self, Deserialize, Deserializer};
+use serde_json::Value;
+
+/// Marks an inner field path carried inside an error message.
+pub const NESTED: char = '\u{1}';
+
+/// Encode an error found at `path` inside a nested table.
+pub fn nested<E: de::Error>(path: &str, message: impl std::fmt::Display) -> E {
+    E::custom(format!("{NESTED}{path}{NESTED}{message}"))
+}
+
+/// Split a message produced by [`nested`] into (inner path, message).
+pub fn split_nested(message: &str) -> Option<(&str, &str)> {
+    let rest = message.strip_prefix(NESTED)?;
+    rest.split_once(NESTED)
+}
+
+/// Join an outer and an inner dotted path (`[i]` indices attach without a dot).
+pub fn join_path(outer: &str, inner: &str) -> String {
+    match (outer, inner) {
+        (".", i) | ("", i) => i.to_string(),
+        (o, ".") | (o, "") => o.to_string(),
+        (o, i) if i.starts_with('[') => format!("{o}{i}"),
+        (o, i) => format!("{o}.{i}"),
+    }
+}
+
+/// Deserialize `value` as `T`, re-encoding any error with its inner path.
+pub fn inner<T: de::DeserializeOwned, E: de::Error>(value: Value) -> Result<T, E> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner().to_string();
+        // An error from a deeper nested table already carries its own path.
+        match split_nested(&inner) {
+            Some((p, m)) => nested(&join_path(&path, p), m),
+            None => nested(&path, inner),
+        }
+    })
+}
+
+/// Read a table, take its `kind`, and return (kind, rest of the table).
+pub fn take_kind<'de, D: Deserializer<'de>>(
+    d: D,
+    kinds: &[&str],
+) -> Result<(String, Value), D::Error> {
+    let mut map = serde_json::Map::<String, Value>::deserialize(d)?;
+    let expected = kinds
+        .iter()
+        .map(|k| format!("\"{k}\""))
+        .collect::<Vec<_>>()
+        .join(", ");
+    match map.remove("kind") {
+        Some(Value::String(k)) if kinds.contains(&k.as_str()) => Ok((k, Value::Object(map))),
+        Some(Value::String(k)) => Err(nested(
+            "kind",
+            format!("unknown kind \"{k}\"; expected one of {expected}"),
+        )),
+        Some(other) => Err(nested(
+            "kind",
+            format!("expected one of {expected}, got {other}"),
+        )),
+        None => Err(de::Error::custom(format!(
+            "missing field `kind` (one of {expected})"
+        ))),
+    }
+}
+
+/// Implement `Deserialize` for an enum of newtype variants selected by `kind`.
+macro_rules! kind_tagged {
+    ($enum:ident { $($kind:literal => $variant:ident),+ $(,)? }) => {
+        impl<'de> serde::Deserialize<'de> for $enum {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let (kind, rest) = $crate::scenario::tagged::take_kind(d, &[$($kind),+])?;
+                match kind.as_str() {
+                    $($kind => $crate::scenario::tagged::inner(rest).map($enum::$variant),)+
+                    _ => unreachable!("take_kind checked the kind"),
+                }
+            }
+        }
+    };
+}
+pub(crate) use kind_tagged;
+
+impl<'de, T: de::DeserializeOwned> Deserialize<'de> for super::OneOrMany<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match Value::deserialize(d)? {
+            Value::Array(items) => items
+                .into_iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    inner::<T, D::Error>(v).map_err(|e| {
+                        let msg = e.to_string();
+                        match split_nested(&msg) {
+                            Some((p, m)) => nested(&join_path(&format!("[{i}]"), p), m),
+                            None => nested(&format!("[{i}]"), msg),
+                        }
+                    })
+                })
+                .collect::<Result<Vec<T>, D::Error>>()
+                .map(super::OneOrMany::Many),
+            v @ Value::Object(_) => inner(v).map(super::OneOrMany::One),
+            other => Err(de::Error::custom(format!(
+                "expected a table or an array of tables, got {other}"
+            ))),
+        }
+    }
+}

@@ -1,0 +1,311 @@
+"""Results of a run: flow, port and PFC tables as pandas DataFrames, plus the summary."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+__all__ = ["DEFAULT_SIZE_BUCKETS", "Result", "check_outdir", "flow_checksum"]
+
+#: Upper edges (bytes) of the default flow-size buckets: ≤10 KB, 10-100 KB, 100 KB-1 MB, >1 MB.
+DEFAULT_SIZE_BUCKETS: tuple[int, ...] = (10_000, 100_000, 1_000_000)
+
+# Column types; columns the core adds later keep the type pandas infers.
+_FLOW_DTYPES = {
+    "flow_id": "int64",
+    "src": "int64",
+    "dst": "int64",
+    "size_bytes": "int64",
+    "start_ns": "float64",
+    "finish_ns": "Float64",
+    "fct_ns": "Float64",
+    "ideal_fct_ns": "float64",
+    "slowdown": "Float64",
+    "tag": "object",
+    "priority": "int64",
+    "retransmitted_bytes": "int64",
+    "timeouts": "int64",
+    "cnps_received": "int64",
+    "path_hops": "int64",
+}
+_PORT_DTYPES = {
+    "node": "int64",
+    "port": "int64",
+    "peer_node": "int64",
+    "tier": "object",
+    "rate_bps": "int64",
+    "tx_bytes": "int64",
+    "tx_packets": "int64",
+    "pause_sent": "int64",
+    "resume_sent": "int64",
+    "pause_received": "int64",
+    "paused_time_ns": "float64",
+    "max_queue_bytes": "int64",
+    "busy_time_ns": "float64",
+}
+_PFC_DTYPES = {
+    "time_ns": "float64",
+    "node": "int64",
+    "port": "int64",
+    "priority": "int64",
+    "pause": "bool",
+}
+
+_FILES = ("flows.parquet", "ports.parquet", "pfc_events.parquet", "summary.json", "scenario.json")
+
+
+def _frame(columns: Mapping[str, Sequence[Any]], dtypes: Mapping[str, str]) -> pd.DataFrame:
+    data = {}
+    for name, values in columns.items():
+        dtype = dtypes.get(name)
+        data[name] = pd.array(list(values), dtype=dtype) if dtype else list(values)
+    df = pd.DataFrame(data)
+    # An empty table still gets its columns, so code reading it needs no special case.
+    for name, dtype in dtypes.items():
+        if name not in df.columns:
+            df[name] = pd.array([], dtype=dtype)
+    return df
+
+
+def _fmt_bytes(n: float) -> str:
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if n >= scale:
+            return f"{n / scale:g}{unit}"
+    return f"{n:g}B"
+
+
+def _bucket_labels(edges: Sequence[float]) -> list[str]:
+    if not edges:
+        return ["all"]
+    labels = [f"<={_fmt_bytes(edges[0])}"]
+    labels += [f"{_fmt_bytes(a)}-{_fmt_bytes(b)}" for a, b in zip(edges, edges[1:])]
+    labels.append(f">{_fmt_bytes(edges[-1])}")
+    return labels
+
+
+def _csv_float(v: Any) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA:
+        return ""
+    return repr(float(v))
+
+
+def flow_checksum(flows: Mapping[str, Sequence[Any]] | pd.DataFrame) -> str:
+    """A short fingerprint of a flow table: identical runs give identical checksums.
+
+    SHA-256 (first 16 hex digits) of the CSV of ``flow_id, src, dst, size_bytes,
+    start_ns, finish_ns``, floats written with `repr` and unfinished flows left empty.
+    """
+    cols = {k: list(flows[k]) for k in ("flow_id", "src", "dst", "size_bytes")}
+    starts, finishes = list(flows["start_ns"]), list(flows["finish_ns"])
+    h = hashlib.sha256(b"flow_id,src,dst,size_bytes,start_ns,finish_ns\n")
+    for i in range(len(starts)):
+        row = [str(int(cols[k][i])) for k in ("flow_id", "src", "dst", "size_bytes")]
+        row += [_csv_float(starts[i]), _csv_float(finishes[i])]
+        h.update((",".join(row) + "\n").encode())
+    return h.hexdigest()[:16]
+
+
+def check_outdir(
+    outdir: str | os.PathLike[str], force: bool = False, hint: str = "pass force=True"
+) -> Path:
+    """Raise `FileExistsError` if ``outdir`` holds files and ``force`` is false.
+
+    ``hint`` tells how to overwrite anyway (the command line says ``use --force``).
+    """
+    path = Path(outdir)
+    if path.exists() and not path.is_dir():
+        raise FileExistsError(f"output path {path} exists and is not a directory")
+    if not force and path.is_dir() and any(path.iterdir()):
+        raise FileExistsError(
+            f"output directory {path} already exists and is not empty ({hint} to overwrite)"
+        )
+    return path
+
+
+def _json_default(v: Any) -> Any:
+    if hasattr(v, "item"):  # numpy scalars
+        return v.item()
+    return str(v)
+
+
+class Result:
+    """The outcome of one simulation run.
+
+    Attributes
+    ----------
+    flows : DataFrame
+        One row per flow: ``flow_id, src, dst, size_bytes, start_ns, finish_ns,
+        fct_ns, ideal_fct_ns, slowdown, tag, priority, retransmitted_bytes,
+        timeouts, cnps_received, path_hops``. ``finish_ns``, ``fct_ns`` and
+        ``slowdown`` are nullable floats, missing for flows that did not finish.
+    ports : DataFrame
+        Per-port counters (``node, port, peer_node, tier, rate_bps, tx_bytes, ...``).
+    pfc_events : DataFrame
+        PFC frames (``time_ns, node, port, priority, pause``); filled only when the
+        scenario sets ``[output] pfc_events = true``.
+    summary : dict
+        Run-wide counters from the core plus ``wall_seconds``, ``events_per_sec``,
+        ``scenario_name`` and ``hopsim_version``.
+    scenario : dict
+        The scenario as run (overrides applied, input paths absolute).
+    """
+
+    def __init__(
+        self,
+        flows: pd.DataFrame,
+        ports: pd.DataFrame,
+        pfc_events: pd.DataFrame,
+        summary: dict[str, Any],
+        scenario: dict[str, Any],
+    ) -> None:
+        self.flows = flows
+        self.ports = ports
+        self.pfc_events = pfc_events
+        self.summary = summary
+        self.scenario = scenario
+
+    @classmethod
+    def from_simulation(
+        cls,
+        sim: Any,
+        scenario: dict[str, Any],
+        *,
+        wall_seconds: float,
+        scenario_name: str,
+        version: str,
+    ) -> Result:
+        """Collect the tables of a finished `hopsim._core.Simulation`."""
+        summary = dict(sim.summary())
+        summary["wall_seconds"] = wall_seconds
+        summary["events_per_sec"] = summary["events"] / wall_seconds if wall_seconds > 0 else None
+        summary["scenario_name"] = scenario_name
+        summary["hopsim_version"] = version
+        return cls(
+            flows=_frame(sim.flows(), _FLOW_DTYPES),
+            ports=_frame(sim.ports(), _PORT_DTYPES),
+            pfc_events=_frame(sim.pfc_events(), _PFC_DTYPES),
+            summary=summary,
+            scenario=scenario,
+        )
+
+    def __repr__(self) -> str:
+        s = self.summary
+        return (
+            f"<hopsim.Result {s.get('scenario_name')!r}: "
+            f"{s.get('flows_finished')}/{s.get('flows_total')} flows finished, "
+            f"{s.get('events')} events>"
+        )
+
+    # ------------------------------------------------------------ analysis
+
+    def checksum(self) -> str:
+        """Fingerprint of the flow table (see `flow_checksum`)."""
+        return flow_checksum(self.flows)
+
+    def slowdown_by_size(
+        self,
+        buckets: Sequence[float] | None = None,
+        percentiles: Sequence[float] = (50, 99),
+    ) -> pd.DataFrame:
+        """Slowdown statistics of finished flows per flow-size bucket.
+
+        ``buckets`` are increasing upper edges in bytes (default 10 KB, 100 KB, 1 MB,
+        giving ≤10 KB, 10-100 KB, 100 KB-1 MB and >1 MB). Returns one row per bucket
+        (empty buckets included) with ``count``, ``mean`` and one ``pNN`` column per
+        percentile.
+        """
+        edges = [float(b) for b in (DEFAULT_SIZE_BUCKETS if buckets is None else buckets)]
+        if any(b <= a for a, b in zip(edges, edges[1:])):
+            raise ValueError(f"buckets must be increasing, got {list(edges)}")
+        labels = _bucket_labels(edges)
+        done = self.flows[self.flows["slowdown"].notna()]
+        slowdown = done["slowdown"].astype("float64")
+        bins = [-math.inf, *edges, math.inf]
+        bucket = pd.cut(done["size_bytes"], bins=bins, labels=labels, right=True)
+        rows = []
+        for label in labels:
+            s = slowdown[bucket == label]
+            row: dict[str, Any] = {"size": label, "count": len(s), "mean": s.mean()}
+            for p in percentiles:
+                row[f"p{p:g}"] = s.quantile(p / 100) if len(s) else math.nan
+            rows.append(row)
+        return pd.DataFrame(rows).set_index("size")
+
+    def describe(self) -> str:
+        """A readable multi-line summary of the run."""
+        s = self.summary
+        total, done = s.get("flows_total", 0), s.get("flows_finished", 0)
+        share = f" ({100 * done / total:.1f}%)" if total else ""
+        flows_line = f"flows         {done:,} of {total:,} finished{share}"
+        started = int((self.flows["start_ns"] <= s.get("sim_time_ns", math.inf)).sum())
+        if started < total:
+            # The time limit cut the arrivals short: say how many flows had a chance.
+            flows_line = (
+                f"flows         {done:,} finished, {started:,} started, {total:,} scheduled"
+            )
+        lines = [
+            f"scenario      {s.get('scenario_name')} (seed {s.get('seed')})",
+            f"simulated     {s.get('sim_time_ns', 0) / 1e6:.3f} ms",
+            flows_line,
+            f"drops         {s.get('drops', 0):,}",
+            f"PFC pauses    {s.get('pfc_pause_frames', 0):,} "
+            f"(resumes {s.get('pfc_resume_frames', 0):,})",
+            f"ECN marks     {s.get('ecn_marks', 0):,} (CNPs {s.get('cnps', 0):,})",
+        ]
+        table = self.slowdown_by_size()
+        if table["count"].sum():
+            lines.append("slowdown by flow size (finished flows):")
+            lines.append(f"  {'size':<14}{'flows':>9}{'p50':>10}{'p99':>10}")
+            for label, row in table.iterrows():
+                p50 = f"{row['p50']:.2f}" if row["count"] else "-"
+                p99 = f"{row['p99']:.2f}" if row["count"] else "-"
+                lines.append(f"  {label:<14}{int(row['count']):>9,}{p50:>10}{p99:>10}")
+        wall = s.get("wall_seconds")
+        events = s.get("events", 0)
+        if wall:
+            rate = events / wall / 1e6
+            lines.append(f"events        {events:,} in {wall:.2f} s wall ({rate:.2f} M events/s)")
+        else:
+            lines.append(f"events        {events:,}")
+        return "\n".join(lines)
+
+    # ------------------------------------------------------------ files
+
+    def write(self, outdir: str | os.PathLike[str], force: bool = False) -> Path:
+        """Write ``flows.parquet``, ``ports.parquet``, ``pfc_events.parquet``,
+        ``summary.json`` and ``scenario.json`` into ``outdir``.
+
+        Refuses (`FileExistsError`) to write into an existing non-empty directory
+        unless ``force`` is true; with ``force`` only these five files are replaced.
+        """
+        path = check_outdir(outdir, force)
+        path.mkdir(parents=True, exist_ok=True)
+        self.flows.to_parquet(path / "flows.parquet", index=False)
+        self.ports.to_parquet(path / "ports.parquet", index=False)
+        self.pfc_events.to_parquet(path / "pfc_events.parquet", index=False)
+        for name, doc in (("summary.json", self.summary), ("scenario.json", self.scenario)):
+            text = json.dumps(doc, indent=2, default=_json_default)
+            (path / name).write_text(text + "\n", encoding="utf-8")
+        return path
+
+    @classmethod
+    def read(cls, outdir: str | os.PathLike[str]) -> Result:
+        """Load a result written by `write` (or by ``hopsim run``)."""
+        path = Path(outdir)
+        missing = [f for f in _FILES if not (path / f).is_file()]
+        if missing:
+            raise FileNotFoundError(f"{path}: not a hopsim output directory (missing {missing[0]})")
+        return cls(
+            flows=pd.read_parquet(path / "flows.parquet"),
+            ports=pd.read_parquet(path / "ports.parquet"),
+            pfc_events=pd.read_parquet(path / "pfc_events.parquet"),
+            summary=json.loads((path / "summary.json").read_text(encoding="utf-8")),
+            scenario=json.loads((path / "scenario.json").read_text(encoding="utf-8")),
+        )

@@ -1,0 +1,242 @@
+"""Scenario input: TOML files, ``--set`` overrides and the JSON handed to the core.
+
+A scenario is a plain dict mirroring the TOML file. The Rust core checks every field
+(and rejects unknown ones); this module only reads the file, applies overrides and
+reports syntax errors with the file name and line.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import re
+import sys
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, Union
+
+from hopsim._core import ScenarioError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python < 3.11 only
+    import tomli as tomllib
+
+__all__ = [
+    "ScenarioError",
+    "ScenarioSource",
+    "apply_overrides",
+    "absolute_paths",
+    "load_scenario",
+    "load_toml",
+    "parse_override",
+    "to_json",
+]
+
+#: What `load_scenario` accepts: a path, TOML text, or an already-parsed dict.
+ScenarioSource = Union[str, os.PathLike, Mapping[str, Any]]
+
+_TOML_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
+_TOML_AT_END = re.compile(r"\s*\(at end of document\)\s*$")
+
+
+def _toml_error(exc: Exception, source: str, text: str) -> ScenarioError:
+    """Turn a TOML decode error into ``SOURCE:LINE: message (column C)``."""
+    message = str(exc).strip()
+    found = _TOML_POSITION.search(message)
+    if found:
+        line, column = found.group(1), found.group(2)
+        message = message[: found.start()]
+        return ScenarioError(f"{source}:{line}: {message} (column {column})")
+    if _TOML_AT_END.search(message):
+        message = _TOML_AT_END.sub("", message)
+        last_line = max(1, text.count("\n") + (0 if text.endswith("\n") else 1))
+        return ScenarioError(f"{source}:{last_line}: {message} (at end of file)")
+    return ScenarioError(f"{source}: {message}")
+
+
+def loads_toml(text: str, source: str = "<scenario>") -> dict[str, Any]:
+    """Parse TOML text; syntax errors become `ScenarioError` naming ``source:line``."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise _toml_error(exc, source, text) from None
+
+
+def load_toml(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Read a TOML scenario file into a dict.
+
+    Raises `FileNotFoundError` when the file is missing and `ScenarioError`
+    (``FILE:LINE: message``) when it is not valid TOML.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ScenarioError(f"{path}: not a UTF-8 text file ({exc.reason})") from None
+    return loads_toml(text, str(path))
+
+
+# ---------------------------------------------------------------- overrides
+
+
+def _parse_value(text: str) -> Any:
+    """A TOML value (``false``, ``3``, ``"x"``, ``[1, 2]``); anything else is a string."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def _split_key(key: str, original: str) -> list[str]:
+    parts = [p.strip() for p in key.split(".")]
+    if not key.strip() or any(not p for p in parts):
+        raise ScenarioError(
+            f"--set {original}: expected KEY=VALUE with a dotted KEY such as switch.pfc.enabled"
+        )
+    return parts
+
+
+def parse_override(text: str) -> tuple[list[str], Any]:
+    """Split ``dotted.key=value`` into its key parts and its value.
+
+    The value is read as a TOML value (``false``, ``3``, ``0.25``, ``"dcqcn"``,
+    ``[0, 1]``); text that is not valid TOML is taken as a string, so
+    ``topology.host_rate=25Gbps`` works without quotes.
+    """
+    key, sep, value = text.partition("=")
+    if not sep:
+        raise ScenarioError(f"--set {text}: expected KEY=VALUE, e.g. switch.pfc.enabled=false")
+    return _split_key(key, text), _parse_value(value.strip())
+
+
+def _set_path(doc: dict[str, Any], parts: list[str], value: Any, label: str) -> None:
+    node: Any = doc
+    for depth, part in enumerate(parts):
+        last = depth == len(parts) - 1
+        here = ".".join(parts[:depth]) or "the scenario"
+        if isinstance(node, list):
+            try:
+                index = int(part)
+            except ValueError:
+                raise ScenarioError(
+                    f"--set {label}: {here} is an array; expected an index, got {part!r}"
+                ) from None
+            if not -len(node) <= index < len(node):
+                raise ScenarioError(
+                    f"--set {label}: index {index} is out of range ({here} has {len(node)} entries)"
+                )
+            if last:
+                node[index] = value
+            else:
+                node = node[index]
+        elif isinstance(node, dict):
+            if part.isdigit() and part not in node:
+                raise ScenarioError(
+                    f"--set {label}: {here} is a table, not an array of tables; "
+                    f"drop the index {part}"
+                )
+            if last:
+                node[part] = value
+            else:
+                node = node.setdefault(part, {})
+        else:
+            raise ScenarioError(
+                f"--set {label}: {here} is a {type(node).__name__} value, not a table"
+            )
+
+
+def apply_overrides(
+    scenario: Mapping[str, Any],
+    overrides: Iterable[str] | Mapping[str, Any] | None,
+) -> dict[str, Any]:
+    """Return a copy of ``scenario`` with overrides applied.
+
+    ``overrides`` is either a list of ``"dotted.key=value"`` strings (values read as
+    TOML, as on the command line) or a mapping of dotted keys to Python values.
+    Indices select entries of arrays of tables: ``workload.0.load=0.3``.
+    """
+    doc = copy.deepcopy(dict(scenario))
+    if not overrides:
+        return doc
+    if isinstance(overrides, Mapping):
+        items = [(_split_key(str(k), f"{k}=..."), v, f"{k}=...") for k, v in overrides.items()]
+    elif isinstance(overrides, str):
+        raise TypeError("overrides must be a list of 'key=value' strings or a mapping")
+    else:
+        items = [(*parse_override(text), text) for text in overrides]
+    for parts, value, label in items:
+        _set_path(doc, parts, value, label)
+    return doc
+
+
+# ---------------------------------------------------------------- paths & JSON
+
+
+def _workloads(doc: Mapping[str, Any]) -> list[Any]:
+    w = doc.get("workload")
+    if isinstance(w, list):
+        return w
+    return [w] if isinstance(w, dict) else []
+
+
+def absolute_paths(scenario: Mapping[str, Any], base_dir: str | os.PathLike[str]) -> dict[str, Any]:
+    """Copy of ``scenario`` whose input-file fields are absolute (resolved against ``base_dir``).
+
+    Touches the same fields the core resolves: ``topology.file``, and ``file`` /
+    ``cdf_file`` of each workload.
+    """
+    doc = copy.deepcopy(dict(scenario))
+    base = Path(base_dir).resolve()
+
+    def fix(table: Any, key: str) -> None:
+        if isinstance(table, dict) and isinstance(table.get(key), str):
+            p = Path(table[key])
+            if not p.is_absolute():
+                table[key] = str(base / p)
+
+    fix(doc.get("topology"), "file")
+    for w in _workloads(doc):
+        fix(w, "file")
+        fix(w, "cdf_file")
+    return doc
+
+
+def to_json(scenario: Mapping[str, Any]) -> str:
+    """Serialize a scenario dict for the core (TOML dates become strings)."""
+    return json.dumps(scenario, default=str)
+
+
+def _is_toml_text(source: str) -> bool:
+    return "\n" in source
+
+
+def load_scenario(
+    source: ScenarioSource,
+    overrides: Iterable[str] | Mapping[str, Any] | None = None,
+    base_dir: str | os.PathLike[str] | None = None,
+) -> tuple[dict[str, Any], str]:
+    """Load a scenario and apply overrides; return ``(scenario dict, base_dir)``.
+
+    ``source`` is a path to a TOML file (`str` or `os.PathLike`), TOML text (a string
+    spanning several lines), or a dict. Relative input files in the scenario are
+    resolved against ``base_dir``: by default the scenario file's folder, or the
+    current directory for text and dicts.
+    """
+    if isinstance(source, Mapping):
+        doc: dict[str, Any] = dict(source)
+        default_base = "."
+    elif isinstance(source, str) and _is_toml_text(source):
+        doc = loads_toml(source)
+        default_base = "."
+    elif isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        doc = load_toml(path)
+        default_base = str(path.parent)
+    else:
+        raise TypeError(
+            f"scenario must be a path, TOML text or a dict, not {type(source).__name__}"
+        )
+    doc = apply_overrides(doc, overrides)
+    return doc, str(base_dir) if base_dir is not None else default_base
