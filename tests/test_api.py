@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import hopsim
 import pandas as pd
 import pytest
+
+import hopsim
 from hopsim import _core
 from hopsim.bench import find_anchor
 from hopsim.results import flow_checksum

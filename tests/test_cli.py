@@ -7,9 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import hopsim
 import pandas as pd
 import pytest
+
+import hopsim
 from hopsim.bench import REPORT_KEYS
 from hopsim.cli import main
 

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from hopsim import ScenarioError
 from hopsim.scenario import (
     absolute_paths,

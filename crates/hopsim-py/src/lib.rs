@@ -274,9 +274,12 @@ fn validate(scenario_json: &str, base_dir: &str) -> PyResult<()> {
     Ok(())
 }
 
-/// Built-in flow-size distributions: list of (name, mean_bytes, [(quantile, size)]).
+/// (name, mean bytes, [(quantile, size bytes)]) of one built-in distribution.
+type WorkloadInfo = (String, f64, Vec<(f64, f64)>);
+
+/// Built-in flow-size distributions.
 #[pyfunction]
-fn builtin_workloads() -> Vec<(String, f64, Vec<(f64, f64)>)> {
+fn builtin_workloads() -> Vec<WorkloadInfo> {
     EmpiricalCdf::builtin_names()
         .into_iter()
         .map(|n| {
