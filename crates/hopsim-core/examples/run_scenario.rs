@@ -4,17 +4,13 @@
 use std::time::Instant;
 
 fn main() {
-    let path = std::env::args()
-        .nth(1)
-        .expect("usage: run_scenario SCENARIO.toml");
+    let path = std::env::args().nth(1).expect("usage: run_scenario SCENARIO.toml");
     let text = std::fs::read_to_string(&path).expect("readable scenario");
     let mut scenario = hopsim_core::Scenario::from_toml_str(&text).unwrap_or_else(|e| {
         eprintln!("error: {e}");
         std::process::exit(2)
     });
-    let base = std::path::Path::new(&path)
-        .parent()
-        .unwrap_or(std::path::Path::new("."));
+    let base = std::path::Path::new(&path).parent().unwrap_or(std::path::Path::new("."));
     scenario.resolve_paths(base);
     let t0 = Instant::now();
     let mut sim = hopsim_core::Simulator::new(scenario).unwrap_or_else(|e| {
@@ -22,7 +18,14 @@ fn main() {
         std::process::exit(2)
     });
     let setup = t0.elapsed().as_secs_f64();
-    sim.run();
+    let mut t = 0u64;
+    let mut max_pending = 0;
+    while !sim.is_done() {
+        t += 100_000_000; // 100 us
+        sim.run_until(hopsim_core::time::SimTime(t));
+        max_pending = max_pending.max(sim.pending_events());
+    }
+    eprintln!("max pending events (sampled every 100 us): {max_pending}");
     let wall = t0.elapsed().as_secs_f64();
     let s = sim.summary();
     println!("{s:#?}");

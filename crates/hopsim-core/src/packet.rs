@@ -1,10 +1,12 @@
-//! Packets and the packet arena.
+//! Packets.
 //!
-//! A packet is a compact plain struct living in an arena slot; queues and events carry
-//! its `PacketId`. Control frames (PFC, and later BFC / Pyrrha / OFC frames) carry a
+//! A packet is a compact plain `Copy` struct moved by value: from the NIC into a link's
+//! in-flight queue, into a switch egress queue, onto the next link. Queues are ring
+//! buffers, so a packet's bytes are touched in order and never through a pointer chase
+//! into a global arena (which the profile showed as the top cache-miss site). Control frames (PFC, and later BFC / Pyrrha / OFC frames) carry a
 //! typed [`ControlPayload`] and bypass data buffer accounting.
 
-use crate::ids::{FlowId, NodeId, PacketId, PortId};
+use crate::ids::{FlowId, NodeId, PortId};
 use crate::time::SimTime;
 
 /// What a packet is.
@@ -62,7 +64,12 @@ pub struct Packet {
     /// Retransmitted data (counted in the flow's retransmitted bytes).
     pub retransmit: bool,
     pub control: ControlPayload,
+    /// Slot of this packet's INT stack (`NO_INT` when INT is off).
+    pub int: u32,
 }
+
+/// `Packet::int` of a packet without telemetry.
+pub const NO_INT: u32 = u32::MAX;
 
 impl Packet {
     /// Hop-by-hop control frames and the transport's control packets go to the
@@ -70,57 +77,5 @@ impl Packet {
     #[inline]
     pub fn is_control_class(&self) -> bool {
         !matches!(self.kind, PacketKind::Data)
-    }
-}
-
-/// Slab of packets with a free list; ids are reused, so a run allocates only up to its
-/// peak number of packets in flight.
-#[derive(Default)]
-pub struct PacketArena {
-    slots: Vec<Packet>,
-    free: Vec<PacketId>,
-    live: usize,
-    peak: usize,
-}
-
-impl PacketArena {
-    #[inline]
-    pub fn alloc(&mut self, p: Packet) -> PacketId {
-        self.live += 1;
-        self.peak = self.peak.max(self.live);
-        match self.free.pop() {
-            Some(id) => {
-                self.slots[id.idx()] = p;
-                id
-            }
-            None => {
-                self.slots.push(p);
-                PacketId(self.slots.len() as u32 - 1)
-            }
-        }
-    }
-
-    #[inline]
-    pub fn free(&mut self, id: PacketId) {
-        self.live -= 1;
-        self.free.push(id);
-    }
-
-    #[inline]
-    pub fn get(&self, id: PacketId) -> &Packet {
-        &self.slots[id.idx()]
-    }
-
-    #[inline]
-    pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
-        &mut self.slots[id.idx()]
-    }
-
-    /// Packets currently allocated (in queues or on links).
-    pub fn live(&self) -> usize {
-        self.live
-    }
-    pub fn peak(&self) -> usize {
-        self.peak
     }
 }

@@ -7,7 +7,8 @@
 
 use std::collections::VecDeque;
 
-use crate::ids::{NodeId, PacketId, PortId};
+use crate::ids::{NodeId, PortId};
+use crate::packet::Packet;
 use crate::time::{ByteTime, Delta, Rate, SimTime};
 
 /// Counters of one port, reported per port after the run.
@@ -56,9 +57,9 @@ pub struct Port {
     /// Serializing a packet right now.
     pub busy: bool,
     /// Packets on the wire towards the peer with their arrival times (FIFO).
-    pub in_flight: VecDeque<(SimTime, PacketId)>,
-    pub control_queue: VecDeque<PacketId>,
-    pub data_queues: Vec<VecDeque<PacketId>>,
+    pub in_flight: VecDeque<(SimTime, Packet)>,
+    pub control_queue: VecDeque<Packet>,
+    pub data_queues: Vec<VecDeque<Packet>>,
     pub queue_bytes: Vec<u64>,
     /// Sum of `queue_bytes`.
     pub backlog_bytes: u64,
@@ -141,8 +142,6 @@ impl Port {
     pub fn next_data_queue(&self) -> Option<usize> {
         let n = self.data_queues.len();
         let start = self.rr_next as usize;
-        (0..n)
-            .map(|i| (start + i) % n)
-            .find(|&q| !self.paused[q] && !self.data_queues[q].is_empty())
+        (0..n).map(|i| (start + i) % n).find(|&q| !self.paused[q] && !self.data_queues[q].is_empty())
     }
 }

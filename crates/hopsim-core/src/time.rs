@@ -145,9 +145,7 @@ pub struct UnitError(pub String);
 fn split_number(s: &str) -> Option<(f64, &str)> {
     let s = s.trim();
     let end = s
-        .find(|c: char| {
-            !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '-' || c == '+')
-        })
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '-' || c == '+'))
         .unwrap_or(s.len());
     // "e" may start a unit only in no unit we accept, so a trailing 'e' belongs to the number.
     let (num, unit) = s.split_at(end);
@@ -156,9 +154,7 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
 
 fn checked(value: f64, what: &str, s: &str) -> Result<u64, UnitError> {
     if !value.is_finite() || value < 0.0 {
-        return Err(UnitError(format!(
-            "expected a non-negative {what}, got \"{s}\""
-        )));
+        return Err(UnitError(format!("expected a non-negative {what}, got \"{s}\"")));
     }
     if value > u64::MAX as f64 {
         return Err(UnitError(format!("{what} \"{s}\" is too large")));
@@ -169,9 +165,7 @@ fn checked(value: f64, what: &str, s: &str) -> Result<u64, UnitError> {
 /// Parse a duration such as `"10ms"`, `"1.5us"`, `"600ns"`, `"2s"`, `"80ps"` into picoseconds.
 pub fn parse_duration(s: &str) -> Result<Delta, UnitError> {
     let expected = || {
-        UnitError(format!(
-            "expected a duration with a unit (ps, ns, us, ms, s), e.g. \"10us\", got \"{s}\""
-        ))
+        UnitError(format!("expected a duration with a unit (ps, ns, us, ms, s), e.g. \"10us\", got \"{s}\""))
     };
     let (v, unit) = split_number(s).ok_or_else(expected)?;
     let scale = match unit {
@@ -233,10 +227,7 @@ mod tests {
     fn per_byte_times_are_exact_for_common_rates() {
         assert_eq!(Rate::gbps(100).tx_time(1), Delta(80));
         assert_eq!(Rate::gbps(400).tx_time(1000), Delta(20_000));
-        assert_eq!(
-            ByteTime::new(Rate::gbps(10)).tx_time(1500),
-            Delta(1_200_000)
-        );
+        assert_eq!(ByteTime::new(Rate::gbps(10)).tx_time(1500), Delta(1_200_000));
         // 3 Gb/s does not divide 8e12 evenly: rounded up.
         assert_eq!(ByteTime::new(Rate(3_000_000_000)).tx_time(1), Delta(2667));
     }

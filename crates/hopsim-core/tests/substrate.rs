@@ -14,7 +14,11 @@ fn single_flow_matches_ideal_fct() {
     for (topology, src, dst) in [
         ("kind = \"dumbbell\"\nleft_hosts = 1\nright_hosts = 1", 0, 1),
         ("kind = \"fat_tree\"\nk = 4", 0, 15),
-        ("kind = \"leaf_spine\"\nspines = 2\nleaves = 2\nhosts_per_leaf = 2\nfabric_rate = \"400Gbps\"", 0, 3),
+        (
+            "kind = \"leaf_spine\"\nspines = 2\nleaves = 2\nhosts_per_leaf = 2\nfabric_rate = \"400Gbps\"",
+            0,
+            3,
+        ),
     ] {
         for size in [1_000u64, 64_000, 1_000_000, 5_000_001] {
             let s = run(&format!(
@@ -38,9 +42,8 @@ fn single_flow_matches_ideal_fct() {
 #[test]
 fn long_flows_share_a_bottleneck_fairly() {
     for n in [2u32, 4, 8] {
-        let flows: Vec<String> = (0..n)
-            .map(|i| format!("{{ src = {i}, dst = {n}, size = \"4MB\" }}"))
-            .collect();
+        let flows: Vec<String> =
+            (0..n).map(|i| format!("{{ src = {i}, dst = {n}, size = \"4MB\" }}")).collect();
         let s = run(&format!(
             "[topology]\nkind = \"dumbbell\"\nleft_hosts = {n}\nright_hosts = 1\n\
              [transport]\ncc = \"none\"\n\
@@ -94,31 +97,19 @@ fn incast_with_pfc_is_lossless_and_keeps_the_bottleneck_busy() {
     let bottleneck = s.port_stats(NodeId(33), 32);
     let util = bottleneck.utilisation_while_active();
     assert!(util >= 0.95, "bottleneck utilisation {util:.3}");
-    let pauses_to_senders: u64 = (0..32)
-        .map(|p| s.port_stats(NodeId(33), p).pause_sent)
-        .sum();
+    let pauses_to_senders: u64 = (0..32).map(|p| s.port_stats(NodeId(33), p).pause_sent).sum();
     assert!(pauses_to_senders > 0, "PAUSE frames sent upstream");
-    let received: u64 = (0..32)
-        .map(|h| s.port_stats(NodeId(h), 0).pause_received)
-        .sum();
-    assert_eq!(
-        received, pauses_to_senders,
-        "every PAUSE crosses its link to a host NIC"
-    );
-    assert!(
-        (0..32).all(|h| s.port_stats(NodeId(h), 0).paused_time.0 > 0),
-        "senders were paused"
-    );
+    let received: u64 = (0..32).map(|h| s.port_stats(NodeId(h), 0).pause_received).sum();
+    assert_eq!(received, pauses_to_senders, "every PAUSE crosses its link to a host NIC");
+    assert!((0..32).all(|h| s.port_stats(NodeId(h), 0).paused_time.0 > 0), "senders were paused");
 }
 
 /// The same incast without PFC and with a small buffer drops packets, and go-back-N
 /// still delivers every flow.
 #[test]
 fn incast_without_pfc_drops_and_recovers() {
-    let toml = INCAST_32.replace(
-        "buffer_bytes = \"2MB\"",
-        "buffer_bytes = \"500KB\"\n[switch.pfc]\nenabled = false",
-    );
+    let toml = INCAST_32
+        .replace("buffer_bytes = \"2MB\"", "buffer_bytes = \"500KB\"\n[switch.pfc]\nenabled = false");
     let s = run(&toml);
     let sum = s.summary();
     assert!(sum.drops.total() > 0, "drops appear without PFC");
@@ -134,9 +125,7 @@ fn incast_without_pfc_drops_and_recovers() {
 fn pfc_blocks_a_victim_flow_behind_an_incast() {
     let scenario = |with_incast: bool| {
         let incast: String = if with_incast {
-            (0..4)
-                .map(|i| format!("{{ src = {i}, dst = 5, size = \"2MB\", tag = \"incast\" }}, "))
-                .collect()
+            (0..4).map(|i| format!("{{ src = {i}, dst = 5, size = \"2MB\", tag = \"incast\" }}, ")).collect()
         } else {
             String::new()
         };
@@ -149,24 +138,14 @@ fn pfc_blocks_a_victim_flow_behind_an_incast() {
     let alone = run(&scenario(false));
     let blocked = run(&scenario(true));
     let victim = |s: &hopsim_core::Simulator| {
-        s.flow_records()
-            .into_iter()
-            .find(|r| r.tag == "victim")
-            .map(|r| fct_us(&r))
-            .unwrap()
+        s.flow_records().into_iter().find(|r| r.tag == "victim").map(|r| fct_us(&r)).unwrap()
     };
     let (t_alone, t_blocked) = (victim(&alone), victim(&blocked));
     eprintln!("victim FCT: {t_alone:.1} us alone, {t_blocked:.1} us behind the incast");
-    assert!(
-        t_blocked > 2.0 * t_alone,
-        "victim FCT {t_blocked:.1} us with incast vs {t_alone:.1} us alone"
-    );
+    assert!(t_blocked > 2.0 * t_alone, "victim FCT {t_blocked:.1} us with incast vs {t_alone:.1} us alone");
     // The right switch (node 8) paused the uplink from the left switch: its port 2.
     assert!(blocked.port_stats(NodeId(8), 2).pause_sent > 0);
-    assert!(
-        blocked.port_stats(NodeId(7), 5).paused_time.0 > 0,
-        "left switch uplink paused"
-    );
+    assert!(blocked.port_stats(NodeId(7), 5).paused_time.0 > 0, "left switch uplink paused");
     assert_drained(&blocked);
 }
 
@@ -198,10 +177,7 @@ fn dcqcn_converges_to_fair_share() {
     let fair = 50.0 * 1000.0 / 1048.0;
     eprintln!("DCQCN goodputs over [4.5, 5.5] ms: {r0:.2} and {r1:.2} Gb/s (fair {fair:.2})");
     for r in [r0, r1] {
-        assert!(
-            (r / fair - 1.0).abs() <= 0.10,
-            "goodputs {r0:.1} and {r1:.1} Gb/s, fair {fair:.1}"
-        );
+        assert!((r / fair - 1.0).abs() <= 0.10, "goodputs {r0:.1} and {r1:.1} Gb/s, fair {fair:.1}");
     }
     assert!(s.summary().cnps > 0, "DCQCN reacted to ECN");
 }
@@ -219,12 +195,7 @@ fn runs_are_deterministic_by_seed() {
         run(&scenario(seed))
             .flow_records()
             .iter()
-            .map(|r| {
-                format!(
-                    "{:?}",
-                    (r.flow_id, r.src, r.dst, r.size_bytes, r.start, r.finish)
-                )
-            })
+            .map(|r| format!("{:?}", (r.flow_id, r.src, r.dst, r.size_bytes, r.start, r.finish)))
             .collect::<Vec<_>>()
     };
     let a = table(7);
@@ -257,11 +228,7 @@ fn poisson_mix_conserves_packets() {
         stop = "300us"
     "#);
     assert_drained(&s);
-    assert_eq!(
-        s.summary().drops.total(),
-        0,
-        "PFC keeps the fabric lossless"
-    );
+    assert_eq!(s.summary().drops.total(), 0, "PFC keeps the fabric lossless");
 }
 
 /// INT: a data packet collects one telemetry record per switch egress, in time order.
@@ -280,9 +247,9 @@ fn int_records_every_hop() {
         flows = [{ src = 0, dst = 15, size = 1000 }]
     "#);
     s.run();
-    // The single data packet's slot was reused for its ACK, which echoes the INT stack:
-    // 5 switch egress ports on a 3-tier path.
-    let stack = s.int_of(hopsim_core::ids::PacketId(0)).expect("INT stack");
+    // The ACK echoed the data packet's stack to the sender: 5 switch egress ports on a
+    // 3-tier path.
+    let stack = s.last_ack_int(FlowId(0)).expect("INT stack");
     assert_eq!(stack.hops, 5);
     assert!(stack.hop.windows(2).all(|w| w[0].time < w[1].time));
 }
@@ -311,10 +278,7 @@ fn sliced_runs_equal_one_run() {
     assert_eq!(whole.summary().events, sliced.summary().events);
     assert_eq!(whole.now(), sliced.now());
     let key = |s: &hopsim_core::Simulator| {
-        s.flow_records()
-            .iter()
-            .map(|r| (r.flow_id, r.finish))
-            .collect::<Vec<_>>()
+        s.flow_records().iter().map(|r| (r.flow_id, r.finish)).collect::<Vec<_>>()
     };
     assert_eq!(key(&whole), key(&sliced));
 }

@@ -13,12 +13,7 @@ use hopsim_core::time::{SimTime, PS_PER_NS};
 use hopsim_core::workload::EmpiricalCdf;
 use hopsim_core::{Scenario, ScenarioError, Simulator};
 
-create_exception!(
-    _core,
-    HopsimScenarioError,
-    PyValueError,
-    "A scenario field or input file is invalid."
-);
+create_exception!(_core, HopsimScenarioError, PyValueError, "A scenario field or input file is invalid.");
 
 fn to_py_err(e: ScenarioError) -> PyErr {
     HopsimScenarioError::new_err(e.to_string())
@@ -45,9 +40,7 @@ impl Simulation {
     #[new]
     fn new(py: Python<'_>, scenario_json: &str, base_dir: &str) -> PyResult<Self> {
         let scenario = parse(scenario_json, base_dir).map_err(to_py_err)?;
-        let sim = py
-            .allow_threads(|| Simulator::new(scenario))
-            .map_err(to_py_err)?;
+        let sim = py.allow_threads(|| Simulator::new(scenario)).map_err(to_py_err)?;
         Ok(Simulation { sim })
     }
 
@@ -94,66 +87,21 @@ impl Simulation {
     fn flows<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let recs = self.sim.flow_records();
         let d = PyDict::new_bound(py);
-        d.set_item(
-            "flow_id",
-            recs.iter().map(|r| r.flow_id).collect::<Vec<_>>(),
-        )?;
+        d.set_item("flow_id", recs.iter().map(|r| r.flow_id).collect::<Vec<_>>())?;
         d.set_item("src", recs.iter().map(|r| r.src).collect::<Vec<_>>())?;
         d.set_item("dst", recs.iter().map(|r| r.dst).collect::<Vec<_>>())?;
-        d.set_item(
-            "size_bytes",
-            recs.iter().map(|r| r.size_bytes).collect::<Vec<_>>(),
-        )?;
-        d.set_item(
-            "start_ns",
-            recs.iter().map(|r| ns(r.start)).collect::<Vec<_>>(),
-        )?;
-        d.set_item(
-            "finish_ns",
-            recs.iter().map(|r| r.finish.map(ns)).collect::<Vec<_>>(),
-        )?;
-        d.set_item(
-            "fct_ns",
-            recs.iter()
-                .map(|r| r.fct().map(|f| f.as_ns_f64()))
-                .collect::<Vec<_>>(),
-        )?;
-        d.set_item(
-            "ideal_fct_ns",
-            recs.iter()
-                .map(|r| r.ideal_fct.as_ns_f64())
-                .collect::<Vec<_>>(),
-        )?;
-        d.set_item(
-            "slowdown",
-            recs.iter().map(|r| r.slowdown()).collect::<Vec<_>>(),
-        )?;
-        d.set_item(
-            "tag",
-            recs.iter().map(|r| r.tag.as_str()).collect::<Vec<_>>(),
-        )?;
-        d.set_item(
-            "priority",
-            recs.iter().map(|r| r.priority).collect::<Vec<_>>(),
-        )?;
-        d.set_item(
-            "retransmitted_bytes",
-            recs.iter()
-                .map(|r| r.retransmitted_bytes)
-                .collect::<Vec<_>>(),
-        )?;
-        d.set_item(
-            "timeouts",
-            recs.iter().map(|r| r.timeouts).collect::<Vec<_>>(),
-        )?;
-        d.set_item(
-            "cnps_received",
-            recs.iter().map(|r| r.cnps_received).collect::<Vec<_>>(),
-        )?;
-        d.set_item(
-            "path_hops",
-            recs.iter().map(|r| r.path_hops).collect::<Vec<_>>(),
-        )?;
+        d.set_item("size_bytes", recs.iter().map(|r| r.size_bytes).collect::<Vec<_>>())?;
+        d.set_item("start_ns", recs.iter().map(|r| ns(r.start)).collect::<Vec<_>>())?;
+        d.set_item("finish_ns", recs.iter().map(|r| r.finish.map(ns)).collect::<Vec<_>>())?;
+        d.set_item("fct_ns", recs.iter().map(|r| r.fct().map(|f| f.as_ns_f64())).collect::<Vec<_>>())?;
+        d.set_item("ideal_fct_ns", recs.iter().map(|r| r.ideal_fct.as_ns_f64()).collect::<Vec<_>>())?;
+        d.set_item("slowdown", recs.iter().map(|r| r.slowdown()).collect::<Vec<_>>())?;
+        d.set_item("tag", recs.iter().map(|r| r.tag.as_str()).collect::<Vec<_>>())?;
+        d.set_item("priority", recs.iter().map(|r| r.priority).collect::<Vec<_>>())?;
+        d.set_item("retransmitted_bytes", recs.iter().map(|r| r.retransmitted_bytes).collect::<Vec<_>>())?;
+        d.set_item("timeouts", recs.iter().map(|r| r.timeouts).collect::<Vec<_>>())?;
+        d.set_item("cnps_received", recs.iter().map(|r| r.cnps_received).collect::<Vec<_>>())?;
+        d.set_item("path_hops", recs.iter().map(|r| r.path_hops).collect::<Vec<_>>())?;
         Ok(d)
     }
 
@@ -163,55 +111,20 @@ impl Simulation {
         let d = PyDict::new_bound(py);
         d.set_item("node", recs.iter().map(|r| r.node).collect::<Vec<_>>())?;
         d.set_item("port", recs.iter().map(|r| r.port).collect::<Vec<_>>())?;
-        d.set_item(
-            "peer_node",
-            recs.iter().map(|r| r.peer_node).collect::<Vec<_>>(),
-        )?;
+        d.set_item("peer_node", recs.iter().map(|r| r.peer_node).collect::<Vec<_>>())?;
         d.set_item("tier", recs.iter().map(|r| r.tier).collect::<Vec<_>>())?;
-        d.set_item(
-            "rate_bps",
-            recs.iter().map(|r| r.rate_bps).collect::<Vec<_>>(),
-        )?;
-        d.set_item(
-            "tx_bytes",
-            recs.iter().map(|r| r.stats.tx_bytes).collect::<Vec<_>>(),
-        )?;
-        d.set_item(
-            "tx_packets",
-            recs.iter().map(|r| r.stats.tx_packets).collect::<Vec<_>>(),
-        )?;
-        d.set_item(
-            "pause_sent",
-            recs.iter().map(|r| r.stats.pause_sent).collect::<Vec<_>>(),
-        )?;
-        d.set_item(
-            "resume_sent",
-            recs.iter().map(|r| r.stats.resume_sent).collect::<Vec<_>>(),
-        )?;
-        d.set_item(
-            "pause_received",
-            recs.iter()
-                .map(|r| r.stats.pause_received)
-                .collect::<Vec<_>>(),
-        )?;
+        d.set_item("rate_bps", recs.iter().map(|r| r.rate_bps).collect::<Vec<_>>())?;
+        d.set_item("tx_bytes", recs.iter().map(|r| r.stats.tx_bytes).collect::<Vec<_>>())?;
+        d.set_item("tx_packets", recs.iter().map(|r| r.stats.tx_packets).collect::<Vec<_>>())?;
+        d.set_item("pause_sent", recs.iter().map(|r| r.stats.pause_sent).collect::<Vec<_>>())?;
+        d.set_item("resume_sent", recs.iter().map(|r| r.stats.resume_sent).collect::<Vec<_>>())?;
+        d.set_item("pause_received", recs.iter().map(|r| r.stats.pause_received).collect::<Vec<_>>())?;
         d.set_item(
             "paused_time_ns",
-            recs.iter()
-                .map(|r| r.stats.paused_time.as_ns_f64())
-                .collect::<Vec<_>>(),
+            recs.iter().map(|r| r.stats.paused_time.as_ns_f64()).collect::<Vec<_>>(),
         )?;
-        d.set_item(
-            "max_queue_bytes",
-            recs.iter()
-                .map(|r| r.stats.max_queue_bytes)
-                .collect::<Vec<_>>(),
-        )?;
-        d.set_item(
-            "busy_time_ns",
-            recs.iter()
-                .map(|r| r.stats.busy_time.as_ns_f64())
-                .collect::<Vec<_>>(),
-        )?;
+        d.set_item("max_queue_bytes", recs.iter().map(|r| r.stats.max_queue_bytes).collect::<Vec<_>>())?;
+        d.set_item("busy_time_ns", recs.iter().map(|r| r.stats.busy_time.as_ns_f64()).collect::<Vec<_>>())?;
         Ok(d)
     }
 
@@ -222,16 +135,8 @@ impl Simulation {
         let d = PyDict::new_bound(py);
         d.set_item("time_ns", ev.iter().map(|e| ns(e.time)).collect::<Vec<_>>())?;
         d.set_item("node", ev.iter().map(|e| e.node.0).collect::<Vec<_>>())?;
-        d.set_item(
-            "port",
-            ev.iter()
-                .map(|e| e.port.0 - topo.node_ports[e.node.idx()])
-                .collect::<Vec<_>>(),
-        )?;
-        d.set_item(
-            "priority",
-            ev.iter().map(|e| e.priority).collect::<Vec<_>>(),
-        )?;
+        d.set_item("port", ev.iter().map(|e| e.port.0 - topo.node_ports[e.node.idx()]).collect::<Vec<_>>())?;
+        d.set_item("priority", ev.iter().map(|e| e.priority).collect::<Vec<_>>())?;
         d.set_item("pause", ev.iter().map(|e| e.pause).collect::<Vec<_>>())?;
         Ok(d)
     }
@@ -284,10 +189,7 @@ fn builtin_workloads() -> Vec<WorkloadInfo> {
         .into_iter()
         .map(|n| {
             let c = EmpiricalCdf::builtin(n, "workload").expect("built-in");
-            let qs = [0.1, 0.5, 0.9, 0.99]
-                .iter()
-                .map(|q| (*q, c.quantile(*q)))
-                .collect();
+            let qs = [0.1, 0.5, 0.9, 0.99].iter().map(|q| (*q, c.quantile(*q))).collect();
             (n.to_string(), c.mean(), qs)
         })
         .collect()
@@ -298,10 +200,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(builtin_workloads, m)?)?;
-    m.add(
-        "ScenarioError",
-        m.py().get_type_bound::<HopsimScenarioError>(),
-    )?;
+    m.add("ScenarioError", m.py().get_type_bound::<HopsimScenarioError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

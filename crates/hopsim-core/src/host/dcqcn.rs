@@ -82,11 +82,7 @@ impl Dcqcn {
         }
         let steps = (now.0 - next.0) / p.alpha_interval.0 + 1;
         let keep = 1.0 - p.g;
-        self.alpha = if self.alpha_flag {
-            keep * self.alpha + p.g
-        } else {
-            keep * self.alpha
-        };
+        self.alpha = if self.alpha_flag { keep * self.alpha + p.g } else { keep * self.alpha };
         if steps > 1 {
             self.alpha *= keep.powi((steps - 1).min(i32::MAX as u64) as i32);
         }
@@ -121,12 +117,7 @@ impl Dcqcn {
 
     /// The rate-decrease check fired. Returns when to fire the increase timer if the
     /// rate was cut (the timer restarts).
-    pub fn on_decrease_check(
-        &mut self,
-        now: SimTime,
-        p: &DcqcnParams,
-        rate: &mut u64,
-    ) -> Option<SimTime> {
+    pub fn on_decrease_check(&mut self, now: SimTime, p: &DcqcnParams, rate: &mut u64) -> Option<SimTime> {
         self.decrease_pending = false;
         if !self.decrease_flag {
             return None;

@@ -19,8 +19,8 @@ pub use dcqcn::{Dcqcn, DcqcnParams};
 pub use flow::{CcState, Flow};
 
 use crate::engine::{Event, TimerKind};
-use crate::ids::{FlowId, NodeId, PacketId, PortId};
-use crate::packet::{ControlPayload, Packet, PacketKind};
+use crate::ids::{FlowId, NodeId, PortId};
+use crate::packet::{ControlPayload, Packet, PacketKind, NO_INT};
 use crate::scenario::CcKind;
 use crate::sim::Simulator;
 use crate::time::{Delta, Rate, SimTime};
@@ -53,13 +53,7 @@ pub struct Host {
 
 impl Host {
     pub fn new(node: NodeId, port: PortId) -> Host {
-        Host {
-            node,
-            port,
-            active: Vec::new(),
-            rr: 0,
-            wake_at: SimTime::NEVER,
-        }
+        Host { node, port, active: Vec::new(), rr: 0, wake_at: SimTime::NEVER }
     }
 
     pub(crate) fn activate(&mut self, flow: FlowId) {
@@ -111,17 +105,12 @@ impl Simulator {
         }
         if earliest < self.hosts[h].wake_at {
             self.hosts[h].wake_at = earliest;
-            self.events.schedule(
-                earliest,
-                Event::NicWake {
-                    node: self.hosts[h].node,
-                },
-            );
+            self.events.schedule(earliest, Event::NicWake { node: self.hosts[h].node });
         }
     }
 
     /// Cut the next data segment of flow `f`.
-    fn make_data_packet(&mut self, f: FlowId) -> PacketId {
+    fn make_data_packet(&mut self, f: FlowId) -> Packet {
         let now = self.now;
         let t = &self.transport;
         let flow = &mut self.flows[f.idx()];
@@ -146,6 +135,7 @@ impl Simulator {
             queue: 0,
             retransmit,
             control: ControlPayload::None,
+            int: NO_INT,
         };
         if retransmit {
             flow.retransmitted_bytes += payload as u64;
@@ -161,64 +151,57 @@ impl Simulator {
         let generation = flow.timer_gen[TimerKind::Rto as usize];
         self.counters.data_packets_sent += 1;
         if arm_rto {
-            self.events.schedule(
-                now + t.rto,
-                Event::FlowTimer {
-                    flow: f,
-                    kind: TimerKind::Rto,
-                    generation,
-                },
-            );
+            self.events.schedule(now + t.rto, Event::FlowTimer { flow: f, kind: TimerKind::Rto, generation });
         }
-        let id = self.packets.alloc(pkt);
+        self.created();
         if self.switch_cfg.int_enabled {
-            self.clear_int(id);
+            Packet { int: self.alloc_int(), ..pkt }
+        } else {
+            pkt
         }
-        id
     }
 
     /// A packet reached host `h`.
-    pub(crate) fn host_receive(&mut self, h: usize, pkt: PacketId) {
-        let p = *self.packets.get(pkt);
-        match p.kind {
-            PacketKind::Data => self.receive_data(h, pkt, &p),
+    pub(crate) fn host_receive(&mut self, h: usize, pkt: Packet) {
+        match pkt.kind {
+            PacketKind::Data => self.receive_data(h, pkt),
             PacketKind::Ack | PacketKind::Nack => {
-                self.receive_ack(h, &p);
-                self.packets.free(pkt);
+                if pkt.int != NO_INT {
+                    self.take_ack_int(&pkt);
+                }
+                self.consume(&pkt);
+                self.receive_ack(h, &pkt);
             }
             PacketKind::Cnp => {
-                self.packets.free(pkt);
-                self.on_congestion_notification(p.flow);
+                self.consume(&pkt);
+                self.on_congestion_notification(pkt.flow);
             }
             PacketKind::Control => unreachable!("control frames are consumed at the port"),
         }
     }
 
     /// Receiver side: in-order data advances `rcv_nxt` and is acknowledged; a gap
-    /// triggers a NACK.
-    fn receive_data(&mut self, h: usize, pkt: PacketId, p: &Packet) {
+    /// triggers a NACK. The ACK / NACK takes over the data packet's INT stack (echo).
+    fn receive_data(&mut self, h: usize, data: Packet) {
         self.counters.data_packets_delivered += 1;
         let now = self.now;
         let t = &self.transport;
-        let flow = &mut self.flows[p.flow.idx()];
+        let flow = &mut self.flows[data.flow.idx()];
         let mut send_cnp = false;
-        if p.ecn_ce {
+        if data.ecn_ce {
             if t.cnp_interval == Delta::ZERO {
                 flow.ce_pending = true;
-            } else if flow
-                .last_cnp
-                .is_none_or(|last| now.since(last) >= t.cnp_interval)
-            {
+            } else if flow.last_cnp.is_none_or(|last| now.since(last) >= t.cnp_interval) {
                 flow.last_cnp = Some(now);
                 send_cnp = true;
             }
         }
-        let reply = if p.seq == flow.rcv_nxt {
-            flow.rcv_nxt += p.payload as u64;
+        let reply = if data.seq == flow.rcv_nxt {
+            flow.rcv_nxt += data.payload as u64;
             flow.unacked_packets += 1;
             let last = flow.rcv_nxt >= flow.size;
             (flow.unacked_packets >= t.ack_every || last).then_some(PacketKind::Ack)
-        } else if p.seq > flow.rcv_nxt {
+        } else if data.seq > flow.rcv_nxt {
             let repeat = flow.last_nack_seq == Some(flow.rcv_nxt) && now < flow.nack_timer;
             (!repeat).then(|| {
                 flow.last_nack_seq = Some(flow.rcv_nxt);
@@ -228,57 +211,42 @@ impl Simulator {
         } else {
             None // duplicate of data already received
         };
-        let port = self.hosts[h].port;
-        if let Some(kind) = reply {
+        // Replies travel back on the reversed 5-tuple, in the control class.
+        let reverse = |kind: PacketKind, seq: u64, cnp_echo: bool, sent_at: SimTime, int: u32| Packet {
+            kind,
+            priority: data.priority,
+            ecn_ce: false,
+            cnp_echo,
+            flow: data.flow,
+            src: data.dst,
+            dst: data.src,
+            sport: data.dport,
+            dport: data.sport,
+            seq,
+            payload: 0,
+            wire_bytes: t.ack_bytes,
+            sent_at,
+            ingress: PortId(0),
+            queue: 0,
+            retransmit: false,
+            control: ControlPayload::None,
+            int,
+        };
+        let ack = reply.map(|kind| {
             flow.unacked_packets = 0;
-            let cnp_echo = std::mem::take(&mut flow.ce_pending);
-            let ack = Packet {
-                kind,
-                priority: p.priority,
-                ecn_ce: false,
-                cnp_echo,
-                flow: p.flow,
-                src: p.dst,
-                dst: p.src,
-                sport: p.dport,
-                dport: p.sport,
-                seq: flow.rcv_nxt,
-                payload: 0,
-                wire_bytes: t.ack_bytes,
-                sent_at: p.sent_at,
-                ingress: PortId(0),
-                queue: 0,
-                retransmit: false,
-                control: ControlPayload::None,
-            };
-            // The ACK reuses the data packet's slot (and its INT stack, echoed back).
-            *self.packets.get_mut(pkt) = ack;
-            self.ports[port.idx()].control_queue.push_back(pkt);
-        } else {
-            self.packets.free(pkt);
+            let echo = std::mem::take(&mut flow.ce_pending);
+            reverse(kind, flow.rcv_nxt, echo, data.sent_at, data.int)
+        });
+        let cnp = send_cnp.then(|| reverse(PacketKind::Cnp, 0, false, now, NO_INT));
+        let port = self.hosts[h].port;
+        match ack {
+            // The data packet becomes its ACK: one packet leaves, one enters.
+            Some(ack) => self.ports[port.idx()].control_queue.push_back(ack),
+            None => self.consume(&data),
         }
-        if send_cnp {
-            let cnp = Packet {
-                kind: PacketKind::Cnp,
-                priority: p.priority,
-                ecn_ce: false,
-                cnp_echo: false,
-                flow: p.flow,
-                src: p.dst,
-                dst: p.src,
-                sport: p.dport,
-                dport: p.sport,
-                seq: 0,
-                payload: 0,
-                wire_bytes: t.ack_bytes,
-                sent_at: now,
-                ingress: PortId(0),
-                queue: 0,
-                retransmit: false,
-                control: ControlPayload::None,
-            };
-            let id = self.packets.alloc(cnp);
-            self.ports[port.idx()].control_queue.push_back(id);
+        if let Some(cnp) = cnp {
+            self.created();
+            self.ports[port.idx()].control_queue.push_back(cnp);
         }
         self.nic_try_send(h);
     }
@@ -329,14 +297,8 @@ impl Simulator {
         if let CcState::Dcqcn(d) = &mut flow.cc {
             if let Some(at) = d.on_cnp(now, &self.transport.dcqcn) {
                 let generation = flow.timer_gen[TimerKind::DcqcnDecrease as usize];
-                self.events.schedule(
-                    at,
-                    Event::FlowTimer {
-                        flow: f,
-                        kind: TimerKind::DcqcnDecrease,
-                        generation,
-                    },
-                );
+                self.events
+                    .schedule(at, Event::FlowTimer { flow: f, kind: TimerKind::DcqcnDecrease, generation });
             }
         }
     }
@@ -357,11 +319,7 @@ impl Simulator {
                         let generation = flow.timer_gen[TimerKind::DcqcnIncrease as usize];
                         self.events.schedule(
                             at,
-                            Event::FlowTimer {
-                                flow: f,
-                                kind: TimerKind::DcqcnIncrease,
-                                generation,
-                            },
+                            Event::FlowTimer { flow: f, kind: TimerKind::DcqcnIncrease, generation },
                         );
                     }
                 }
@@ -370,14 +328,7 @@ impl Simulator {
                 let line = flow.line_rate;
                 if let CcState::Dcqcn(d) = &mut flow.cc {
                     if let Some(at) = d.on_increase_timer(now, params, &mut flow.rate, line) {
-                        self.events.schedule(
-                            at,
-                            Event::FlowTimer {
-                                flow: f,
-                                kind,
-                                generation,
-                            },
-                        );
+                        self.events.schedule(at, Event::FlowTimer { flow: f, kind, generation });
                     }
                 }
             }
@@ -397,14 +348,7 @@ impl Simulator {
                     self.nic_try_send(h);
                 } else {
                     flow.rto_pending = true;
-                    self.events.schedule(
-                        deadline,
-                        Event::FlowTimer {
-                            flow: f,
-                            kind,
-                            generation,
-                        },
-                    );
+                    self.events.schedule(deadline, Event::FlowTimer { flow: f, kind, generation });
                 }
             }
         }

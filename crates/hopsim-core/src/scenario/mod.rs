@@ -23,11 +23,7 @@ pub enum ScenarioError {
     Field { path: String, message: String },
     /// A line of an input file (topology, flow list, CDF) is malformed.
     #[error("{file}:{line}: {message}")]
-    FileLine {
-        file: String,
-        line: usize,
-        message: String,
-    },
+    FileLine { file: String, line: usize, message: String },
     /// An input file cannot be read.
     #[error("{file}: {message}")]
     File { file: String, message: String },
@@ -38,10 +34,7 @@ pub enum ScenarioError {
 
 impl ScenarioError {
     pub fn field(path: impl Into<String>, message: impl Into<String>) -> Self {
-        ScenarioError::Field {
-            path: path.into(),
-            message: message.into(),
-        }
+        ScenarioError::Field { path: path.into(), message: message.into() }
     }
 }
 
@@ -202,10 +195,7 @@ pub struct RoutingSpec {
 
 impl Default for RoutingSpec {
     fn default() -> Self {
-        RoutingSpec {
-            load_balancer: LoadBalancerKind::Ecmp,
-            hash: EcmpHash::Mix,
-        }
+        RoutingSpec { load_balancer: LoadBalancerKind::Ecmp, hash: EcmpHash::Mix }
     }
 }
 
@@ -555,9 +545,7 @@ impl<'de> Deserialize<'de> for WindowSpec {
             Str(String),
         }
         let expected = "\"none\", \"bdp\", or a size such as \"64KB\"";
-        match Raw::deserialize(d)
-            .map_err(|_| serde::de::Error::custom(format!("expected {expected}")))?
-        {
+        match Raw::deserialize(d).map_err(|_| serde::de::Error::custom(format!("expected {expected}")))? {
             Raw::Int(b) => Ok(WindowSpec::Bytes(b)),
             Raw::Str(s) if s == "none" => Ok(WindowSpec::None),
             Raw::Str(s) if s == "bdp" => Ok(WindowSpec::Bdp),
@@ -795,15 +783,11 @@ pub struct OutputSpec {
 /// error, described by `syntax`.
 fn field_error(path: &str, message: &str, syntax: impl FnOnce() -> String) -> ScenarioError {
     match tagged::split_nested(message) {
-        Some((inner, m)) => ScenarioError::Field {
-            path: tagged::join_path(path, inner),
-            message: m.to_string(),
-        },
+        Some((inner, m)) => {
+            ScenarioError::Field { path: tagged::join_path(path, inner), message: m.to_string() }
+        }
         None if path == "." || path.is_empty() => ScenarioError::Syntax(syntax()),
-        None => ScenarioError::Field {
-            path: path.to_string(),
-            message: message.to_string(),
-        },
+        None => ScenarioError::Field { path: path.to_string(), message: message.to_string() },
     }
 }
 
@@ -814,9 +798,7 @@ impl Scenario {
         serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner();
-            field_error(&path, inner.message(), || {
-                inner.to_string().trim().replace('\n', " ")
-            })
+            field_error(&path, inner.message(), || inner.to_string().trim().replace('\n', " "))
         })
     }
 
@@ -851,9 +833,7 @@ impl Scenario {
         for w in workloads {
             match w {
                 WorkloadSpec::Flows(FlowsSpec { file: Some(f), .. }) => fix(f),
-                WorkloadSpec::Poisson(PoissonSpec {
-                    cdf_file: Some(f), ..
-                }) => fix(f),
+                WorkloadSpec::Poisson(PoissonSpec { cdf_file: Some(f), .. }) => fix(f),
                 _ => {}
             }
         }
@@ -909,15 +889,12 @@ mod tests {
         assert!(e.starts_with("topology.left_hosts: invalid type"), "{e}");
         let bad = MINIMAL.replace("kind = \"flows\"", "kind = \"flows\"\nflowz = 3");
         let e = Scenario::from_toml_str(&bad).unwrap_err().to_string();
-        assert!(
-            e.starts_with("workload.flowz: unknown field `flowz`"),
-            "{e}"
-        );
+        assert!(e.starts_with("workload.flowz: unknown field `flowz`"), "{e}");
         let bad = MINIMAL.replace("size = \"10KB\"", "size = \"10 parsecs\"");
         let e = Scenario::from_toml_str(&bad).unwrap_err().to_string();
         assert!(e.starts_with("workload.flows[0].size:"), "{e}");
-        let many = MINIMAL.replace("[workload]", "[[workload]]")
-            + "[[workload]]\nkind = \"poisson\"\nlod = 1\n";
+        let many =
+            MINIMAL.replace("[workload]", "[[workload]]") + "[[workload]]\nkind = \"poisson\"\nlod = 1\n";
         let e = Scenario::from_toml_str(&many).unwrap_err().to_string();
         assert!(e.starts_with("workload[1].lod: unknown field `lod`"), "{e}");
     }

@@ -49,29 +49,16 @@ pub fn inner<T: de::DeserializeOwned, E: de::Error>(value: Value) -> Result<T, E
 }
 
 /// Read a table, take its `kind`, and return (kind, rest of the table).
-pub fn take_kind<'de, D: Deserializer<'de>>(
-    d: D,
-    kinds: &[&str],
-) -> Result<(String, Value), D::Error> {
+pub fn take_kind<'de, D: Deserializer<'de>>(d: D, kinds: &[&str]) -> Result<(String, Value), D::Error> {
     let mut map = serde_json::Map::<String, Value>::deserialize(d)?;
-    let expected = kinds
-        .iter()
-        .map(|k| format!("\"{k}\""))
-        .collect::<Vec<_>>()
-        .join(", ");
+    let expected = kinds.iter().map(|k| format!("\"{k}\"")).collect::<Vec<_>>().join(", ");
     match map.remove("kind") {
         Some(Value::String(k)) if kinds.contains(&k.as_str()) => Ok((k, Value::Object(map))),
-        Some(Value::String(k)) => Err(nested(
-            "kind",
-            format!("unknown kind \"{k}\"; expected one of {expected}"),
-        )),
-        Some(other) => Err(nested(
-            "kind",
-            format!("expected one of {expected}, got {other}"),
-        )),
-        None => Err(de::Error::custom(format!(
-            "missing field `kind` (one of {expected})"
-        ))),
+        Some(Value::String(k)) => {
+            Err(nested("kind", format!("unknown kind \"{k}\"; expected one of {expected}")))
+        }
+        Some(other) => Err(nested("kind", format!("expected one of {expected}, got {other}"))),
+        None => Err(de::Error::custom(format!("missing field `kind` (one of {expected})"))),
     }
 }
 
@@ -109,9 +96,7 @@ impl<'de, T: de::DeserializeOwned> Deserialize<'de> for super::OneOrMany<T> {
                 .collect::<Result<Vec<T>, D::Error>>()
                 .map(super::OneOrMany::Many),
             v @ Value::Object(_) => inner(v).map(super::OneOrMany::One),
-            other => Err(de::Error::custom(format!(
-                "expected a table or an array of tables, got {other}"
-            ))),
+            other => Err(de::Error::custom(format!("expected a table or an array of tables, got {other}"))),
         }
     }
 }

@@ -57,18 +57,12 @@ impl<T> Visitor<'_> for UnitVisitor<T> {
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<T, E> {
         match self.from_int {
             Some(f) => Ok(f(v)),
-            None => Err(E::custom(format!(
-                "expected {}, got the bare number {v}",
-                self.expecting
-            ))),
+            None => Err(E::custom(format!("expected {}, got the bare number {v}", self.expecting))),
         }
     }
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<T, E> {
         if v < 0 {
-            return Err(E::custom(format!(
-                "expected {}, got the negative number {v}",
-                self.expecting
-            )));
+            return Err(E::custom(format!("expected {}, got the negative number {v}", self.expecting)));
         }
         self.visit_u64(v as u64)
     }
@@ -76,10 +70,7 @@ impl<T> Visitor<'_> for UnitVisitor<T> {
         if v >= 0.0 && v.fract() == 0.0 && self.from_int.is_some() {
             return self.visit_u64(v as u64);
         }
-        Err(E::custom(format!(
-            "expected {}, got the number {v}",
-            self.expecting
-        )))
+        Err(E::custom(format!("expected {}, got the number {v}", self.expecting)))
     }
 }
 

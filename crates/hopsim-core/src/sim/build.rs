@@ -8,11 +8,10 @@ use crate::engine::rng_stream;
 use crate::host::{CcState, Dcqcn, DcqcnParams, Flow, Host, TransportConfig};
 use crate::ids::{FlowId, NodeId, PortId};
 use crate::metrics::Counters;
-use crate::packet::PacketArena;
 use crate::port::Port;
 use crate::scenario::{
-    AdmissionSpec, CcKind, DynamicThresholdSpec, PfcThreshold, Scenario, ScenarioError,
-    StaticPerPortSpec, TransportSpec, WindowSpec,
+    AdmissionSpec, CcKind, DynamicThresholdSpec, PfcThreshold, Scenario, ScenarioError, StaticPerPortSpec,
+    TransportSpec, WindowSpec,
 };
 use crate::switch::{
     EgressAdmission, PfcConfig, PfcMode, PfcState, RedProfile, SharedBuffer, Switch, SwitchConfig,
@@ -60,11 +59,7 @@ impl ValidScenario {
             ),
         )?;
         if let Some(d) = scenario.duration {
-            check(
-                d.0 > Delta::ZERO,
-                "duration",
-                "expected a positive duration",
-            )?;
+            check(d.0 > Delta::ZERO, "duration", "expected a positive duration")?;
         }
         let flows = workload::generate(scenario.workload.as_slice(), &topo, scenario.seed)?;
         for f in &flows {
@@ -72,30 +67,17 @@ impl ValidScenario {
                 check(
                     (p as usize) < switch_cfg.queues,
                     "workload",
-                    format!(
-                        "a flow file gives priority {p}, but switch.queues is {}",
-                        switch_cfg.queues
-                    ),
+                    format!("a flow file gives priority {p}, but switch.queues is {}", switch_cfg.queues),
                 )?;
             }
         }
-        Ok(ValidScenario {
-            scenario,
-            topo,
-            flows,
-            switch_cfg,
-            transport,
-        })
+        Ok(ValidScenario { scenario, topo, flows, switch_cfg, transport })
     }
 }
 
 fn switch_config(s: &Scenario) -> Result<SwitchConfig, ScenarioError> {
     let sw = &s.switch;
-    check(
-        sw.buffer_bytes.0 > 0,
-        "switch.buffer_bytes",
-        "expected a positive size",
-    )?;
+    check(sw.buffer_bytes.0 > 0, "switch.buffer_bytes", "expected a positive size")?;
     check(
         (1..=1024).contains(&sw.queues),
         "switch.queues",
@@ -111,11 +93,7 @@ fn switch_config(s: &Scenario) -> Result<SwitchConfig, ScenarioError> {
             EgressAdmission::DynamicThreshold { alpha }
         }
         AdmissionSpec::StaticPerPort(StaticPerPortSpec { bytes }) => {
-            check(
-                bytes.0 > 0,
-                "switch.admission.bytes",
-                "expected a positive size",
-            )?;
+            check(bytes.0 > 0, "switch.admission.bytes", "expected a positive size")?;
             EgressAdmission::StaticPerPort { bytes: bytes.0 }
         }
     };
@@ -139,20 +117,9 @@ fn switch_config(s: &Scenario) -> Result<SwitchConfig, ScenarioError> {
                         "required when switch.pfc.threshold = \"static\"",
                     )
                 })?;
-                check(
-                    xon.0 <= xoff.0,
-                    "switch.pfc.xon_bytes",
-                    "expected xon_bytes ≤ xoff_bytes",
-                )?;
-                check(
-                    xoff.0 > 0,
-                    "switch.pfc.xoff_bytes",
-                    "expected a positive size",
-                )?;
-                PfcMode::Static {
-                    xoff: xoff.0,
-                    xon: xon.0,
-                }
+                check(xon.0 <= xoff.0, "switch.pfc.xon_bytes", "expected xon_bytes ≤ xoff_bytes")?;
+                check(xoff.0 > 0, "switch.pfc.xoff_bytes", "expected a positive size")?;
+                PfcMode::Static { xoff: xoff.0, xon: xon.0 }
             }
         };
         Some(PfcConfig {
@@ -167,17 +134,9 @@ fn switch_config(s: &Scenario) -> Result<SwitchConfig, ScenarioError> {
     };
     let e = &sw.ecn;
     if e.enabled {
-        check(
-            e.kmin.0 <= e.kmax.0,
-            "switch.ecn.kmax",
-            "expected kmin ≤ kmax",
-        )?;
+        check(e.kmin.0 <= e.kmax.0, "switch.ecn.kmax", "expected kmin ≤ kmax")?;
         fraction(e.pmax, "switch.ecn.pmax", false)?;
-        check(
-            e.reference_rate.0 .0 > 0,
-            "switch.ecn.reference_rate",
-            "expected a positive rate",
-        )?;
+        check(e.reference_rate.0 .0 > 0, "switch.ecn.reference_rate", "expected a positive rate")?;
     }
     Ok(SwitchConfig {
         buffer_bytes: sw.buffer_bytes.0,
@@ -191,31 +150,11 @@ fn switch_config(s: &Scenario) -> Result<SwitchConfig, ScenarioError> {
 }
 
 fn transport_config(t: &TransportSpec) -> Result<TransportConfig, ScenarioError> {
-    check(
-        t.mtu > 0,
-        "transport.mtu",
-        "expected a positive payload size",
-    )?;
-    check(
-        t.ack_bytes > 0,
-        "transport.ack_bytes",
-        "expected a positive size",
-    )?;
-    check(
-        t.ack_every > 0,
-        "transport.ack_every",
-        "expected a positive packet count",
-    )?;
-    check(
-        t.rto.0 > Delta::ZERO,
-        "transport.rto",
-        "expected a positive duration",
-    )?;
-    check(
-        t.mtu as u64 + t.header_bytes as u64 <= u32::MAX as u64 / 2,
-        "transport.mtu",
-        "too large",
-    )?;
+    check(t.mtu > 0, "transport.mtu", "expected a positive payload size")?;
+    check(t.ack_bytes > 0, "transport.ack_bytes", "expected a positive size")?;
+    check(t.ack_every > 0, "transport.ack_every", "expected a positive packet count")?;
+    check(t.rto.0 > Delta::ZERO, "transport.rto", "expected a positive duration")?;
+    check(t.mtu as u64 + t.header_bytes as u64 <= u32::MAX as u64 / 2, "transport.mtu", "too large")?;
     let d = &t.dcqcn;
     fraction(d.g, "transport.dcqcn.g", true)?;
     for (name, v) in [
@@ -223,17 +162,9 @@ fn transport_config(t: &TransportSpec) -> Result<TransportConfig, ScenarioError>
         ("decrease_interval", d.decrease_interval),
         ("increase_timer", d.increase_timer),
     ] {
-        check(
-            v.0 > Delta::ZERO,
-            &format!("transport.dcqcn.{name}"),
-            "expected a positive duration",
-        )?;
+        check(v.0 > Delta::ZERO, &format!("transport.dcqcn.{name}"), "expected a positive duration")?;
     }
-    check(
-        d.min_rate.0 .0 > 0,
-        "transport.dcqcn.min_rate",
-        "expected a positive rate",
-    )?;
+    check(d.min_rate.0 .0 > 0, "transport.dcqcn.min_rate", "expected a positive rate")?;
     Ok(TransportConfig {
         mtu: t.mtu,
         header_bytes: t.header_bytes,
@@ -262,13 +193,7 @@ fn transport_config(t: &TransportSpec) -> Result<TransportConfig, ScenarioError>
 /// path's propagation delay plus one MTU payload serialized at every hop) plus every byte
 /// of the flow, headers included, at the path's bottleneck rate. Also returns the base
 /// RTT and bottleneck rate.
-pub fn ideal_fct(
-    topo: &Topology,
-    path: &[PortId],
-    size: u64,
-    mtu: u32,
-    header: u32,
-) -> (Delta, Delta, Rate) {
+pub fn ideal_fct(topo: &Topology, path: &[PortId], size: u64, mtu: u32, header: u32) -> (Delta, Delta, Rate) {
     let mut delay = Delta::ZERO;
     let mut tx = Delta::ZERO;
     let mut bottleneck = Rate(u64::MAX);
@@ -286,13 +211,7 @@ pub fn ideal_fct(
 
 /// Assemble the simulator from a validated scenario.
 pub fn build(v: ValidScenario) -> Simulator {
-    let ValidScenario {
-        scenario,
-        topo,
-        flows: specs,
-        switch_cfg,
-        transport,
-    } = v;
+    let ValidScenario { scenario, topo, flows: specs, switch_cfg, transport } = v;
     let routing = Routing::new(&topo, scenario.routing.hash, scenario.seed);
     let q = switch_cfg.queues;
     let latency = scenario.switch.latency.0;
@@ -306,14 +225,8 @@ pub fn build(v: ValidScenario) -> Simulator {
             let to_switch = !topo.is_host(peer_node);
             let arrival = spec.delay + if to_switch { latency } else { Delta::ZERO };
             let is_switch = !topo.is_host(spec.node);
-            let mut port = Port::new(
-                spec.node,
-                spec.peer,
-                spec.rate,
-                arrival,
-                if is_switch { q } else { 0 },
-                q,
-            );
+            let mut port =
+                Port::new(spec.node, spec.peer, spec.rate, arrival, if is_switch { q } else { 0 }, q);
             if is_switch && ecn.enabled {
                 let scale = if ecn.scale_with_rate {
                     spec.rate.0 as f64 / ecn.reference_rate.0 .0 as f64
@@ -330,12 +243,8 @@ pub fn build(v: ValidScenario) -> Simulator {
         })
         .collect();
 
-    let nic_rate = topo
-        .hosts
-        .iter()
-        .map(|h| topo.ports[topo.host_port(*h).idx()].rate)
-        .min()
-        .expect("hosts exist");
+    let nic_rate =
+        topo.hosts.iter().map(|h| topo.ports[topo.host_port(*h).idx()].rate).min().expect("hosts exist");
     let mut node_slot = vec![0u32; topo.node_count()];
     let mut switches = Vec::new();
     let mut hosts = Vec::new();
@@ -389,21 +298,14 @@ pub fn build(v: ValidScenario) -> Simulator {
                 }
             } as u16;
             let sport = 10_000 + (i % 50_000) as u16;
-            let tuple = FiveTuple {
-                src: NodeId(s.src),
-                dst: NodeId(s.dst),
-                sport,
-                dport: s.dport,
-            };
+            let tuple = FiveTuple { src: NodeId(s.src), dst: NodeId(s.dst), sport, dport: s.dport };
             let path = routing.path_of(&topo, tuple);
-            let (ideal, base_rtt, bottleneck) =
-                ideal_fct(&topo, &path, s.size, t.mtu, t.header_bytes);
+            let (ideal, base_rtt, bottleneck) = ideal_fct(&topo, &path, s.size, t.mtu, t.header_bytes);
             let window = match t.window {
                 WindowSpec::None => 0,
                 WindowSpec::Bytes(b) => b,
                 WindowSpec::Bdp => {
-                    (bottleneck.0 as u128 * base_rtt.0 as u128 / 8 / crate::time::PS_PER_S as u128)
-                        as u64
+                    (bottleneck.0 as u128 * base_rtt.0 as u128 / 8 / crate::time::PS_PER_S as u128) as u64
                 }
             };
             let line_rate = topo.ports[path[0].idx()].rate.0;
@@ -447,10 +349,12 @@ pub fn build(v: ValidScenario) -> Simulator {
         })
         .collect();
 
+    let flow_int = if switch_cfg.int_enabled { vec![Default::default(); flows.len()] } else { Vec::new() };
     let mut sim = Simulator {
         now: SimTime::ZERO,
         events: crate::engine::EventQueue::new(),
-        packets: PacketArena::default(),
+        live_packets: 0,
+        peak_packets: 0,
         topo,
         routing,
         ports,
@@ -466,9 +370,9 @@ pub fn build(v: ValidScenario) -> Simulator {
         pfc_log: scenario.output.pfc_events.then(Vec::new),
         ecn_rng: rng_stream(scenario.seed, "switch/ecn"),
         int_stacks: Vec::new(),
-        limit: scenario
-            .duration
-            .map_or(SimTime::NEVER, |d| SimTime(d.0 .0)),
+        int_free: Vec::new(),
+        flow_int,
+        limit: scenario.duration.map_or(SimTime::NEVER, |d| SimTime(d.0 .0)),
         seed: scenario.seed,
     };
     sim.schedule_next_flow_start();

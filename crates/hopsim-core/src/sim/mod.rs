@@ -9,9 +9,9 @@ mod build;
 
 use crate::engine::{Event, EventQueue, RngStream};
 use crate::host::{Flow, Host, TransportConfig};
-use crate::ids::{FlowId, NodeId, PacketId, PortId};
+use crate::ids::{FlowId, NodeId, PortId};
 use crate::metrics::{Counters, FlowRecord, PfcEvent, PortRecord, Summary};
-use crate::packet::{ControlPayload, Packet, PacketArena, PacketKind};
+use crate::packet::{ControlPayload, Packet, PacketKind, NO_INT};
 use crate::port::Port;
 use crate::scenario::{Scenario, ScenarioError};
 use crate::switch::{Switch, SwitchConfig};
@@ -28,7 +28,9 @@ pub const PFC_FRAME_BYTES: u32 = 64;
 pub struct Simulator {
     pub(crate) now: SimTime,
     pub(crate) events: EventQueue,
-    pub(crate) packets: PacketArena,
+    /// Packets in existence (in queues or on links) and the most ever at once.
+    pub(crate) live_packets: u64,
+    pub(crate) peak_packets: u64,
     pub(crate) topo: Topology,
     pub(crate) routing: Routing,
     pub(crate) ports: Vec<Port>,
@@ -45,8 +47,11 @@ pub struct Simulator {
     pub(crate) counters: Counters,
     pub(crate) pfc_log: Option<Vec<PfcEvent>>,
     pub(crate) ecn_rng: RngStream,
-    /// INT stacks by packet slot (empty unless `switch.int`).
+    /// INT stacks of packets in flight, and free slots (unused unless `switch.int`).
     pub(crate) int_stacks: Vec<crate::switch::IntStack>,
+    pub(crate) int_free: Vec<u32>,
+    /// Per flow: the INT stack of the last ACK the sender received.
+    pub(crate) flow_int: Vec<crate::switch::IntStack>,
     pub(crate) limit: SimTime,
     pub(crate) seed: u64,
 }
@@ -65,6 +70,11 @@ impl Simulator {
     /// The simulated-time limit (the scenario's `duration`, or never).
     pub fn limit(&self) -> SimTime {
         self.limit
+    }
+
+    /// Events waiting in the queue (including cancelled timers not yet popped).
+    pub fn pending_events(&self) -> usize {
+        self.events.len()
     }
 
     pub fn events_processed(&self) -> u64 {
@@ -119,11 +129,7 @@ impl Simulator {
     #[inline]
     fn is_stale(&self, ev: &Event) -> bool {
         match *ev {
-            Event::FlowTimer {
-                flow,
-                kind,
-                generation,
-            } => {
+            Event::FlowTimer { flow, kind, generation } => {
                 let f = &self.flows[flow.idx()];
                 f.finish.is_some() || f.timer_gen[kind as usize] != generation
             }
@@ -135,10 +141,7 @@ impl Simulator {
         match ev {
             Event::Deliver { port } => {
                 let p = &mut self.ports[port.idx()];
-                let (_, pkt) = p
-                    .in_flight
-                    .pop_front()
-                    .expect("a pending delivery has a packet");
+                let (_, pkt) = p.in_flight.pop_front().expect("a pending delivery has a packet");
                 let peer = p.peer;
                 if let Some(&(next, _)) = p.in_flight.front() {
                     self.events.schedule(next, Event::Deliver { port });
@@ -155,20 +158,15 @@ impl Simulator {
                 self.nic_try_send(h);
             }
             Event::FlowStart { flow } => self.on_flow_start(flow),
-            Event::FlowTimer {
-                flow,
-                kind,
-                generation,
-            } => self.on_flow_timer(flow, kind, generation),
+            Event::FlowTimer { flow, kind, generation } => self.on_flow_timer(flow, kind, generation),
         }
     }
 
-    fn on_arrive(&mut self, port: PortId, pkt: PacketId) {
+    fn on_arrive(&mut self, port: PortId, pkt: Packet) {
         let node = self.ports[port.idx()].node;
-        if self.packets.get(pkt).kind == PacketKind::Control {
-            let payload = self.packets.get(pkt).control;
-            self.packets.free(pkt);
-            self.on_control_frame(port, payload);
+        if pkt.kind == PacketKind::Control {
+            self.consume(&pkt);
+            self.on_control_frame(port, pkt.control);
             return;
         }
         if self.topo.is_host(node) {
@@ -188,10 +186,26 @@ impl Simulator {
         }
     }
 
+    /// A new packet enters the network.
+    #[inline]
+    pub(crate) fn created(&mut self) {
+        self.live_packets += 1;
+        self.peak_packets = self.peak_packets.max(self.live_packets);
+    }
+
+    /// A packet leaves the network (consumed at its destination or dropped).
+    #[inline]
+    pub(crate) fn consume(&mut self, pkt: &Packet) {
+        self.live_packets -= 1;
+        if pkt.int != NO_INT {
+            self.int_free.push(pkt.int);
+        }
+    }
+
     /// Serialize `pkt` on `port` (which must be idle) and schedule its arrival at the peer.
     #[inline]
-    pub(crate) fn start_tx(&mut self, port: PortId, pkt: PacketId) {
-        let wire = self.packets.get(pkt).wire_bytes as u64;
+    pub(crate) fn start_tx(&mut self, port: PortId, pkt: Packet) {
+        let wire = pkt.wire_bytes as u64;
         let p = &mut self.ports[port.idx()];
         debug_assert!(!p.busy, "port {} already transmitting", port.0);
         p.busy = true;
@@ -215,7 +229,8 @@ impl Simulator {
     /// Queue a hop-by-hop control frame on `port` (towards its peer) and kick the port.
     pub(crate) fn send_control_frame(&mut self, port: PortId, payload: ControlPayload) {
         let node = self.ports[port.idx()].node;
-        let pkt = self.packets.alloc(Packet {
+        self.created();
+        let pkt = Packet {
             kind: PacketKind::Control,
             priority: 0,
             ecn_ce: false,
@@ -233,7 +248,8 @@ impl Simulator {
             queue: 0,
             retransmit: false,
             control: payload,
-        });
+            int: NO_INT,
+        };
         if let ControlPayload::Pfc { priority, pause } = payload {
             let stats = &mut self.ports[port.idx()].stats;
             if pause {
@@ -244,13 +260,7 @@ impl Simulator {
                 self.counters.pfc_resume_frames += 1;
             }
             if let Some(log) = &mut self.pfc_log {
-                log.push(PfcEvent {
-                    time: self.now,
-                    node,
-                    port,
-                    priority,
-                    pause,
-                });
+                log.push(PfcEvent { time: self.now, node, port, priority, pause });
             }
         }
         self.ports[port.idx()].control_queue.push_back(pkt);
@@ -289,12 +299,8 @@ impl Simulator {
     /// Flows start in time order; only the next start is ever pending.
     pub(crate) fn schedule_next_flow_start(&mut self) {
         if let Some(f) = self.flows.get(self.next_flow_to_schedule) {
-            self.events.schedule(
-                f.start,
-                Event::FlowStart {
-                    flow: FlowId(self.next_flow_to_schedule as u32),
-                },
-            );
+            self.events
+                .schedule(f.start, Event::FlowStart { flow: FlowId(self.next_flow_to_schedule as u32) });
             self.next_flow_to_schedule += 1;
         }
     }
@@ -319,10 +325,7 @@ impl Simulator {
                     peer_node: self.ports[p.peer.idx()].node.0,
                     tier: self.topo.tiers[p.node.idx()].name(),
                     rate_bps: p.rate.0,
-                    stats: PortStats {
-                        paused_time: p.paused_time_until(self.now),
-                        ..p.stats
-                    },
+                    stats: PortStats { paused_time: p.paused_time_until(self.now), ..p.stats },
                 }
             })
             .collect()
@@ -348,15 +351,10 @@ impl Simulator {
             drops: self.counters.drops,
             pfc_pause_frames: self.counters.pfc_pause_frames,
             pfc_resume_frames: self.counters.pfc_resume_frames,
-            packets_in_flight: self.packets.live() as u64,
-            peak_packets_in_flight: self.packets.peak() as u64,
+            packets_in_flight: self.live_packets,
+            peak_packets_in_flight: self.peak_packets,
             buffer_bytes_in_use: buffer_in_use,
-            max_buffer_bytes: self
-                .switches
-                .iter()
-                .map(|s| s.mmu.peak_bytes)
-                .max()
-                .unwrap_or(0),
+            max_buffer_bytes: self.switches.iter().map(|s| s.mmu.peak_bytes).max().unwrap_or(0),
             retransmitted_bytes: self.flows.iter().map(|f| f.retransmitted_bytes).sum(),
             timeouts: self.flows.iter().map(|f| f.timeouts as u64).sum(),
             cnps: self.flows.iter().map(|f| f.cnps_received as u64).sum(),
@@ -373,10 +371,7 @@ impl Simulator {
     /// Counters of one port, by node and port number within the node.
     pub fn port_stats(&self, node: NodeId, port: u32) -> PortStats {
         let p = &self.ports[(self.topo.node_ports[node.idx()] + port) as usize];
-        PortStats {
-            paused_time: p.paused_time_until(self.now),
-            ..p.stats
-        }
+        PortStats { paused_time: p.paused_time_until(self.now), ..p.stats }
     }
 
     /// Global port id of port number `port` of `node`.

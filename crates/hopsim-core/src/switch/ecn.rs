@@ -45,24 +45,12 @@ mod tests {
 
     #[test]
     fn marking_follows_the_red_curve() {
-        let red = RedProfile {
-            kmin: 100_000,
-            kmax: 400_000,
-            pmax: 0.2,
-        };
+        let red = RedProfile { kmin: 100_000, kmax: 400_000, pmax: 0.2 };
         let mut rng = RngStream::seed_from_u64(3);
-        for (q, expect) in [
-            (50_000u64, 0.0),
-            (250_000, 0.1),
-            (399_000, 0.1993),
-            (500_000, 1.0),
-        ] {
+        for (q, expect) in [(50_000u64, 0.0), (250_000, 0.1), (399_000, 0.1993), (500_000, 1.0)] {
             let n = 200_000;
             let marked = (0..n).filter(|_| red.decide(q, &mut rng)).count() as f64 / n as f64;
-            assert!(
-                (marked - expect).abs() < 0.005,
-                "q={q}: marked {marked}, expected {expect}"
-            );
+            assert!((marked - expect).abs() < 0.005, "q={q}: marked {marked}, expected {expect}");
         }
     }
 }

@@ -14,9 +14,9 @@ pub use ecn::RedProfile;
 pub use int::{IntHop, IntStack, INT_MAX_HOPS};
 pub use pfc::{PfcConfig, PfcMode, PfcState};
 
-use crate::ids::{NodeId, PacketId, PortId};
+use crate::ids::{NodeId, PortId};
 use crate::metrics::{DropCause, Drops};
-use crate::packet::ControlPayload;
+use crate::packet::{ControlPayload, Packet};
 use crate::sim::Simulator;
 use crate::topology::routing::routing_tuple;
 
@@ -61,11 +61,11 @@ pub struct Switch {
 
 impl Simulator {
     /// A packet finished arriving on `in_port` of switch `sw`: route, admit, enqueue.
-    pub(crate) fn switch_receive(&mut self, sw: usize, in_port: PortId, pkt: PacketId) {
+    pub(crate) fn switch_receive(&mut self, sw: usize, in_port: PortId, mut pkt: Packet) {
         let node = self.switches[sw].node;
-        let p = *self.packets.get(pkt);
+        let p = &pkt;
         let dst_index = self.topo.host_index[p.dst.idx()];
-        let egress = self.routing.select(node, dst_index, routing_tuple(&p));
+        let egress = self.routing.select(node, dst_index, routing_tuple(p));
 
         if p.is_control_class() {
             self.ports[egress.idx()].control_queue.push_back(pkt);
@@ -100,43 +100,37 @@ impl Simulator {
         if let Some(cause) = refused {
             s.drops.add(cause);
             self.counters.drops.add(cause);
-            self.packets.free(pkt);
+            self.consume(&pkt);
             return;
         }
 
         // Accounting.
         s.mmu.used_bytes += size;
         s.mmu.peak_bytes = s.mmu.peak_bytes.max(s.mmu.used_bytes);
+        let priority = p.priority;
         let pause = match &mut s.pfc {
             Some(pfc) => {
-                pfc.on_enqueue(local_in, p.priority, size, buffer);
-                pfc.take_pause(local_in, p.priority, buffer)
+                pfc.on_enqueue(local_in, priority, size, buffer);
+                pfc.take_pause(local_in, priority, buffer)
             }
             None => false,
         };
         let mark = self.switch_cfg.ecn_enabled
             && !self.switch_cfg.ecn_at_dequeue
             && self.ecn_decides_mark(egress, self.ports[egress.idx()].queue_bytes[queue]);
+        pkt.ingress = in_port;
+        pkt.queue = queue as u16;
+        if mark {
+            pkt.ecn_ce = true;
+            self.counters.ecn_marks += 1;
+        }
         let port = &mut self.ports[egress.idx()];
         port.queue_bytes[queue] += size;
         port.backlog_bytes += size;
         port.stats.max_queue_bytes = port.stats.max_queue_bytes.max(port.backlog_bytes);
         port.data_queues[queue].push_back(pkt);
-        let pk = self.packets.get_mut(pkt);
-        pk.ingress = in_port;
-        pk.queue = queue as u16;
-        if mark {
-            pk.ecn_ce = true;
-            self.counters.ecn_marks += 1;
-        }
         if pause {
-            self.send_control_frame(
-                in_port,
-                ControlPayload::Pfc {
-                    priority: p.priority,
-                    pause: true,
-                },
-            );
+            self.send_control_frame(in_port, ControlPayload::Pfc { priority, pause: true });
         }
         if !self.ports[egress.idx()].busy {
             self.switch_try_send(egress);
@@ -157,11 +151,9 @@ impl Simulator {
         let Some(queue) = pt.next_data_queue() else {
             return;
         };
-        let pkt = pt.data_queues[queue]
-            .pop_front()
-            .expect("eligible queue is non-empty");
+        let mut pkt = pt.data_queues[queue].pop_front().expect("eligible queue is non-empty");
         pt.rr_next = ((queue + 1) % pt.data_queues.len()) as u16;
-        let p = *self.packets.get(pkt);
+        let p = pkt;
         let size = p.wire_bytes as u64;
         pt.queue_bytes[queue] -= size;
         pt.backlog_bytes -= size;
@@ -183,21 +175,15 @@ impl Simulator {
             && self.switch_cfg.ecn_at_dequeue
             && self.ecn_decides_mark(port, queue_after)
         {
-            self.packets.get_mut(pkt).ecn_ce = true;
+            pkt.ecn_ce = true;
             self.counters.ecn_marks += 1;
         }
         if self.switch_cfg.int_enabled {
-            self.push_int_hop(port, pkt);
+            self.push_int_hop(port, &pkt);
         }
         self.start_tx(port, pkt);
         if resume {
-            self.send_control_frame(
-                p.ingress,
-                ControlPayload::Pfc {
-                    priority: p.priority,
-                    pause: false,
-                },
-            );
+            self.send_control_frame(p.ingress, ControlPayload::Pfc { priority: p.priority, pause: false });
         }
     }
 
@@ -218,17 +204,11 @@ impl Simulator {
     pub fn ingress_paused(&self, port: PortId, priority: u8) -> bool {
         let node = self.ports[port.idx()].node;
         let s = &self.switches[self.node_slot[node.idx()] as usize];
-        s.pfc
-            .as_ref()
-            .is_some_and(|pfc| pfc.is_paused(port.0 - s.first_port, priority))
+        s.pfc.as_ref().is_some_and(|pfc| pfc.is_paused(port.0 - s.first_port, priority))
     }
 
     /// Ingress bytes held per switch for PFC, summed (0 once the network drained).
     pub fn pfc_ingress_bytes(&self) -> u64 {
-        self.switches
-            .iter()
-            .filter_map(|s| s.pfc.as_ref())
-            .map(|p| p.total_ingress_bytes())
-            .sum()
+        self.switches.iter().filter_map(|s| s.pfc.as_ref()).map(|p| p.total_ingress_bytes()).sum()
     }
 }

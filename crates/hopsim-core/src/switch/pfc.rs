@@ -110,13 +110,8 @@ impl PfcState {
     fn threshold_and_usage(&self, port: u32, i: usize, buffer: u64) -> (u64, u64) {
         match self.mode {
             PfcMode::Dynamic { .. } => {
-                let free = buffer
-                    .saturating_sub(self.set_aside)
-                    .saturating_sub(self.shared_used);
-                (
-                    (free as f64 * self.alpha[port as usize]) as u64,
-                    self.shared_of(i),
-                )
+                let free = buffer.saturating_sub(self.set_aside).saturating_sub(self.shared_used);
+                ((free as f64 * self.alpha[port as usize]) as u64, self.shared_of(i))
             }
             PfcMode::Static { xoff, .. } => (xoff, self.ingress_bytes[i]),
         }
@@ -207,22 +202,13 @@ mod tests {
     use crate::time::{Delta, Rate};
 
     fn state(mode: PfcMode) -> PfcState {
-        let cfg = PfcConfig {
-            mode,
-            headroom: Some(10_000),
-            reserve: 1_000,
-            resume_offset: 500,
-            classes: 8,
-        };
+        let cfg = PfcConfig { mode, headroom: Some(10_000), reserve: 1_000, resume_offset: 500, classes: 8 };
         PfcState::new(&cfg, &[(10_000, 0.125), (10_000, 0.125)])
     }
 
     #[test]
     fn static_thresholds_have_hysteresis() {
-        let mut s = state(PfcMode::Static {
-            xoff: 5_000,
-            xon: 2_000,
-        });
+        let mut s = state(PfcMode::Static { xoff: 5_000, xon: 2_000 });
         for _ in 0..5 {
             s.on_enqueue(0, 3, 1_000, 100_000);
         }
@@ -268,13 +254,7 @@ mod tests {
             classes: 8,
         };
         assert_eq!(cfg.headroom_for(Rate::gbps(100), Delta::from_us(1)), 37_500);
-        assert_eq!(
-            PfcConfig::alpha_for_rate(0.125, Rate::gbps(400), Rate::gbps(100)),
-            0.5
-        );
-        assert_eq!(
-            PfcConfig::alpha_for_rate(0.125, Rate::gbps(100), Rate::gbps(100)),
-            0.125
-        );
+        assert_eq!(PfcConfig::alpha_for_rate(0.125, Rate::gbps(400), Rate::gbps(100)), 0.5);
+        assert_eq!(PfcConfig::alpha_for_rate(0.125, Rate::gbps(100), Rate::gbps(100)), 0.125);
     }
 }

@@ -36,12 +36,7 @@ pub fn build(spec: &TopologySpec) -> Result<Topology, ScenarioError> {
                 (fabric_rate.0, fabric_delay.0),
             ))
         }
-        TopologySpec::FatTree(FatTreeSpec {
-            k,
-            host_rate,
-            fabric_rate,
-            delay,
-        }) => {
+        TopologySpec::FatTree(FatTreeSpec { k, host_rate, fabric_rate, delay }) => {
             if *k < 2 || k % 2 != 0 {
                 return Err(ScenarioError::field(
                     "topology.k",
@@ -63,13 +58,7 @@ pub fn build(spec: &TopologySpec) -> Result<Topology, ScenarioError> {
             positive("topology.right_hosts", *right_hosts)?;
             positive_rate("topology.host_rate", host_rate.0)?;
             positive_rate("topology.bottleneck_rate", bottleneck_rate.0)?;
-            Ok(dumbbell(
-                *left_hosts,
-                *right_hosts,
-                host_rate.0,
-                bottleneck_rate.0,
-                delay.0,
-            ))
+            Ok(dumbbell(*left_hosts, *right_hosts, host_rate.0, bottleneck_rate.0, delay.0))
         }
         TopologySpec::File(TopologyFileSpec { file, .. }) => read_hpcc_topology(file),
     }
@@ -77,20 +66,14 @@ pub fn build(spec: &TopologySpec) -> Result<Topology, ScenarioError> {
 
 fn positive(field: &str, v: u32) -> Result<(), ScenarioError> {
     if v == 0 {
-        return Err(ScenarioError::field(
-            field,
-            "expected a positive number, got 0",
-        ));
+        return Err(ScenarioError::field(field, "expected a positive number, got 0"));
     }
     Ok(())
 }
 
 fn positive_rate(field: &str, r: Rate) -> Result<(), ScenarioError> {
     if r.0 == 0 {
-        return Err(ScenarioError::field(
-            field,
-            "expected a positive rate, got 0",
-        ));
+        return Err(ScenarioError::field(field, "expected a positive rate, got 0"));
     }
     Ok(())
 }
@@ -129,12 +112,7 @@ pub fn leaf_spine(
     for l in 0..leaves {
         for s in 0..spines {
             for _ in 0..links_per_spine {
-                links.push(LinkSpec {
-                    a: leaf(l),
-                    b: spine(s),
-                    rate: fabric_rate,
-                    delay: fabric_delay,
-                });
+                links.push(LinkSpec { a: leaf(l), b: spine(s), rate: fabric_rate, delay: fabric_delay });
             }
         }
     }
@@ -154,32 +132,17 @@ pub fn fat_tree(k: u32, host_rate: Rate, fabric_rate: Rate, delay: Delta) -> Top
     let mut links = Vec::new();
     for h in 0..hosts {
         let e = h / half;
-        links.push(LinkSpec {
-            a: NodeId(h),
-            b: edge(e / half, e % half),
-            rate: host_rate,
-            delay,
-        });
+        links.push(LinkSpec { a: NodeId(h), b: edge(e / half, e % half), rate: host_rate, delay });
     }
     for pod in 0..k {
         for e in 0..half {
             for a in 0..half {
-                links.push(LinkSpec {
-                    a: edge(pod, e),
-                    b: agg(pod, a),
-                    rate: fabric_rate,
-                    delay,
-                });
+                links.push(LinkSpec { a: edge(pod, e), b: agg(pod, a), rate: fabric_rate, delay });
             }
         }
         for a in 0..half {
             for c in 0..half {
-                links.push(LinkSpec {
-                    a: agg(pod, a),
-                    b: core(a * half + c),
-                    rate: fabric_rate,
-                    delay,
-                });
+                links.push(LinkSpec { a: agg(pod, a), b: core(a * half + c), rate: fabric_rate, delay });
             }
         }
     }
@@ -187,32 +150,16 @@ pub fn fat_tree(k: u32, host_rate: Rate, fabric_rate: Rate, delay: Delta) -> Top
 }
 
 /// Dumbbell: left hosts on switch L, right hosts on switch R, one L–R bottleneck link.
-pub fn dumbbell(
-    left: u32,
-    right: u32,
-    host_rate: Rate,
-    bottleneck_rate: Rate,
-    delay: Delta,
-) -> Topology {
+pub fn dumbbell(left: u32, right: u32, host_rate: Rate, bottleneck_rate: Rate, delay: Delta) -> Topology {
     let hosts = left + right;
     let sw_l = NodeId(hosts);
     let sw_r = NodeId(hosts + 1);
     let mut links = Vec::new();
     for h in 0..hosts {
         let sw = if h < left { sw_l } else { sw_r };
-        links.push(LinkSpec {
-            a: NodeId(h),
-            b: sw,
-            rate: host_rate,
-            delay,
-        });
+        links.push(LinkSpec { a: NodeId(h), b: sw, rate: host_rate, delay });
     }
-    links.push(LinkSpec {
-        a: sw_l,
-        b: sw_r,
-        rate: bottleneck_rate,
-        delay,
-    });
+    links.push(LinkSpec { a: sw_l, b: sw_r, rate: bottleneck_rate, delay });
     finish(kinds(hosts, 2), &links)
 }
 
@@ -236,14 +183,7 @@ mod tests {
 
     #[test]
     fn leaf_spine_tiers() {
-        let t = leaf_spine(
-            4,
-            10,
-            16,
-            1,
-            (Rate::gbps(100), Delta::ZERO),
-            (Rate::gbps(400), Delta::ZERO),
-        );
+        let t = leaf_spine(4, 10, 16, 1, (Rate::gbps(100), Delta::ZERO), (Rate::gbps(400), Delta::ZERO));
         assert_eq!(t.hosts.len(), 160);
         assert_eq!(t.tiers[160], Tier::Tor);
         assert_eq!(t.tiers[170], Tier::Agg);

@@ -93,10 +93,7 @@ impl Topology {
                 if end.idx() >= n {
                     return Err(ScenarioError::field(
                         what,
-                        format!(
-                            "link {i} names node {} but the topology has {n} nodes",
-                            end.0
-                        ),
+                        format!("link {i} names node {} but the topology has {n} nodes", end.0),
                     ));
                 }
             }
@@ -119,10 +116,7 @@ impl Topology {
             if *kind == NodeKind::Host && degree[node] != 1 {
                 return Err(ScenarioError::field(
                     what,
-                    format!(
-                        "host {node} has {} links; each host needs exactly one",
-                        degree[node]
-                    ),
+                    format!("host {node} has {} links; each host needs exactly one", degree[node]),
                 ));
             }
         }
@@ -133,12 +127,7 @@ impl Topology {
         }
         let mut next = node_ports.clone();
         let mut ports = vec![
-            PortSpec {
-                node: NodeId(0),
-                peer: PortId(0),
-                rate: Rate(0),
-                delay: Delta::ZERO
-            };
+            PortSpec { node: NodeId(0), peer: PortId(0), rate: Rate(0), delay: Delta::ZERO };
             node_ports[n] as usize
         ];
         for l in links {
@@ -146,23 +135,11 @@ impl Topology {
             next[l.a.idx()] += 1;
             let pb = next[l.b.idx()];
             next[l.b.idx()] += 1;
-            ports[pa as usize] = PortSpec {
-                node: l.a,
-                peer: PortId(pb),
-                rate: l.rate,
-                delay: l.delay,
-            };
-            ports[pb as usize] = PortSpec {
-                node: l.b,
-                peer: PortId(pa),
-                rate: l.rate,
-                delay: l.delay,
-            };
+            ports[pa as usize] = PortSpec { node: l.a, peer: PortId(pb), rate: l.rate, delay: l.delay };
+            ports[pb as usize] = PortSpec { node: l.b, peer: PortId(pa), rate: l.rate, delay: l.delay };
         }
-        let hosts: Vec<NodeId> = (0..n as u32)
-            .map(NodeId)
-            .filter(|h| kinds[h.idx()] == NodeKind::Host)
-            .collect();
+        let hosts: Vec<NodeId> =
+            (0..n as u32).map(NodeId).filter(|h| kinds[h.idx()] == NodeKind::Host).collect();
         if hosts.is_empty() {
             return Err(ScenarioError::field(what, "the topology has no hosts"));
         }
@@ -170,20 +147,16 @@ impl Topology {
         for (i, h) in hosts.iter().enumerate() {
             host_index[h.idx()] = i as u32;
         }
-        let mut topo = Topology {
-            kinds,
-            ports,
-            node_ports,
-            tiers: Vec::new(),
-            hosts,
-            host_index,
-        };
+        let mut topo = Topology { kinds, ports, node_ports, tiers: Vec::new(), hosts, host_index };
         // Connectivity: every node reachable from the first host.
         let dist = topo.hop_distances(topo.hosts[0]);
         if let Some(unreached) = dist.iter().position(|d| *d == u32::MAX) {
             return Err(ScenarioError::field(
                 what,
-                format!("the topology is not connected: node {unreached} cannot be reached from host {}", topo.hosts[0].0),
+                format!(
+                    "the topology is not connected: node {unreached} cannot be reached from host {}",
+                    topo.hosts[0].0
+                ),
             ));
         }
         topo.tiers = topo.compute_tiers();

@@ -52,11 +52,7 @@ impl EcmpTable {
                 entries[node * hosts + hi] = slot;
             }
         }
-        EcmpTable {
-            hosts,
-            entries,
-            pool,
-        }
+        EcmpTable { hosts, entries, pool }
     }
 
     /// Egress ports of `node` on shortest paths to the host with index `host_index`.
@@ -79,12 +75,7 @@ pub struct FiveTuple {
 /// The 5-tuple of a packet as the switches hash it.
 #[inline]
 pub fn routing_tuple(p: &crate::packet::Packet) -> FiveTuple {
-    FiveTuple {
-        src: p.src,
-        dst: p.dst,
-        sport: p.sport,
-        dport: p.dport,
-    }
+    FiveTuple { src: p.src, dst: p.dst, sport: p.sport, dport: p.dport }
 }
 
 /// Routing state: the ECMP table plus per-switch hash seeds.
@@ -97,26 +88,16 @@ pub struct Routing {
 
 impl Routing {
     pub fn new(topo: &Topology, hash: EcmpHash, seed: u64) -> Routing {
-        let seeds = (0..topo.node_count())
-            .map(|n| stream_seed(seed, &format!("ecmp/switch/{n}")) as u32)
-            .collect();
-        Routing {
-            table: EcmpTable::build(topo),
-            seeds,
-            hash,
-        }
+        let seeds =
+            (0..topo.node_count()).map(|n| stream_seed(seed, &format!("ecmp/switch/{n}")) as u32).collect();
+        Routing { table: EcmpTable::build(topo), seeds, hash }
     }
 
     /// The egress port `node` uses for a packet of `tuple` heading to host `dst_index`.
     #[inline]
     pub fn select(&self, node: NodeId, dst_index: u32, tuple: FiveTuple) -> PortId {
         let hops = self.table.next_hops(node, dst_index);
-        debug_assert!(
-            !hops.is_empty(),
-            "no route from node {} to host index {}",
-            node.0,
-            dst_index
-        );
+        debug_assert!(!hops.is_empty(), "no route from node {} to host index {}", node.0, dst_index);
         if hops.len() == 1 {
             return hops[0];
         }
@@ -158,11 +139,7 @@ impl Routing {
             let p = self.select(node, dst_index, tuple);
             path.push(p);
             node = topo.ports[topo.ports[p.idx()].peer.idx()].node;
-            assert!(
-                path.len() <= topo.node_count(),
-                "routing loop towards node {}",
-                tuple.dst.0
-            );
+            assert!(path.len() <= topo.node_count(), "routing loop towards node {}", tuple.dst.0);
         }
         path
     }
@@ -183,11 +160,7 @@ const fn crc32_table() -> [u32; 256] {
         let mut c = i as u32;
         let mut k = 0;
         while k < 8 {
-            c = if c & 1 != 0 {
-                0xEDB8_8320 ^ (c >> 1)
-            } else {
-                c >> 1
-            };
+            c = if c & 1 != 0 { 0xEDB8_8320 ^ (c >> 1) } else { c >> 1 };
             k += 1;
         }
         table[i] = c;
@@ -225,12 +198,7 @@ mod tests {
             let r = Routing::new(&t, hash, 1);
             let mut cores = std::collections::BTreeSet::new();
             for sport in 0..64 {
-                let tuple = FiveTuple {
-                    src: NodeId(0),
-                    dst: NodeId(15),
-                    sport,
-                    dport: 100,
-                };
+                let tuple = FiveTuple { src: NodeId(0), dst: NodeId(15), sport, dport: 100 };
                 let path = r.path_of(&t, tuple);
                 // host -> edge -> agg -> core -> agg -> edge -> host: 6 egress ports
                 assert_eq!(path.len(), 6);
@@ -239,12 +207,7 @@ mod tests {
             }
             assert_eq!(cores.len(), 4, "ECMP reaches every core");
             // same-edge pair: host -> edge -> host
-            let tuple = FiveTuple {
-                src: NodeId(0),
-                dst: NodeId(1),
-                sport: 1,
-                dport: 100,
-            };
+            let tuple = FiveTuple { src: NodeId(0), dst: NodeId(1), sport: 1, dport: 100 };
             assert_eq!(r.path_of(&t, tuple).len(), 2);
         }
     }

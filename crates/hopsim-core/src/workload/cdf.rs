@@ -51,10 +51,7 @@ impl EmpiricalCdf {
             Some((n, text)) => Ok(EmpiricalCdf::parse(text, n).expect("built-in CDFs are valid")),
             None => Err(ScenarioError::field(
                 field,
-                format!(
-                    "unknown workload \"{name}\"; expected one of {}",
-                    Self::builtin_names().join(", ")
-                ),
+                format!("unknown workload \"{name}\"; expected one of {}", Self::builtin_names().join(", ")),
             )),
         }
     }
@@ -71,11 +68,8 @@ impl EmpiricalCdf {
 
     /// Parse CDF text; `file` names it in errors.
     pub fn parse(text: &str, file: &str) -> Result<EmpiricalCdf, ScenarioError> {
-        let err = |line: usize, message: String| ScenarioError::FileLine {
-            file: file.to_string(),
-            line,
-            message,
-        };
+        let err =
+            |line: usize, message: String| ScenarioError::FileLine { file: file.to_string(), line, message };
         let mut sizes = Vec::new();
         let mut probs = Vec::new();
         let mut interpolation = Interpolation::Linear;
@@ -100,62 +94,36 @@ impl EmpiricalCdf {
                     format!("expected \"size_bytes cumulative_probability\", got \"{line}\""),
                 ));
             };
-            let s: f64 = s
-                .parse()
-                .map_err(|_| err(ln, format!("size: expected a number, got \"{s}\"")))?;
-            let p: f64 = p
-                .parse()
-                .map_err(|_| err(ln, format!("probability: expected a number, got \"{p}\"")))?;
+            let s: f64 = s.parse().map_err(|_| err(ln, format!("size: expected a number, got \"{s}\"")))?;
+            let p: f64 =
+                p.parse().map_err(|_| err(ln, format!("probability: expected a number, got \"{p}\"")))?;
             if !(s.is_finite() && s >= 0.0) {
-                return Err(err(
-                    ln,
-                    format!("size: expected a non-negative number, got {s}"),
-                ));
+                return Err(err(ln, format!("size: expected a non-negative number, got {s}")));
             }
             if !(0.0..=1.0).contains(&p) {
-                return Err(err(
-                    ln,
-                    format!("probability: expected a value in [0, 1], got {p}"),
-                ));
+                return Err(err(ln, format!("probability: expected a value in [0, 1], got {p}")));
             }
             if let (Some(ls), Some(lp)) = (sizes.last(), probs.last()) {
                 if s < *ls || p < *lp {
-                    return Err(err(
-                        ln,
-                        "sizes and probabilities must be non-decreasing".into(),
-                    ));
+                    return Err(err(ln, "sizes and probabilities must be non-decreasing".into()));
                 }
             }
             sizes.push(s);
             probs.push(p);
         }
         if sizes.is_empty() {
-            return Err(err(
-                1,
-                "no points; expected lines of \"size_bytes cumulative_probability\"".into(),
-            ));
+            return Err(err(1, "no points; expected lines of \"size_bytes cumulative_probability\"".into()));
         }
         if (probs[probs.len() - 1] - 1.0).abs() > 1e-9 {
             return Err(err(
                 last_line,
-                format!(
-                    "the last probability must be 1, got {}",
-                    probs[probs.len() - 1]
-                ),
+                format!("the last probability must be 1, got {}", probs[probs.len() - 1]),
             ));
         }
         if sizes[sizes.len() - 1] < 1.0 {
-            return Err(err(
-                last_line,
-                "the largest size must be at least 1 byte".into(),
-            ));
+            return Err(err(last_line, "the largest size must be at least 1 byte".into()));
         }
-        Ok(EmpiricalCdf {
-            name: file.to_string(),
-            sizes,
-            probs,
-            interpolation,
-        })
+        Ok(EmpiricalCdf { name: file.to_string(), sizes, probs, interpolation })
     }
 
     /// Mean flow size in bytes under this CDF's interpolation.
@@ -177,10 +145,7 @@ impl EmpiricalCdf {
         if u <= self.probs[0] {
             return self.sizes[0];
         }
-        let i = self
-            .probs
-            .partition_point(|p| *p < u)
-            .min(self.probs.len() - 1);
+        let i = self.probs.partition_point(|p| *p < u).min(self.probs.len() - 1);
         let (p0, p1) = (self.probs[i - 1], self.probs[i]);
         let (s0, s1) = (self.sizes[i - 1], self.sizes[i]);
         match self.interpolation {
@@ -215,20 +180,11 @@ mod tests {
 
     #[test]
     fn bad_cdf_lines_are_named() {
-        let e = EmpiricalCdf::parse("100 0.5\n50 0.7\n", "x.cdf")
-            .unwrap_err()
-            .to_string();
+        let e = EmpiricalCdf::parse("100 0.5\n50 0.7\n", "x.cdf").unwrap_err().to_string();
         assert!(e.starts_with("x.cdf:2:"), "{e}");
-        let e = EmpiricalCdf::parse("100 0.5\n200 0.9\n", "x.cdf")
-            .unwrap_err()
-            .to_string();
+        let e = EmpiricalCdf::parse("100 0.5\n200 0.9\n", "x.cdf").unwrap_err().to_string();
         assert!(e.contains("last probability must be 1"), "{e}");
-        let e = EmpiricalCdf::builtin("websurch", "workload.size_dist")
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.starts_with("workload.size_dist: unknown workload \"websurch\""),
-            "{e}"
-        );
+        let e = EmpiricalCdf::builtin("websurch", "workload.size_dist").unwrap_err().to_string();
+        assert!(e.starts_with("workload.size_dist: unknown workload \"websurch\""), "{e}");
     }
 }

@@ -8,9 +8,7 @@ use rand::seq::SliceRandom;
 use rand::Rng;
 
 use crate::engine::{rng_stream, RngStream};
-use crate::scenario::{
-    FlowFileFormat, FlowsSpec, IncastSpec, PoissonSpec, ScenarioError, WorkloadSpec,
-};
+use crate::scenario::{FlowFileFormat, FlowsSpec, IncastSpec, PoissonSpec, ScenarioError, WorkloadSpec};
 use crate::time::{Rate, SimTime, PS_PER_S};
 use crate::topology::Topology;
 pub use cdf::EmpiricalCdf;
@@ -33,26 +31,13 @@ pub struct FlowSpec {
 }
 
 /// Generate the flows of every workload entry, sorted by start time (stable).
-pub fn generate(
-    specs: &[WorkloadSpec],
-    topo: &Topology,
-    seed: u64,
-) -> Result<Vec<FlowSpec>, ScenarioError> {
+pub fn generate(specs: &[WorkloadSpec], topo: &Topology, seed: u64) -> Result<Vec<FlowSpec>, ScenarioError> {
     let mut flows = Vec::new();
     for (i, spec) in specs.iter().enumerate() {
-        let field = if specs.len() == 1 {
-            "workload".to_string()
-        } else {
-            format!("workload[{i}]")
-        };
+        let field = if specs.len() == 1 { "workload".to_string() } else { format!("workload[{i}]") };
         let mut rng = rng_stream(seed, &format!("workload/{i}"));
         match spec {
-            WorkloadSpec::Flows(FlowsSpec {
-                flows: list,
-                file,
-                format,
-                tag,
-            }) => {
+            WorkloadSpec::Flows(FlowsSpec { flows: list, file, format, tag }) => {
                 for (j, f) in list.iter().enumerate() {
                     flows.push(FlowSpec {
                         src: f.src,
@@ -82,9 +67,7 @@ pub fn generate(
                 tag,
             }) => {
                 let cdf = match (size_dist, cdf_file) {
-                    (Some(name), None) => {
-                        EmpiricalCdf::builtin(name, &format!("{field}.size_dist"))?
-                    }
+                    (Some(name), None) => EmpiricalCdf::builtin(name, &format!("{field}.size_dist"))?,
                     (None, Some(path)) => EmpiricalCdf::from_file(path)?,
                     _ => {
                         return Err(ScenarioError::field(
@@ -96,22 +79,12 @@ pub fn generate(
                 check_load(*load, &format!("{field}.load"))?;
                 let senders = host_list(topo, hosts.as_deref(), &format!("{field}.hosts"))?;
                 host_list(topo, Some(exclude_dst), &format!("{field}.exclude_dst"))?;
-                let dsts: Vec<u32> = senders
-                    .iter()
-                    .copied()
-                    .filter(|h| !exclude_dst.contains(h))
-                    .collect();
+                let dsts: Vec<u32> = senders.iter().copied().filter(|h| !exclude_dst.contains(h)).collect();
                 if dsts.len() < 2 && senders.iter().all(|s| dsts.iter().all(|d| d == s)) {
-                    return Err(ScenarioError::field(
-                        &field,
-                        "needs at least two hosts to send between",
-                    ));
+                    return Err(ScenarioError::field(&field, "needs at least two hosts to send between"));
                 }
                 if stop.0 <= start.0 {
-                    return Err(ScenarioError::field(
-                        format!("{field}.stop"),
-                        "expected a time after start",
-                    ));
+                    return Err(ScenarioError::field(format!("{field}.stop"), "expected a time after start"));
                 }
                 flows.extend(poisson(
                     &cdf,
@@ -136,22 +109,17 @@ pub fn generate(
                 stop,
                 tag,
             }) => {
-                host_list(
-                    topo,
-                    Some(std::slice::from_ref(receiver)),
-                    &format!("{field}.receiver"),
-                )?;
+                host_list(topo, Some(std::slice::from_ref(receiver)), &format!("{field}.receiver"))?;
                 if *fan_in == 0 {
                     return Err(ScenarioError::field(
                         format!("{field}.fan_in"),
                         "expected a positive number, got 0",
                     ));
                 }
-                let candidates: Vec<u32> =
-                    host_list(topo, senders.as_deref(), &format!("{field}.senders"))?
-                        .into_iter()
-                        .filter(|h| h != receiver)
-                        .collect();
+                let candidates: Vec<u32> = host_list(topo, senders.as_deref(), &format!("{field}.senders"))?
+                    .into_iter()
+                    .filter(|h| h != receiver)
+                    .collect();
                 if candidates.is_empty() {
                     return Err(ScenarioError::field(
                         format!("{field}.senders"),
@@ -165,17 +133,13 @@ pub fn generate(
                     ));
                 }
                 if stop.0 <= start.0 {
-                    return Err(ScenarioError::field(
-                        format!("{field}.stop"),
-                        "expected a time after start",
-                    ));
+                    return Err(ScenarioError::field(format!("{field}.stop"), "expected a time after start"));
                 }
                 let period_ps = match (period, load) {
                     (Some(p), None) if p.0 .0 > 0 => p.0 .0,
                     (None, Some(l)) => {
                         check_load(*l, &format!("{field}.load"))?;
-                        let rate =
-                            topo.ports[topo.host_port(crate::ids::NodeId(*receiver)).idx()].rate;
+                        let rate = topo.ports[topo.host_port(crate::ids::NodeId(*receiver)).idx()].rate;
                         let mean = (size_min.0 + size_max.0) as f64 / 2.0;
                         (*fan_in as f64 * mean * 8.0 / (l * rate.0 as f64) * PS_PER_S as f64) as u64
                     }
@@ -217,29 +181,19 @@ pub fn generate(
 
 fn check_load(load: f64, field: &str) -> Result<(), ScenarioError> {
     if !(load > 0.0 && load <= 1.0) {
-        return Err(ScenarioError::field(
-            field,
-            format!("expected a load in (0, 1], got {load}"),
-        ));
+        return Err(ScenarioError::field(field, format!("expected a load in (0, 1], got {load}")));
     }
     Ok(())
 }
 
 /// Validate a list of host ids (or take every host).
-fn host_list(
-    topo: &Topology,
-    hosts: Option<&[u32]>,
-    field: &str,
-) -> Result<Vec<u32>, ScenarioError> {
+fn host_list(topo: &Topology, hosts: Option<&[u32]>, field: &str) -> Result<Vec<u32>, ScenarioError> {
     match hosts {
         None => Ok(topo.hosts.iter().map(|h| h.0).collect()),
         Some(list) => {
             for h in list {
                 if (*h as usize) >= topo.node_count() || !topo.is_host(crate::ids::NodeId(*h)) {
-                    return Err(ScenarioError::field(
-                        field,
-                        format!("node {h} is not a host"),
-                    ));
+                    return Err(ScenarioError::field(field, format!("node {h} is not a host")));
                 }
             }
             Ok(list.to_vec())
@@ -250,23 +204,14 @@ fn host_list(
 fn check_flow(topo: &Topology, f: &FlowSpec, field: &str) -> Result<(), ScenarioError> {
     for (name, h) in [("src", f.src), ("dst", f.dst)] {
         if (h as usize) >= topo.node_count() || !topo.is_host(crate::ids::NodeId(h)) {
-            return Err(ScenarioError::field(
-                format!("{field}.{name}"),
-                format!("node {h} is not a host"),
-            ));
+            return Err(ScenarioError::field(format!("{field}.{name}"), format!("node {h} is not a host")));
         }
     }
     if f.src == f.dst {
-        return Err(ScenarioError::field(
-            field,
-            format!("src and dst are both {}", f.src),
-        ));
+        return Err(ScenarioError::field(field, format!("src and dst are both {}", f.src)));
     }
     if f.size == 0 {
-        return Err(ScenarioError::field(
-            format!("{field}.size"),
-            "expected a positive size",
-        ));
+        return Err(ScenarioError::field(format!("{field}.size"), "expected a positive size"));
     }
     Ok(())
 }
@@ -325,11 +270,8 @@ fn parse_seconds_exact(s: &str) -> Option<u64> {
         let v: f64 = s.parse().ok()?;
         return (v >= 0.0).then(|| (v * PS_PER_S as f64).round() as u64);
     }
-    let frac_ps: u64 = if frac.is_empty() {
-        0
-    } else {
-        frac.parse::<u64>().ok()? * 10u64.pow(12 - frac.len() as u32)
-    };
+    let frac_ps: u64 =
+        if frac.is_empty() { 0 } else { frac.parse::<u64>().ok()? * 10u64.pow(12 - frac.len() as u32) };
     int.checked_mul(PS_PER_S)?.checked_add(frac_ps)
 }
 
@@ -353,25 +295,12 @@ pub fn parse_hpcc_flows(
     topo: &Topology,
     tag: &str,
 ) -> Result<Vec<FlowSpec>, ScenarioError> {
-    let err = |line: usize, message: String| ScenarioError::FileLine {
-        file: file.to_string(),
-        line,
-        message,
-    };
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .map(|(i, l)| (i + 1, l.trim()))
-        .filter(|(_, l)| !l.is_empty());
-    let (ln, head) = lines
-        .next()
-        .ok_or_else(|| err(1, "empty file; expected the flow count".into()))?;
-    let count: usize = head.parse().map_err(|_| {
-        err(
-            ln,
-            format!("expected the flow count (integer), got \"{head}\""),
-        )
-    })?;
+    let err =
+        |line: usize, message: String| ScenarioError::FileLine { file: file.to_string(), line, message };
+    let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l.trim())).filter(|(_, l)| !l.is_empty());
+    let (ln, head) = lines.next().ok_or_else(|| err(1, "empty file; expected the flow count".into()))?;
+    let count: usize =
+        head.parse().map_err(|_| err(ln, format!("expected the flow count (integer), got \"{head}\"")))?;
     let mut flows = Vec::with_capacity(count);
     for (ln, l) in lines {
         let t: Vec<&str> = l.split_whitespace().collect();
@@ -382,28 +311,13 @@ pub fn parse_hpcc_flows(
             ));
         }
         let int = |i: usize, what: &str| -> Result<u64, ScenarioError> {
-            t[i].parse::<u64>().map_err(|_| {
-                err(
-                    ln,
-                    format!("{what}: expected a non-negative integer, got \"{}\"", t[i]),
-                )
-            })
+            t[i].parse::<u64>()
+                .map_err(|_| err(ln, format!("{what}: expected a non-negative integer, got \"{}\"", t[i])))
         };
-        let (src, dst, priority, dport, size) = (
-            int(0, "src")?,
-            int(1, "dst")?,
-            int(2, "priority")?,
-            int(3, "dport")?,
-            int(4, "size")?,
-        );
+        let (src, dst, priority, dport, size) =
+            (int(0, "src")?, int(1, "dst")?, int(2, "priority")?, int(3, "dport")?, int(4, "size")?);
         let start = parse_seconds_exact(t[5]).ok_or_else(|| {
-            err(
-                ln,
-                format!(
-                    "start: expected seconds as a non-negative number, got \"{}\"",
-                    t[5]
-                ),
-            )
+            err(ln, format!("start: expected seconds as a non-negative number, got \"{}\"", t[5]))
         })?;
         if priority > 255 || dport > 65535 || src > u32::MAX as u64 || dst > u32::MAX as u64 {
             return Err(err(ln, "priority, dport or node id out of range".into()));
@@ -418,10 +332,9 @@ pub fn parse_hpcc_flows(
             tag: tag.to_string(),
         };
         check_flow(topo, &f, "flow").map_err(|e| match e {
-            ScenarioError::Field { path, message } => err(
-                ln,
-                format!("{}: {message}", path.trim_start_matches("flow.")),
-            ),
+            ScenarioError::Field { path, message } => {
+                err(ln, format!("{}: {message}", path.trim_start_matches("flow.")))
+            }
             other => other,
         })?;
         flows.push(f);
@@ -429,10 +342,7 @@ pub fn parse_hpcc_flows(
     if flows.len() != count {
         return Err(err(
             text.lines().count().max(1),
-            format!(
-                "the header says {count} flows but the file has {}",
-                flows.len()
-            ),
+            format!("the header says {count} flows but the file has {}", flows.len()),
         ));
     }
     Ok(flows)
@@ -445,24 +355,19 @@ mod tests {
     use crate::topology::build;
 
     fn star() -> Topology {
-        crate::topology::build(&crate::scenario::TopologySpec::Dumbbell(
-            crate::scenario::DumbbellSpec {
-                left_hosts: 4,
-                right_hosts: 4,
-                host_rate: crate::scenario::RateSpec::gbps(100),
-                bottleneck_rate: crate::scenario::RateSpec::gbps(100),
-                delay: crate::scenario::Duration(Delta::from_us(1)),
-            },
-        ))
+        crate::topology::build(&crate::scenario::TopologySpec::Dumbbell(crate::scenario::DumbbellSpec {
+            left_hosts: 4,
+            right_hosts: 4,
+            host_rate: crate::scenario::RateSpec::gbps(100),
+            bottleneck_rate: crate::scenario::RateSpec::gbps(100),
+            delay: crate::scenario::Duration(Delta::from_us(1)),
+        }))
         .unwrap()
     }
 
     #[test]
     fn seconds_parse_exactly() {
-        assert_eq!(
-            parse_seconds_exact("2.000000962"),
-            Some(2 * PS_PER_S + 962_000)
-        );
+        assert_eq!(parse_seconds_exact("2.000000962"), Some(2 * PS_PER_S + 962_000));
         assert_eq!(parse_seconds_exact("0.5"), Some(PS_PER_S / 2));
         assert_eq!(parse_seconds_exact("x"), None);
     }
@@ -470,22 +375,11 @@ mod tests {
     #[test]
     fn hpcc_flow_file_parses_and_errors_name_lines() {
         let t = star();
-        let f = parse_hpcc_flows(
-            "2\n0 5 3 100 1000 2.0\n1 6 3 100 5000 2.000001\n",
-            "f",
-            &t,
-            "x",
-        )
-        .unwrap();
+        let f = parse_hpcc_flows("2\n0 5 3 100 1000 2.0\n1 6 3 100 5000 2.000001\n", "f", &t, "x").unwrap();
         assert_eq!(f.len(), 2);
         assert_eq!(f[1].start, SimTime(2 * PS_PER_S + 1_000_000));
-        let e = parse_hpcc_flows(
-            "2\n0 5 3 100 1000 2.0\n1 9 3 100 5000 2.0\n",
-            "f.txt",
-            &t,
-            "x",
-        )
-        .unwrap_err();
+        let e =
+            parse_hpcc_flows("2\n0 5 3 100 1000 2.0\n1 9 3 100 5000 2.0\n", "f.txt", &t, "x").unwrap_err();
         assert_eq!(e.to_string(), "f.txt:3: dst: node 9 is not a host");
         let e = parse_hpcc_flows("3\n0 5 3 100 1000 2.0\n", "f.txt", &t, "x").unwrap_err();
         assert!(e.to_string().contains("says 3 flows"), "{e}");

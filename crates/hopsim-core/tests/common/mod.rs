@@ -23,19 +23,12 @@ pub fn fct_us(r: &FlowRecord) -> f64 {
 pub fn assert_drained(s: &Simulator) {
     let sum = s.summary();
     assert_eq!(sum.flows_finished, sum.flows_total, "all flows finish");
-    assert_eq!(
-        sum.packets_in_flight, 0,
-        "no packet left in queues or on links"
-    );
+    assert_eq!(sum.packets_in_flight, 0, "no packet left in queues or on links");
     assert_eq!(
         sum.data_packets_sent,
         sum.data_packets_delivered + sum.drops.total(),
         "sent = delivered + dropped"
     );
     assert_eq!(sum.buffer_bytes_in_use, 0, "shared buffers back to zero");
-    assert_eq!(
-        s.pfc_ingress_bytes(),
-        0,
-        "PFC ingress counters back to zero"
-    );
+    assert_eq!(s.pfc_ingress_bytes(), 0, "PFC ingress counters back to zero");
 }
