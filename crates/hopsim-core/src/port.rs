@@ -65,6 +65,8 @@ pub struct Port {
     pub backlog_bytes: u64,
     /// Per data queue (priority): paused by the downstream node.
     pub paused: Vec<bool>,
+    /// Bit q set: data queue q is non-empty and not paused (ports with ≤ 64 queues).
+    eligible: u64,
     paused_count: u32,
     paused_since: SimTime,
     /// Round-robin pointer over data queues.
@@ -96,11 +98,39 @@ impl Port {
             queue_bytes: vec![0; data_queues],
             backlog_bytes: 0,
             paused: vec![false; classes],
+            eligible: 0,
             paused_count: 0,
             paused_since: SimTime::ZERO,
             rr_next: 0,
             stats: PortStats::default(),
             ecn: None,
+        }
+    }
+
+    /// Append a packet to data queue `queue`.
+    #[inline]
+    pub fn enqueue(&mut self, queue: usize, pkt: Packet) {
+        self.data_queues[queue].push_back(pkt);
+        self.refresh_eligible(queue);
+    }
+
+    /// Take the head of data queue `queue`.
+    #[inline]
+    pub fn dequeue(&mut self, queue: usize) -> Option<Packet> {
+        let pkt = self.data_queues[queue].pop_front();
+        self.refresh_eligible(queue);
+        pkt
+    }
+
+    #[inline]
+    fn refresh_eligible(&mut self, queue: usize) {
+        if queue < 64 {
+            let bit = 1u64 << queue;
+            if !self.paused[queue] && !self.data_queues[queue].is_empty() {
+                self.eligible |= bit;
+            } else {
+                self.eligible &= !bit;
+            }
         }
     }
 
@@ -110,6 +140,9 @@ impl Port {
             return false;
         }
         self.paused[queue] = pause;
+        if queue < self.data_queues.len() {
+            self.refresh_eligible(queue);
+        }
         if pause {
             if self.paused_count == 0 {
                 self.paused_since = now;
@@ -137,11 +170,75 @@ impl Port {
         self.paused_count > 0
     }
 
-    /// Next eligible data queue (round-robin, skipping empty and paused queues).
+    /// Next eligible data queue (round-robin from `rr_next`, skipping empty and paused
+    /// queues). Ports with ≤ 64 queues use a bitmask; larger ones scan.
     #[inline]
     pub fn next_data_queue(&self) -> Option<usize> {
         let n = self.data_queues.len();
         let start = self.rr_next as usize;
-        (0..n).map(|i| (start + i) % n).find(|&q| !self.paused[q] && !self.data_queues[q].is_empty())
+        if n <= 64 {
+            if self.eligible == 0 {
+                return None;
+            }
+            let from_start = self.eligible & (!0u64 << start);
+            let bits = if from_start != 0 { from_start } else { self.eligible };
+            return Some(bits.trailing_zeros() as usize);
+        }
+        let ready = |q: &usize| !self.paused[*q] && !self.data_queues[*q].is_empty();
+        (start..n).find(ready).or_else(|| (0..start).find(ready))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::{ControlPayload, PacketKind, NO_INT};
+
+    fn pkt() -> Packet {
+        Packet {
+            kind: PacketKind::Data,
+            priority: 0,
+            ecn_ce: false,
+            cnp_echo: false,
+            flow: crate::ids::FlowId(0),
+            src: NodeId(0),
+            dst: NodeId(1),
+            sport: 0,
+            dport: 0,
+            seq: 0,
+            payload: 0,
+            wire_bytes: 64,
+            sent_at: SimTime::ZERO,
+            ingress: PortId(0),
+            queue: 0,
+            retransmit: false,
+            control: ControlPayload::None,
+            int: NO_INT,
+        }
+    }
+
+    /// Round-robin over non-empty, unpaused queues, for the bitmask (≤ 64 queues) and the
+    /// scanning (> 64 queues) paths alike.
+    #[test]
+    fn round_robin_skips_empty_and_paused_queues() {
+        for queues in [8usize, 128] {
+            let mut p = Port::new(NodeId(0), PortId(1), Rate::gbps(100), Delta::ZERO, queues, queues);
+            assert_eq!(p.next_data_queue(), None);
+            for q in [1, 3, 6] {
+                p.enqueue(q, pkt());
+            }
+            p.rr_next = 2;
+            assert_eq!(p.next_data_queue(), Some(3));
+            p.set_paused(3, true, SimTime::ZERO);
+            assert_eq!(p.next_data_queue(), Some(6));
+            p.rr_next = 7;
+            assert_eq!(p.next_data_queue(), Some(1), "wraps around");
+            p.dequeue(1);
+            p.dequeue(6);
+            assert_eq!(p.next_data_queue(), None, "only the paused queue holds packets");
+            p.set_paused(3, false, SimTime(5));
+            assert_eq!(p.next_data_queue(), Some(3));
+            assert_eq!(p.stats.paused_time, Delta(5));
+        }
     }
 }

@@ -128,7 +128,7 @@ impl Simulator {
         port.queue_bytes[queue] += size;
         port.backlog_bytes += size;
         port.stats.max_queue_bytes = port.stats.max_queue_bytes.max(port.backlog_bytes);
-        port.data_queues[queue].push_back(pkt);
+        port.enqueue(queue, pkt);
         if pause {
             self.send_control_frame(in_port, ControlPayload::Pfc { priority, pause: true });
         }
@@ -151,7 +151,7 @@ impl Simulator {
         let Some(queue) = pt.next_data_queue() else {
             return;
         };
-        let mut pkt = pt.data_queues[queue].pop_front().expect("eligible queue is non-empty");
+        let mut pkt = pt.dequeue(queue).expect("eligible queue is non-empty");
         pt.rr_next = ((queue + 1) % pt.data_queues.len()) as u16;
         let p = pkt;
         let size = p.wire_bytes as u64;
