@@ -18,7 +18,7 @@ from pathlib import Path
 
 import hopsim
 from hopsim import _core, bench
-from hopsim.results import check_outdir
+from hopsim.results import check_outdir, format_bytes
 
 EXIT_OK = 0
 EXIT_INPUT = 2
@@ -78,15 +78,8 @@ def _cmd_workloads(args: argparse.Namespace) -> int:
     for name, mean, quantiles in _core.builtin_workloads():
         q = dict(quantiles)
         cells = [mean] + [q.get(p, float("nan")) for p in (0.1, 0.5, 0.9, 0.99)]
-        print(f"{name:<18}" + "".join(f"{_short(v):>10}" for v in cells))
+        print(f"{name:<18}" + "".join(f"{format_bytes(v, 3):>10}" for v in cells))
     return EXIT_OK
-
-
-def _short(n: float) -> str:
-    for unit, scale in (("G", 1e9), ("M", 1e6), ("K", 1e3)):
-        if n >= scale:
-            return f"{n / scale:.3g}{unit}"
-    return f"{n:.0f}"
 
 
 def _parser() -> argparse.ArgumentParser:

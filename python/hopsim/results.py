@@ -74,19 +74,20 @@ def _frame(columns: Mapping[str, Sequence[Any]], dtypes: Mapping[str, str]) -> p
     return df
 
 
-def _fmt_bytes(n: float) -> str:
+def format_bytes(n: float, digits: int = 6) -> str:
+    """A byte count with a decimal unit, e.g. ``1.71MB``, to ``digits`` significant digits."""
     for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
         if n >= scale:
-            return f"{n / scale:g}{unit}"
-    return f"{n:g}B"
+            return f"{n / scale:.{digits}g}{unit}"
+    return f"{n:.{digits}g}B"
 
 
 def _bucket_labels(edges: Sequence[float]) -> list[str]:
     if not edges:
         return ["all"]
-    labels = [f"<={_fmt_bytes(edges[0])}"]
-    labels += [f"{_fmt_bytes(a)}-{_fmt_bytes(b)}" for a, b in zip(edges, edges[1:])]
-    labels.append(f">{_fmt_bytes(edges[-1])}")
+    labels = [f"<={format_bytes(edges[0])}"]
+    labels += [f"{format_bytes(a)}-{format_bytes(b)}" for a, b in zip(edges, edges[1:])]
+    labels.append(f">{format_bytes(edges[-1])}")
     return labels
 
 
