@@ -54,8 +54,11 @@ pub struct Port {
     pub byte_time: ByteTime,
     /// Propagation delay plus the receiving switch's pipeline latency.
     pub arrival_delay: Delta,
-    /// Serializing a packet right now.
-    pub busy: bool,
+    /// End of the packet being serialized (the port is busy before this time).
+    pub busy_until: SimTime,
+    /// A `TxDone` event is scheduled at `busy_until`. It is scheduled only when work is
+    /// waiting, so a port that sends one packet and falls idle costs no extra event.
+    pub txdone_pending: bool,
     /// Packets on the wire towards the peer with their arrival times (FIFO).
     pub in_flight: VecDeque<(SimTime, Packet)>,
     pub control_queue: VecDeque<Packet>,
@@ -91,7 +94,8 @@ impl Port {
             rate,
             byte_time: ByteTime::new(rate),
             arrival_delay,
-            busy: false,
+            busy_until: SimTime::ZERO,
+            txdone_pending: false,
             in_flight: VecDeque::new(),
             control_queue: VecDeque::new(),
             data_queues: (0..data_queues).map(|_| VecDeque::new()).collect(),
@@ -132,6 +136,19 @@ impl Port {
                 self.eligible &= !bit;
             }
         }
+    }
+
+    /// Serializing a packet at `now`.
+    #[inline]
+    pub fn is_busy(&self, now: SimTime) -> bool {
+        self.busy_until > now
+    }
+
+    /// Something is queued that this port could send now (control frames, or an
+    /// unpaused non-empty data queue).
+    #[inline]
+    pub fn has_work(&self) -> bool {
+        !self.control_queue.is_empty() || self.next_data_queue().is_some()
     }
 
     /// Pause or resume data queue `queue`; returns whether the state changed.

@@ -2,8 +2,9 @@
 //!
 //! Almost every event of a packet simulation is scheduled a little ahead of now (a
 //! serialization time, a link delay), so a calendar queue makes scheduling O(1): time is
-//! cut into buckets of 2^10 ps (~1 ns); a ring of 2^14 buckets covers the next ~16.8 µs
-//! (link delays, serialization); events further out (timers) wait in an overflow heap and
+//! cut into buckets of 2^10 ps (~1 ns); a ring sized to the network's link delays (2^12
+//! buckets, ~4 µs, for 1 µs links) covers what packets schedule; events further out
+//! (timers) wait in an overflow heap and
 //! move into the ring as it advances. The bucket being drained is a small heap ordered by
 //! `(time, seq)`, so the firing order is exactly that of a single priority queue: by
 //! time, ties in insertion order. Bucket width was chosen by instruction counts
@@ -85,22 +86,26 @@ impl Ord for Entry {
 
 /// log2 of the bucket width in picoseconds.
 const BUCKET_SHIFT: u32 = 10;
-/// log2 of the number of buckets in the ring.
-const RING_BITS: u32 = 14;
-const RING: u64 = 1 << RING_BITS;
-const MASK: u64 = RING - 1;
+/// Bounds of log2 of the number of buckets in the ring.
+const MIN_RING_BITS: u32 = 8;
+const MAX_RING_BITS: u32 = 16;
+/// Ring size when no horizon is given (~4 µs).
+const DEFAULT_RING_BITS: u32 = 12;
 
 /// The pending-event set.
 pub struct EventQueue {
+    /// Buckets in the ring (a power of two) and `ring_len - 1`.
+    ring_len: u64,
+    mask: u64,
     /// Absolute index (time >> BUCKET_SHIFT) of the bucket being drained.
     cur: u64,
     /// Events of bucket `cur` (and of any earlier bucket scheduled late), by key.
     current: BinaryHeap<Entry>,
-    /// Events of buckets `cur+1 .. cur+RING`, unsorted, at `bucket & MASK`.
+    /// Events of buckets `cur+1 .. cur+ring_len`, unsorted, at `bucket & mask`.
     ring: Vec<Vec<Entry>>,
     /// One bit per ring slot: the slot holds events.
     occupied: Vec<u64>,
-    /// Events at or beyond bucket `cur + RING`.
+    /// Events at or beyond bucket `cur + ring_len`.
     overflow: BinaryHeap<Entry>,
     len: usize,
     next_seq: u64,
@@ -108,19 +113,35 @@ pub struct EventQueue {
 
 impl Default for EventQueue {
     fn default() -> Self {
+        Self::with_ring_bits(DEFAULT_RING_BITS)
+    }
+}
+
+impl EventQueue {
+    /// A queue whose ring covers at least `horizon` ahead of now (most events should be
+    /// scheduled within it: link delays plus serialization). A smaller ring keeps the
+    /// buckets in cache, a larger one keeps long-delay events out of the overflow heap.
+    pub fn with_horizon(horizon: crate::time::Delta) -> Self {
+        let buckets = (horizon.0 >> BUCKET_SHIFT).max(1);
+        let bits = (64 - buckets.leading_zeros()).clamp(MIN_RING_BITS, MAX_RING_BITS);
+        Self::with_ring_bits(bits)
+    }
+
+    fn with_ring_bits(bits: u32) -> Self {
+        let ring_len = 1u64 << bits;
         EventQueue {
+            ring_len,
+            mask: ring_len - 1,
             cur: 0,
             current: BinaryHeap::new(),
-            ring: (0..RING).map(|_| Vec::new()).collect(),
-            occupied: vec![0; (RING / 64) as usize],
+            ring: (0..ring_len).map(|_| Vec::new()).collect(),
+            occupied: vec![0; (ring_len / 64) as usize],
             overflow: BinaryHeap::new(),
             len: 0,
             next_seq: 0,
         }
     }
-}
 
-impl EventQueue {
     pub fn new() -> Self {
         Self::default()
     }
@@ -139,8 +160,8 @@ impl EventQueue {
         let b = entry.bucket();
         if b <= self.cur {
             self.current.push(entry);
-        } else if b - self.cur < RING {
-            let slot = (b & MASK) as usize;
+        } else if b - self.cur < self.ring_len {
+            let slot = (b & self.mask) as usize;
             self.ring[slot].push(entry);
             self.occupied[slot / 64] |= 1 << (slot % 64);
         } else {
@@ -150,7 +171,7 @@ impl EventQueue {
 
     /// First occupied ring bucket after `cur` (absolute index), if any.
     fn next_ring_bucket(&self) -> Option<u64> {
-        let start = (self.cur + 1) & MASK;
+        let start = (self.cur + 1) & self.mask;
         // Scan the bitmap from `start`, wrapping once around the ring.
         let words = self.occupied.len();
         let first_word = (start / 64) as usize;
@@ -164,7 +185,7 @@ impl EventQueue {
             }
             if bits != 0 {
                 let slot = w as u64 * 64 + bits.trailing_zeros() as u64;
-                let ahead = (slot.wrapping_sub(self.cur) & MASK).max(1);
+                let ahead = (slot.wrapping_sub(self.cur) & self.mask).max(1);
                 return Some(self.cur + ahead);
             }
         }
@@ -188,7 +209,7 @@ impl EventQueue {
             (None, None) => unreachable!("len > 0 but no event"),
         };
         self.cur = next;
-        let slot = (next & MASK) as usize;
+        let slot = (next & self.mask) as usize;
         if self.occupied[slot / 64] & (1 << (slot % 64)) != 0 && from_ring == Some(next) {
             self.occupied[slot / 64] &= !(1 << (slot % 64));
             let mut bucket = std::mem::take(&mut self.ring[slot]);
@@ -198,7 +219,7 @@ impl EventQueue {
         }
         // The ring now reaches further: pull in overflow events that fall inside it.
         while let Some(e) = self.overflow.peek() {
-            if e.bucket() - self.cur >= RING {
+            if e.bucket() - self.cur >= self.ring_len {
                 break;
             }
             let e = self.overflow.pop().expect("peeked");
@@ -243,9 +264,9 @@ impl EventQueue {
         if let Some(e) = self.current.peek() {
             return Some(e.time());
         }
-        let ring_min = self
-            .next_ring_bucket()
-            .map(|b| self.ring[(b & MASK) as usize].iter().map(|e| e.time()).min().expect("occupied bucket"));
+        let ring_min = self.next_ring_bucket().map(|b| {
+            self.ring[(b & self.mask) as usize].iter().map(|e| e.time()).min().expect("occupied bucket")
+        });
         let overflow_min = self.overflow.peek().map(|e| e.time());
         match (ring_min, overflow_min) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -289,7 +310,7 @@ mod tests {
         // Schedule at or after the last popped time, as the simulator does, over spans
         // from one picosecond to several ring lengths.
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
-        let mut q = EventQueue::new();
+        let mut q = EventQueue::with_horizon(crate::time::Delta::from_ns(300));
         let mut shadow = std::collections::BTreeMap::new();
         let (mut seq, mut now) = (0u64, 0u64);
         for round in 0..200_000u32 {

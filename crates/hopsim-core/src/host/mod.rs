@@ -67,11 +67,20 @@ impl Simulator {
     /// Transmit on host `h`'s NIC if it is idle and something is ready.
     pub(crate) fn nic_try_send(&mut self, h: usize) {
         let port = self.hosts[h].port;
-        if self.ports[port.idx()].busy {
+        let host_has_work = |sim: &Simulator| {
+            !sim.ports[port.idx()].control_queue.is_empty() || !sim.hosts[h].active.is_empty()
+        };
+        if self.ports[port.idx()].is_busy(self.now) {
+            if host_has_work(self) {
+                self.wake_when_idle(port);
+            }
             return;
         }
         if let Some(pkt) = self.ports[port.idx()].control_queue.pop_front() {
             self.start_tx(port, pkt);
+            if host_has_work(self) {
+                self.wake_when_idle(port);
+            }
             return;
         }
         let n = self.hosts[h].active.len();
@@ -101,6 +110,9 @@ impl Simulator {
                 host.rr = idx + 1;
             }
             self.start_tx(port, pkt);
+            if host_has_work(self) {
+                self.wake_when_idle(port);
+            }
             return;
         }
         if earliest < self.hosts[h].wake_at {

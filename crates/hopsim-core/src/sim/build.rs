@@ -209,6 +209,13 @@ pub fn ideal_fct(topo: &Topology, path: &[PortId], size: u64, mtu: u32, header: 
     (base_rtt + bottleneck.tx_time(total), base_rtt, bottleneck)
 }
 
+/// How far ahead packet events are scheduled: twice the longest link delay plus the
+/// slowest serialization of a full packet (sizes the calendar ring).
+fn sim_horizon(topo: &Topology, packet_bytes: u32) -> Delta {
+    let worst = topo.ports.iter().map(|p| p.delay + p.rate.tx_time(packet_bytes as u64)).max();
+    Delta(2 * worst.unwrap_or(Delta::ZERO).0)
+}
+
 /// Assemble the simulator from a validated scenario.
 pub fn build(v: ValidScenario) -> Simulator {
     let ValidScenario { scenario, topo, flows: specs, switch_cfg, transport } = v;
@@ -349,10 +356,12 @@ pub fn build(v: ValidScenario) -> Simulator {
         })
         .collect();
 
+    // Packets schedule their arrival one serialization plus one link delay ahead.
+    let horizon = sim_horizon(&topo, transport.mtu + transport.header_bytes);
     let flow_int = if switch_cfg.int_enabled { vec![Default::default(); flows.len()] } else { Vec::new() };
     let mut sim = Simulator {
         now: SimTime::ZERO,
-        events: crate::engine::EventQueue::new(),
+        events: crate::engine::EventQueue::with_horizon(horizon),
         live_packets: 0,
         peak_packets: 0,
         topo,

@@ -149,7 +149,7 @@ impl Simulator {
                 self.on_arrive(peer, pkt);
             }
             Event::TxDone { port } => {
-                self.ports[port.idx()].busy = false;
+                self.ports[port.idx()].txdone_pending = false;
                 self.try_send(port);
             }
             Event::NicWake { node } => {
@@ -176,7 +176,18 @@ impl Simulator {
         }
     }
 
-    /// Give an idle port its next packet, if any.
+    /// A busy port has work waiting: make sure its `TxDone` is scheduled.
+    #[inline]
+    pub(crate) fn wake_when_idle(&mut self, port: PortId) {
+        let p = &mut self.ports[port.idx()];
+        if !p.txdone_pending {
+            p.txdone_pending = true;
+            self.events.schedule(p.busy_until, Event::TxDone { port });
+        }
+    }
+
+    /// Give a port its next packet if it is idle; if it is busy, have it try again when
+    /// its current packet is out.
     pub(crate) fn try_send(&mut self, port: PortId) {
         let node = self.ports[port.idx()].node;
         if self.topo.is_host(node) {
@@ -207,10 +218,10 @@ impl Simulator {
     pub(crate) fn start_tx(&mut self, port: PortId, pkt: Packet) {
         let wire = pkt.wire_bytes as u64;
         let p = &mut self.ports[port.idx()];
-        debug_assert!(!p.busy, "port {} already transmitting", port.0);
-        p.busy = true;
+        debug_assert!(!p.is_busy(self.now), "port {} already transmitting", port.0);
         let tx_time = p.byte_time.tx_time(wire);
         let tx_end = self.now + tx_time;
+        p.busy_until = tx_end;
         p.stats.tx_bytes += wire;
         p.stats.tx_packets += 1;
         p.stats.busy_time += tx_time;
@@ -220,7 +231,6 @@ impl Simulator {
         p.in_flight.push_back((arrive, pkt));
         let first_in_flight = p.in_flight.len() == 1;
         self.counters.packet_hops += 1;
-        self.events.schedule(tx_end, Event::TxDone { port });
         if first_in_flight {
             self.events.schedule(arrive, Event::Deliver { port });
         }
@@ -264,9 +274,7 @@ impl Simulator {
             }
         }
         self.ports[port.idx()].control_queue.push_back(pkt);
-        if !self.ports[port.idx()].busy {
-            self.try_send(port);
-        }
+        self.try_send(port);
     }
 
     /// A control frame arrived on `port`: it governs what `port` may send.
@@ -279,7 +287,7 @@ impl Simulator {
                     p.stats.pause_received += 1;
                 }
                 let changed = p.set_paused(priority as usize, pause, now);
-                if changed && !pause && !p.busy {
+                if changed && !pause {
                     self.try_send(port);
                 }
             }

@@ -69,9 +69,7 @@ impl Simulator {
 
         if p.is_control_class() {
             self.ports[egress.idx()].control_queue.push_back(pkt);
-            if !self.ports[egress.idx()].busy {
-                self.switch_try_send(egress);
-            }
+            self.switch_try_send(egress);
             return;
         }
 
@@ -132,20 +130,22 @@ impl Simulator {
         if pause {
             self.send_control_frame(in_port, ControlPayload::Pfc { priority, pause: true });
         }
-        if !self.ports[egress.idx()].busy {
-            self.switch_try_send(egress);
-        }
+        self.switch_try_send(egress);
     }
 
     /// Start the next packet on idle switch port `port`: control frames first, then data
     /// queues round-robin, skipping paused queues.
     pub(crate) fn switch_try_send(&mut self, port: PortId) {
         let pt = &mut self.ports[port.idx()];
-        if pt.busy {
+        if pt.is_busy(self.now) {
+            if pt.has_work() {
+                self.wake_when_idle(port);
+            }
             return;
         }
         if let Some(pkt) = pt.control_queue.pop_front() {
             self.start_tx(port, pkt);
+            self.wake_if_more_work(port);
             return;
         }
         let Some(queue) = pt.next_data_queue() else {
@@ -182,8 +182,17 @@ impl Simulator {
             self.push_int_hop(port, &pkt);
         }
         self.start_tx(port, pkt);
+        self.wake_if_more_work(port);
         if resume {
             self.send_control_frame(p.ingress, ControlPayload::Pfc { priority: p.priority, pause: false });
+        }
+    }
+
+    /// After starting a packet: schedule `TxDone` only if more is already waiting.
+    #[inline]
+    fn wake_if_more_work(&mut self, port: PortId) {
+        if self.ports[port.idx()].has_work() {
+            self.wake_when_idle(port);
         }
     }
 
