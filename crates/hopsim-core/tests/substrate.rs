@@ -282,3 +282,28 @@ fn sliced_runs_equal_one_run() {
     };
     assert_eq!(key(&whole), key(&sliced));
 }
+
+/// A sending window caps the bytes in flight: a lone flow with a window much smaller than
+/// the path's bandwidth-delay product moves one window per round trip.
+#[test]
+fn window_bounds_bytes_in_flight() {
+    let scenario = |window: &str| {
+        format!(
+            "[topology]\nkind = \"dumbbell\"\nleft_hosts = 1\nright_hosts = 1\n\
+             [transport]\ncc = \"none\"\nwindow = {window}\n\
+             [workload]\nkind = \"flows\"\nflows = [{{ src = 0, dst = 1, size = \"1MB\" }}]\n"
+        )
+    };
+    let open = run(&scenario("\"none\""));
+    let bdp = run(&scenario("\"bdp\""));
+    let small = run(&scenario("\"5KB\""));
+    let fct = |s: &hopsim_core::Simulator| fct_us(&s.flow_records()[0]);
+    // A BDP window does not slow the flow; a 5 KB window does, to about one window per RTT.
+    assert!((fct(&bdp) / fct(&open) - 1.0).abs() < 0.02, "bdp {} vs open {}", fct(&bdp), fct(&open));
+    // RTT of a full window: 3 links × 2 × 1 µs propagation + serialization of 5 packets and an ACK.
+    let rtt_us = 6.0 + (5.0 * 1048.0 + 60.0) * 8.0 / 100e3 + 2.0 * 1048.0 * 8.0 / 100e3;
+    let predicted = 1_000_000.0 / 5_000.0 * rtt_us;
+    let ratio = fct(&small) / predicted;
+    assert!((0.9..1.1).contains(&ratio), "5 KB window: {:.1} us, predicted {predicted:.1} us", fct(&small));
+    assert_drained(&small);
+}
