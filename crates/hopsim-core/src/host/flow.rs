@@ -2,6 +2,7 @@
 //! sender state (at the source) and receiver state (at the destination).
 
 use super::dcqcn::Dcqcn;
+use super::hpcc::Hpcc;
 use crate::ids::{FlowId, NodeId};
 use crate::metrics::FlowRecord;
 use crate::time::{Delta, SimTime};
@@ -12,6 +13,7 @@ pub enum CcState {
     /// Line rate, window permitting.
     None,
     Dcqcn(Dcqcn),
+    Hpcc(Hpcc),
 }
 
 /// One flow.
@@ -32,6 +34,9 @@ pub struct Flow {
     pub line_rate: u64,
     /// In-flight cap in bytes (0 = none).
     pub window: u64,
+    /// Base RTT and bandwidth-delay product of the flow's path (HPCC simulator definitions).
+    pub base_rtt: Delta,
+    pub bdp: u64,
 
     // --- sender
     pub snd_nxt: u64,

@@ -14,9 +14,11 @@
 
 pub mod dcqcn;
 mod flow;
+pub mod hpcc;
 
 pub use dcqcn::{Dcqcn, DcqcnParams};
 pub use flow::{CcState, Flow};
+pub use hpcc::{Hpcc, HpccParams};
 
 use crate::engine::{Event, TimerKind};
 use crate::ids::{FlowId, NodeId, PortId};
@@ -36,6 +38,11 @@ pub struct TransportConfig {
     pub nack_interval: Delta,
     pub cc: CcKind,
     pub dcqcn: DcqcnParams,
+    pub hpcc: HpccParams,
+    /// Bytes INT adds to data packets and to ACKs (0 when INT is off): 42 and 28 in the
+    /// HPCC simulator (5 hops × 8 B + 2 B; ACKs grow from 60 to 88 B).
+    pub int_data_bytes: u32,
+    pub int_ack_bytes: u32,
     /// 0: echo congestion in ACKs; otherwise send a CNP at most once per interval.
     pub cnp_interval: Delta,
 }
@@ -127,7 +134,7 @@ impl Simulator {
         let t = &self.transport;
         let flow = &mut self.flows[f.idx()];
         let payload = (flow.size - flow.snd_nxt).min(t.mtu as u64) as u32;
-        let wire = payload + t.header_bytes;
+        let wire = payload + t.header_bytes + t.int_data_bytes;
         let retransmit = flow.snd_nxt < flow.high_water;
         let pkt = Packet {
             kind: PacketKind::Data,
@@ -236,7 +243,7 @@ impl Simulator {
             dport: data.sport,
             seq,
             payload: 0,
-            wire_bytes: t.ack_bytes,
+            wire_bytes: t.ack_bytes + if int == NO_INT { 0 } else { t.int_ack_bytes },
             sent_at,
             ingress: PortId(0),
             queue: 0,
@@ -291,6 +298,19 @@ impl Simulator {
         }
         if !flow.all_sent() {
             self.hosts[h].activate(p.flow);
+        }
+        if let CcState::Hpcc(hp) = &mut flow.cc {
+            if let Some(int) = self.flow_int.get(p.flow.idx()) {
+                let line = flow.line_rate;
+                if let Some(rate) =
+                    hp.on_ack(int, p.seq, flow.snd_nxt, flow.base_rtt, line, &self.transport.hpcc)
+                {
+                    flow.rate = rate;
+                    // The window follows the rate (the HPCC simulator's VAR_WIN).
+                    let min_window = (self.transport.mtu + self.transport.header_bytes) as u64;
+                    flow.window = ((flow.bdp as u128 * rate as u128 / line as u128) as u64).max(min_window);
+                }
+            }
         }
         if p.cnp_echo {
             self.on_congestion_notification(p.flow);

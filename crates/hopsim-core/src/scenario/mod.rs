@@ -477,6 +477,51 @@ pub struct TransportSpec {
     pub cc: CcKind,
     #[serde(default)]
     pub dcqcn: DcqcnSpec,
+    #[serde(default)]
+    pub hpcc: HpccSpec,
+}
+
+/// HPCC parameters: η and maxStage from the HPCC paper (§3.3, §5.1), the additive step
+/// from the HPCC simulator's runs listed in `../shared/anchors/ns3-fattree320/README.md`.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct HpccSpec {
+    /// Target utilisation η. Default 0.95.
+    #[serde(default = "default_eta")]
+    pub eta: f64,
+    /// Additive stages before a multiplicative step. Default 5.
+    #[serde(default = "default_max_stage")]
+    pub max_stage: u32,
+    /// Additive increase per update. Default 50 Mb/s.
+    #[serde(default = "default_hpcc_ai")]
+    pub rate_ai: RateSpec,
+    /// Lowest rate. Default 100 Mb/s (the HPCC simulator's `MinRate`).
+    #[serde(default = "default_hpcc_min_rate")]
+    pub min_rate: RateSpec,
+}
+
+impl Default for HpccSpec {
+    fn default() -> Self {
+        HpccSpec {
+            eta: default_eta(),
+            max_stage: default_max_stage(),
+            rate_ai: default_hpcc_ai(),
+            min_rate: default_hpcc_min_rate(),
+        }
+    }
+}
+
+fn default_eta() -> f64 {
+    0.95
+}
+fn default_max_stage() -> u32 {
+    5
+}
+fn default_hpcc_ai() -> RateSpec {
+    RateSpec::mbps(50)
+}
+fn default_hpcc_min_rate() -> RateSpec {
+    RateSpec::mbps(100)
 }
 
 impl Default for TransportSpec {
@@ -493,6 +538,7 @@ impl Default for TransportSpec {
             window: WindowSpec::None,
             cc: CcKind::Dcqcn,
             dcqcn: DcqcnSpec::default(),
+            hpcc: HpccSpec::default(),
         }
     }
 }
@@ -565,6 +611,8 @@ pub enum CcKind {
     /// DCQCN (Zhu et al., SIGCOMM 2015).
     #[default]
     Dcqcn,
+    /// HPCC (Li et al., SIGCOMM 2019); turns on INT in the switches.
+    Hpcc,
 }
 
 /// DCQCN parameters. Defaults follow the HPCC simulator's DCQCN runs (`CC_MODE 1`) as
@@ -603,8 +651,9 @@ pub struct DcqcnSpec {
     /// Notification point: at most one CNP per flow per this interval. Default 50 µs.
     #[serde(default = "default_cnp_interval")]
     pub cnp_interval: Duration,
-    /// Set the target rate to the current rate on every decrease (not only the first).
-    #[serde(default = "yes")]
+    /// Set the target rate to the current rate on every decrease, not only once the
+    /// increase timer has run since the last one. Default false (`CLAMP_TARGET_RATE 0`).
+    #[serde(default)]
     pub clamp_target_rate: bool,
 }
 
@@ -621,7 +670,7 @@ impl Default for DcqcnSpec {
             rate_hai: default_rate_hai(),
             min_rate: default_min_rate(),
             cnp_interval: default_cnp_interval(),
-            clamp_target_rate: true,
+            clamp_target_rate: false,
         }
     }
 }

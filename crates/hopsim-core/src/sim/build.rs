@@ -5,7 +5,7 @@
 //! fail.
 
 use crate::engine::rng_stream;
-use crate::host::{CcState, Dcqcn, DcqcnParams, Flow, Host, TransportConfig};
+use crate::host::{CcState, Dcqcn, DcqcnParams, Flow, Host, Hpcc, HpccParams, TransportConfig};
 use crate::ids::{FlowId, NodeId, PortId};
 use crate::metrics::Counters;
 use crate::port::Port;
@@ -49,7 +49,7 @@ impl ValidScenario {
     pub fn new(scenario: Scenario) -> Result<ValidScenario, ScenarioError> {
         let topo = topology::build(&scenario.topology)?;
         let switch_cfg = switch_config(&scenario)?;
-        let transport = transport_config(&scenario.transport)?;
+        let transport = transport_config(&scenario.transport, switch_cfg.int_enabled)?;
         check(
             (scenario.transport.priority as usize) < switch_cfg.queues,
             "transport.priority",
@@ -145,11 +145,12 @@ fn switch_config(s: &Scenario) -> Result<SwitchConfig, ScenarioError> {
         pfc,
         ecn_enabled: e.enabled,
         ecn_at_dequeue: e.mark_at == crate::scenario::EcnMarkPoint::Dequeue,
-        int_enabled: sw.int,
+        // HPCC needs telemetry: it turns INT on.
+        int_enabled: sw.int || s.transport.cc == CcKind::Hpcc,
     })
 }
 
-fn transport_config(t: &TransportSpec) -> Result<TransportConfig, ScenarioError> {
+fn transport_config(t: &TransportSpec, int_enabled: bool) -> Result<TransportConfig, ScenarioError> {
     check(t.mtu > 0, "transport.mtu", "expected a positive payload size")?;
     check(t.ack_bytes > 0, "transport.ack_bytes", "expected a positive size")?;
     check(t.ack_every > 0, "transport.ack_every", "expected a positive packet count")?;
@@ -165,6 +166,9 @@ fn transport_config(t: &TransportSpec) -> Result<TransportConfig, ScenarioError>
         check(v.0 > Delta::ZERO, &format!("transport.dcqcn.{name}"), "expected a positive duration")?;
     }
     check(d.min_rate.0 .0 > 0, "transport.dcqcn.min_rate", "expected a positive rate")?;
+    let h = &t.hpcc;
+    fraction(h.eta, "transport.hpcc.eta", true)?;
+    check(h.min_rate.0 .0 > 0, "transport.hpcc.min_rate", "expected a positive rate")?;
     Ok(TransportConfig {
         mtu: t.mtu,
         header_bytes: t.header_bytes,
@@ -174,6 +178,14 @@ fn transport_config(t: &TransportSpec) -> Result<TransportConfig, ScenarioError>
         nack_interval: t.nack_interval.0,
         cc: t.cc,
         cnp_interval: d.cnp_interval.0,
+        int_data_bytes: if int_enabled { 42 } else { 0 },
+        int_ack_bytes: if int_enabled { 28 } else { 0 },
+        hpcc: HpccParams {
+            eta: h.eta,
+            max_stage: h.max_stage,
+            rate_ai: h.rate_ai.0 .0,
+            min_rate: h.min_rate.0 .0,
+        },
         dcqcn: DcqcnParams {
             g: d.g,
             alpha_interval: d.alpha_interval.0,
@@ -308,12 +320,13 @@ pub fn build(v: ValidScenario) -> Simulator {
             let tuple = FiveTuple { src: NodeId(s.src), dst: NodeId(s.dst), sport, dport: s.dport };
             let path = routing.path_of(&topo, tuple);
             let (ideal, base_rtt, bottleneck) = ideal_fct(&topo, &path, s.size, t.mtu, t.header_bytes);
-            let window = match t.window {
-                WindowSpec::None => 0,
-                WindowSpec::Bytes(b) => b,
-                WindowSpec::Bdp => {
-                    (bottleneck.0 as u128 * base_rtt.0 as u128 / 8 / crate::time::PS_PER_S as u128) as u64
-                }
+            let bdp = (bottleneck.0 as u128 * base_rtt.0 as u128 / 8 / crate::time::PS_PER_S as u128) as u64;
+            let window = match (t.window, transport.cc) {
+                // HPCC always runs with its rate-tied window, starting at one BDP.
+                (_, CcKind::Hpcc) => bdp,
+                (WindowSpec::None, _) => 0,
+                (WindowSpec::Bytes(b), _) => b,
+                (WindowSpec::Bdp, _) => bdp,
             };
             let line_rate = topo.ports[path[0].idx()].rate.0;
             Flow {
@@ -330,6 +343,8 @@ pub fn build(v: ValidScenario) -> Simulator {
                 path_hops: path.len() as u32,
                 line_rate,
                 window,
+                base_rtt,
+                bdp,
                 snd_nxt: 0,
                 snd_una: 0,
                 high_water: 0,
@@ -341,6 +356,7 @@ pub fn build(v: ValidScenario) -> Simulator {
                 cc: match transport.cc {
                     CcKind::None => CcState::None,
                     CcKind::Dcqcn => CcState::Dcqcn(Dcqcn::new(line_rate)),
+                    CcKind::Hpcc => CcState::Hpcc(Hpcc::new(line_rate)),
                 },
                 finish: None,
                 retransmitted_bytes: 0,

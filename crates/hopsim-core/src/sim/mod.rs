@@ -382,6 +382,11 @@ impl Simulator {
         PortStats { paused_time: p.paused_time_until(self.now), ..p.stats }
     }
 
+    /// Bytes queued in the data queues of port number `port` of `node` right now.
+    pub fn port_backlog_bytes(&self, node: NodeId, port: u32) -> u64 {
+        self.ports[(self.topo.node_ports[node.idx()] + port) as usize].backlog_bytes
+    }
+
     /// Global port id of port number `port` of `node`.
     pub fn port_id(&self, node: NodeId, port: u32) -> PortId {
         PortId(self.topo.node_ports[node.idx()] + port)

@@ -1,0 +1,158 @@
+//! HPCC (Li et al., "HPCC: High Precision Congestion Control", SIGCOMM 2019, §3.3 and
+//! Algorithm 1), in the rate form of the HPCC ns-3 simulator (`UpdateRateHp`):
+//!
+//! for every hop of the ACK's INT stack, `u = txRate / B + min(qlen, qlen_prev) / (B · T)`
+//! where `txRate` is the hop's transmit rate since the previous ACK's record and `T` the base
+//! RTT; the most utilised hop drives an EWMA `U ← (U·(T − τ) + u·τ) / T` with `τ` the time
+//! between the two records (at most `T`). Then, with `c = U / η`:
+//! `c ≥ 1` or `stage ≥ maxStage` → `R = Rc / c + R_AI`, stage 0 (multiplicative step);
+//! otherwise `R = Rc + R_AI`, stage + 1 (additive step). The reference rate `Rc` (and the
+//! stage) is committed once per RTT — when the ACK covers the first byte sent after the
+//! previous commit — while every other ACK applies `R` from `Rc` without committing
+//! ("fast react"). The window follows the rate: `W = BDP × R / line rate`.
+
+use crate::switch::IntStack;
+use crate::time::{Delta, PS_PER_S};
+
+/// HPCC parameters.
+#[derive(Clone, Debug)]
+pub struct HpccParams {
+    /// Target utilisation η.
+    pub eta: f64,
+    /// Additive-increase stages before a multiplicative step is forced.
+    pub max_stage: u32,
+    /// Additive increase per update, bits/s.
+    pub rate_ai: u64,
+    pub min_rate: u64,
+}
+
+/// Per-flow HPCC state.
+#[derive(Clone, Debug)]
+pub struct Hpcc {
+    /// Reference rate `Rc`, bits/s.
+    pub reference: u64,
+    utilisation: f64,
+    stage: u32,
+    /// Updates commit when an ACK acknowledges beyond this sequence number.
+    last_update_seq: u64,
+    /// The previous ACK's telemetry, per hop.
+    previous: Option<IntStack>,
+}
+
+impl Hpcc {
+    pub fn new(line_rate: u64) -> Hpcc {
+        Hpcc { reference: line_rate, utilisation: 1.0, stage: 0, last_update_seq: 0, previous: None }
+    }
+
+    /// An ACK acknowledging up to `ack_seq` arrived with `int`; `snd_nxt` is the next byte
+    /// to send. Returns the new sending rate, bits/s.
+    pub fn on_ack(
+        &mut self,
+        int: &IntStack,
+        ack_seq: u64,
+        snd_nxt: u64,
+        base_rtt: Delta,
+        line: u64,
+        p: &HpccParams,
+    ) -> Option<u64> {
+        let Some(prev) = self.previous.replace(*int) else {
+            self.last_update_seq = snd_nxt;
+            return None; // the first record only gives a reference point
+        };
+        if int.hops == 0 || prev.hops != int.hops {
+            return None; // path changed or no telemetry: wait for a consistent pair
+        }
+        let t = base_rtt.0.max(1) as f64;
+        // The most utilised hop.
+        let mut max_u = 0.0f64;
+        let mut tau_of_max = 0.0f64;
+        for (now, before) in int.hop.iter().zip(prev.hop.iter()).take(int.hops as usize) {
+            let dt = now.time.0.saturating_sub(before.time.0);
+            if dt == 0 {
+                continue;
+            }
+            let b = now.rate.0 as f64;
+            let tx_rate =
+                now.tx_bytes.saturating_sub(before.tx_bytes) as f64 * 8.0 * PS_PER_S as f64 / dt as f64;
+            let queue = now.queue_bytes.min(before.queue_bytes) as f64 * 8.0;
+            let u = tx_rate / b + queue * PS_PER_S as f64 / (b * t);
+            if u > max_u {
+                max_u = u;
+                tau_of_max = (dt as f64).min(t);
+            }
+        }
+        if tau_of_max == 0.0 {
+            return None;
+        }
+        let utilisation = (self.utilisation * (t - tau_of_max) + max_u * tau_of_max) / t;
+        let c = utilisation / p.eta;
+        let (rate, stage) = if c >= 1.0 || self.stage >= p.max_stage {
+            ((self.reference as f64 / c) as u64 + p.rate_ai, 0)
+        } else {
+            (self.reference + p.rate_ai, self.stage + 1)
+        };
+        let rate = rate.clamp(p.min_rate, line);
+        self.utilisation = utilisation;
+        if ack_seq > self.last_update_seq {
+            // Once per RTT: commit the reference rate and the stage.
+            self.reference = rate;
+            self.stage = stage;
+            self.last_update_seq = snd_nxt;
+        }
+        Some(rate)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::switch::IntHop;
+    use crate::time::{Rate, SimTime};
+
+    fn stack(time_ns: u64, tx_bytes: u64, queue_bytes: u64) -> IntStack {
+        let mut s = IntStack::default();
+        s.hops = 1;
+        s.hop[0] = IntHop { queue_bytes, tx_bytes, time: SimTime(time_ns * 1000), rate: Rate::gbps(100) };
+        s
+    }
+
+    const LINE: u64 = 100_000_000_000;
+
+    fn params() -> HpccParams {
+        HpccParams { eta: 0.95, max_stage: 5, rate_ai: 50_000_000, min_rate: 100_000_000 }
+    }
+
+    #[test]
+    fn a_full_link_with_a_queue_cuts_the_rate_below_eta() {
+        let p = params();
+        let mut h = Hpcc::new(LINE);
+        let rtt = Delta::from_us(10);
+        assert_eq!(h.on_ack(&stack(0, 0, 125_000), 1000, 10_000, rtt, LINE, &p), None);
+        // 10 us later: the link sent 125 KB (line rate) and still holds a 125 KB queue
+        // (HPCC counts the smaller of the two records' queues).
+        let r = h.on_ack(&stack(10_000, 125_000, 125_000), 20_000, 30_000, rtt, LINE, &p).unwrap();
+        // u = 1 + 1 = 2 (τ = T): rate = line × 0.95 / 2 + AI.
+        let expect = (LINE as f64 * 0.95 / 2.0) as u64 + p.rate_ai;
+        assert!((r as i64 - expect as i64).abs() < 1000, "{r} vs {expect}");
+        assert_eq!(h.reference, r, "committed: the ACK passed the last update sequence");
+    }
+
+    #[test]
+    fn an_idle_link_adds_rate_additively_then_multiplicatively() {
+        let p = params();
+        let mut h = Hpcc::new(LINE / 2);
+        let rtt = Delta::from_us(10);
+        h.on_ack(&stack(0, 0, 0), 1, 1, rtt, LINE, &p);
+        // Link at 20 % utilisation, no queue: U falls towards 0.2, below η.
+        let r1 = h.on_ack(&stack(10_000, 25_000, 0), 2, 2, rtt, LINE, &p).unwrap();
+        // U = 0.2 < η: additive.
+        assert_eq!(r1, LINE / 2 + p.rate_ai);
+        let mut rate = r1;
+        for k in 2..=6u64 {
+            rate = h.on_ack(&stack(k * 10_000, k * 25_000, 0), k + 1, k + 1, rtt, LINE, &p).unwrap();
+        }
+        // After max_stage additive steps, a multiplicative step towards η: the rate jumps
+        // by 1/c ≈ 4.75 and is capped at line rate.
+        assert_eq!(rate, LINE);
+    }
+}
