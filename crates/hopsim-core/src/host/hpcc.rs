@@ -110,10 +110,9 @@ mod tests {
     use crate::time::{Rate, SimTime};
 
     fn stack(time_ns: u64, tx_bytes: u64, queue_bytes: u64) -> IntStack {
-        let mut s = IntStack::default();
-        s.hops = 1;
-        s.hop[0] = IntHop { queue_bytes, tx_bytes, time: SimTime(time_ns * 1000), rate: Rate::gbps(100) };
-        s
+        let mut hop = [IntHop::default(); crate::switch::INT_MAX_HOPS];
+        hop[0] = IntHop { queue_bytes, tx_bytes, time: SimTime(time_ns * 1000), rate: Rate::gbps(100) };
+        IntStack { hops: 1, hop }
     }
 
     const LINE: u64 = 100_000_000_000;
