@@ -344,3 +344,37 @@ fn hpcc_keeps_utilisation_high_and_queues_short() {
     assert!(u_hpcc >= 0.90, "HPCC utilisation {u_hpcc:.3}");
     assert!(q_hpcc * 5.0 < q_dcqcn, "HPCC queue {q_hpcc:.0} B vs DCQCN {q_dcqcn:.0} B");
 }
+
+/// DCTCP (rate form) with step marking at K: a flow at line rate is joined by a second;
+/// within a few ms both get within 10 % of the fair share (goodput over a 1 ms window).
+/// DCTCP's AIMD with a common marking signal converges to equal rates (DCTCP paper §3.3):
+/// both flows see the same marked fraction, so their cuts are proportional to their rates.
+#[test]
+fn dctcp_converges_to_fair_share() {
+    let mut s = sim(r#"
+        [topology]
+        kind = "dumbbell"
+        left_hosts = 2
+        right_hosts = 1
+        [switch.ecn]
+        kmin = "100KB"
+        kmax = "100KB"
+        pmax = 1.0
+        [transport]
+        cc = "dctcp"
+        [workload]
+        kind = "flows"
+        flows = [{ src = 0, dst = 2, size = "200MB" }, { src = 1, dst = 2, size = "200MB", start = "500us" }]
+    "#);
+    s.run_until(SimTime(4_500 * PS_PER_US));
+    let a0 = (s.flow_progress(FlowId(0)).0, s.flow_progress(FlowId(1)).0);
+    s.run_until(SimTime(5_500 * PS_PER_US));
+    let a1 = (s.flow_progress(FlowId(0)).0, s.flow_progress(FlowId(1)).0);
+    let rate = |b0: u64, b1: u64| (b1 - b0) as f64 * 8.0 / 1e-3 / 1e9;
+    let (r0, r1) = (rate(a0.0, a1.0), rate(a0.1, a1.1));
+    let fair = 50.0 * 1000.0 / 1048.0;
+    eprintln!("DCTCP goodputs over [4.5, 5.5] ms: {r0:.2} and {r1:.2} Gb/s (fair {fair:.2})");
+    for r in [r0, r1] {
+        assert!((r / fair - 1.0).abs() <= 0.10, "goodputs {r0:.1} and {r1:.1} Gb/s, fair {fair:.1}");
+    }
+}

@@ -2,6 +2,7 @@
 //! sender state (at the source) and receiver state (at the destination).
 
 use super::dcqcn::Dcqcn;
+use super::dctcp::Dctcp;
 use super::hpcc::Hpcc;
 use crate::ids::{FlowId, NodeId};
 use crate::metrics::FlowRecord;
@@ -14,6 +15,7 @@ pub enum CcState {
     None,
     Dcqcn(Dcqcn),
     Hpcc(Hpcc),
+    Dctcp(Dctcp),
 }
 
 /// One flow.

@@ -13,10 +13,12 @@
 //! `rto` without progress (go-back-N). A flow finishes when its last byte is acknowledged.
 
 pub mod dcqcn;
+pub mod dctcp;
 mod flow;
 pub mod hpcc;
 
 pub use dcqcn::{Dcqcn, DcqcnParams};
+pub use dctcp::{Dctcp, DctcpParams};
 pub use flow::{CcState, Flow};
 pub use hpcc::{Hpcc, HpccParams};
 
@@ -39,6 +41,7 @@ pub struct TransportConfig {
     pub cc: CcKind,
     pub dcqcn: DcqcnParams,
     pub hpcc: HpccParams,
+    pub dctcp: DctcpParams,
     /// Bytes INT adds to data packets and to ACKs (0 when INT is off): 42 and 28 in the
     /// HPCC simulator (5 hops × 8 B + 2 B; ACKs grow from 60 to 88 B).
     pub int_data_bytes: u32,
@@ -208,7 +211,8 @@ impl Simulator {
         let flow = &mut self.flows[data.flow.idx()];
         let mut send_cnp = false;
         if data.ecn_ce {
-            if t.cnp_interval == Delta::ZERO {
+            // DCQCN may pace CNPs; every other CC reads ECN echoed in each ACK.
+            if t.cnp_interval == Delta::ZERO || t.cc != CcKind::Dcqcn {
                 flow.ce_pending = true;
             } else if flow.last_cnp.is_none_or(|last| now.since(last) >= t.cnp_interval) {
                 flow.last_cnp = Some(now);
@@ -298,6 +302,12 @@ impl Simulator {
         }
         if !flow.all_sent() {
             self.hosts[h].activate(p.flow);
+        }
+        if let CcState::Dctcp(d) = &mut flow.cc {
+            let (line, rate) = (flow.line_rate, flow.rate);
+            if let Some(r) = d.on_ack(p.seq, p.cnp_echo, flow.snd_nxt, rate, line, &self.transport.dctcp) {
+                flow.rate = r;
+            }
         }
         if let CcState::Hpcc(hp) = &mut flow.cc {
             if let Some(int) = self.flow_int.get(p.flow.idx()) {

@@ -479,6 +479,38 @@ pub struct TransportSpec {
     pub dcqcn: DcqcnSpec,
     #[serde(default)]
     pub hpcc: HpccSpec,
+    #[serde(default)]
+    pub dctcp: DctcpSpec,
+}
+
+/// DCTCP parameters. Use it with step marking (`switch.ecn.kmin = kmax`, `pmax = 1`), as
+/// DCTCP specifies (§3.1: mark when the instantaneous queue exceeds K).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DctcpSpec {
+    /// EWMA gain g. Default 1/16 (DCTCP paper §3.1).
+    #[serde(default = "default_dctcp_g")]
+    pub g: f64,
+    /// Additive increase per window of data. Default 1 Gb/s: TCP's one segment per RTT at
+    /// 1000 B per ~8 µs round trip.
+    #[serde(default = "default_dctcp_ai")]
+    pub rate_ai: RateSpec,
+    /// Lowest rate. Default 100 Mb/s.
+    #[serde(default = "default_hpcc_min_rate")]
+    pub min_rate: RateSpec,
+}
+
+impl Default for DctcpSpec {
+    fn default() -> Self {
+        DctcpSpec { g: default_dctcp_g(), rate_ai: default_dctcp_ai(), min_rate: default_hpcc_min_rate() }
+    }
+}
+
+fn default_dctcp_g() -> f64 {
+    1.0 / 16.0
+}
+fn default_dctcp_ai() -> RateSpec {
+    RateSpec::mbps(1000)
 }
 
 /// HPCC parameters: η and maxStage from the HPCC paper (§3.3, §5.1), the additive step
@@ -539,6 +571,7 @@ impl Default for TransportSpec {
             cc: CcKind::Dcqcn,
             dcqcn: DcqcnSpec::default(),
             hpcc: HpccSpec::default(),
+            dctcp: DctcpSpec::default(),
         }
     }
 }
@@ -613,6 +646,8 @@ pub enum CcKind {
     Dcqcn,
     /// HPCC (Li et al., SIGCOMM 2019); turns on INT in the switches.
     Hpcc,
+    /// DCTCP's control law on a sending rate (the HPCC simulator's DCTCP mode).
+    Dctcp,
 }
 
 /// DCQCN parameters. Defaults follow the HPCC simulator's DCQCN runs (`CC_MODE 1`) as

@@ -5,7 +5,9 @@
 //! fail.
 
 use crate::engine::rng_stream;
-use crate::host::{CcState, Dcqcn, DcqcnParams, Flow, Host, Hpcc, HpccParams, TransportConfig};
+use crate::host::{
+    CcState, Dcqcn, DcqcnParams, Dctcp, DctcpParams, Flow, Host, Hpcc, HpccParams, TransportConfig,
+};
 use crate::ids::{FlowId, NodeId, PortId};
 use crate::metrics::Counters;
 use crate::port::Port;
@@ -169,6 +171,9 @@ fn transport_config(t: &TransportSpec, int_enabled: bool) -> Result<TransportCon
     let h = &t.hpcc;
     fraction(h.eta, "transport.hpcc.eta", true)?;
     check(h.min_rate.0 .0 > 0, "transport.hpcc.min_rate", "expected a positive rate")?;
+    let dc = &t.dctcp;
+    fraction(dc.g, "transport.dctcp.g", true)?;
+    check(dc.min_rate.0 .0 > 0, "transport.dctcp.min_rate", "expected a positive rate")?;
     Ok(TransportConfig {
         mtu: t.mtu,
         header_bytes: t.header_bytes,
@@ -180,6 +185,7 @@ fn transport_config(t: &TransportSpec, int_enabled: bool) -> Result<TransportCon
         cnp_interval: d.cnp_interval.0,
         int_data_bytes: if int_enabled { 42 } else { 0 },
         int_ack_bytes: if int_enabled { 28 } else { 0 },
+        dctcp: DctcpParams { g: dc.g, rate_ai: dc.rate_ai.0 .0, min_rate: dc.min_rate.0 .0, mtu: t.mtu },
         hpcc: HpccParams {
             eta: h.eta,
             max_stage: h.max_stage,
@@ -357,6 +363,7 @@ pub fn build(v: ValidScenario) -> Simulator {
                     CcKind::None => CcState::None,
                     CcKind::Dcqcn => CcState::Dcqcn(Dcqcn::new(line_rate)),
                     CcKind::Hpcc => CcState::Hpcc(Hpcc::new(line_rate)),
+                    CcKind::Dctcp => CcState::Dctcp(Dctcp::new()),
                 },
                 finish: None,
                 retransmitted_bytes: 0,
