@@ -378,3 +378,36 @@ fn dctcp_converges_to_fair_share() {
         assert!((r / fair - 1.0).abs() <= 0.10, "goodputs {r0:.1} and {r1:.1} Gb/s, fair {fair:.1}");
     }
 }
+
+/// TIMELY: a flow at line rate is joined by a second. Both see the same RTT samples, so
+/// after the join's overshoot they move in lockstep (equal additive steps, proportional
+/// decreases) and their ratio goes to 1; the shared rate keeps cycling through TIMELY's
+/// gradient region (which has no unique fixed point: Zhu et al., CoNEXT 2016), so each
+/// flow's goodput is measured over 10 ms ([20, 30] ms) and must be within 10 % of the fair
+/// share, and the two within 3 % of each other.
+#[test]
+fn timely_converges_to_fair_share() {
+    let mut s = sim(r#"
+        [topology]
+        kind = "dumbbell"
+        left_hosts = 2
+        right_hosts = 1
+        [transport]
+        cc = "timely"
+        [workload]
+        kind = "flows"
+        flows = [{ src = 0, dst = 2, size = "400MB" }, { src = 1, dst = 2, size = "400MB", start = "500us" }]
+    "#);
+    s.run_until(SimTime(20_000 * PS_PER_US));
+    let a0 = (s.flow_progress(FlowId(0)).0, s.flow_progress(FlowId(1)).0);
+    s.run_until(SimTime(30_000 * PS_PER_US));
+    let a1 = (s.flow_progress(FlowId(0)).0, s.flow_progress(FlowId(1)).0);
+    let rate = |b0: u64, b1: u64| (b1 - b0) as f64 * 8.0 / 10e-3 / 1e9;
+    let (r0, r1) = (rate(a0.0, a1.0), rate(a0.1, a1.1));
+    let fair = 50.0 * 1000.0 / 1048.0;
+    eprintln!("TIMELY goodputs over [20, 30] ms: {r0:.2} and {r1:.2} Gb/s (fair {fair:.2})");
+    for r in [r0, r1] {
+        assert!((r / fair - 1.0).abs() <= 0.10, "goodputs {r0:.1} and {r1:.1} Gb/s, fair {fair:.1}");
+    }
+    assert!((r0 / r1 - 1.0).abs() <= 0.03, "goodputs {r0:.2} and {r1:.2} Gb/s");
+}

@@ -4,6 +4,7 @@
 use super::dcqcn::Dcqcn;
 use super::dctcp::Dctcp;
 use super::hpcc::Hpcc;
+use super::timely::Timely;
 use crate::ids::{FlowId, NodeId};
 use crate::metrics::FlowRecord;
 use crate::time::{Delta, SimTime};
@@ -16,6 +17,7 @@ pub enum CcState {
     Dcqcn(Dcqcn),
     Hpcc(Hpcc),
     Dctcp(Dctcp),
+    Timely(Timely),
 }
 
 /// One flow.

@@ -16,11 +16,13 @@ pub mod dcqcn;
 pub mod dctcp;
 mod flow;
 pub mod hpcc;
+pub mod timely;
 
 pub use dcqcn::{Dcqcn, DcqcnParams};
 pub use dctcp::{Dctcp, DctcpParams};
 pub use flow::{CcState, Flow};
 pub use hpcc::{Hpcc, HpccParams};
+pub use timely::{Timely, TimelyParams};
 
 use crate::engine::{Event, TimerKind};
 use crate::ids::{FlowId, NodeId, PortId};
@@ -42,6 +44,7 @@ pub struct TransportConfig {
     pub dcqcn: DcqcnParams,
     pub hpcc: HpccParams,
     pub dctcp: DctcpParams,
+    pub timely: TimelyParams,
     /// Bytes INT adds to data packets and to ACKs (0 when INT is off): 42 and 28 in the
     /// HPCC simulator (5 hops × 8 B + 2 B; ACKs grow from 60 to 88 B).
     pub int_data_bytes: u32,
@@ -306,6 +309,14 @@ impl Simulator {
         if let CcState::Dctcp(d) = &mut flow.cc {
             let (line, rate) = (flow.line_rate, flow.rate);
             if let Some(r) = d.on_ack(p.seq, p.cnp_echo, flow.snd_nxt, rate, line, &self.transport.dctcp) {
+                flow.rate = r;
+            }
+        }
+        if let CcState::Timely(tm) = &mut flow.cc {
+            let t = &self.transport.timely;
+            if let Some(r) =
+                tm.on_ack(now, p.sent_at, p.seq, flow.snd_nxt, flow.rate, flow.line_rate, flow.base_rtt, t)
+            {
                 flow.rate = r;
             }
         }

@@ -481,6 +481,70 @@ pub struct TransportSpec {
     pub hpcc: HpccSpec,
     #[serde(default)]
     pub dctcp: DctcpSpec,
+    #[serde(default)]
+    pub timely: TimelySpec,
+}
+
+/// TIMELY parameters. Defaults are those of the TIMELY authors' published code snippet
+/// (as used by eRPC): EWMA α 0.02, β 0.8, T_low 50 µs, T_high 1 ms, δ 40 Mb/s (5 MB/s),
+/// hyperactive increase after 5 non-positive gradients; 16 KB segments (the paper's
+/// smallest completion unit, §4).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimelySpec {
+    #[serde(default = "default_timely_alpha")]
+    pub alpha: f64,
+    #[serde(default = "default_timely_beta")]
+    pub beta: f64,
+    #[serde(default = "default_t_low")]
+    pub t_low: Duration,
+    #[serde(default = "default_t_high")]
+    pub t_high: Duration,
+    #[serde(default = "default_timely_delta")]
+    pub delta: RateSpec,
+    #[serde(default = "default_hai_threshold")]
+    pub hai_threshold: u32,
+    #[serde(default = "default_segment")]
+    pub segment: Bytes,
+    #[serde(default = "default_hpcc_min_rate")]
+    pub min_rate: RateSpec,
+}
+
+impl Default for TimelySpec {
+    fn default() -> Self {
+        TimelySpec {
+            alpha: default_timely_alpha(),
+            beta: default_timely_beta(),
+            t_low: default_t_low(),
+            t_high: default_t_high(),
+            delta: default_timely_delta(),
+            hai_threshold: default_hai_threshold(),
+            segment: default_segment(),
+            min_rate: default_hpcc_min_rate(),
+        }
+    }
+}
+
+fn default_timely_alpha() -> f64 {
+    0.02
+}
+fn default_timely_beta() -> f64 {
+    0.8
+}
+fn default_t_low() -> Duration {
+    Duration::us(50)
+}
+fn default_t_high() -> Duration {
+    Duration::us(1000)
+}
+fn default_timely_delta() -> RateSpec {
+    RateSpec::mbps(40)
+}
+fn default_hai_threshold() -> u32 {
+    5
+}
+fn default_segment() -> Bytes {
+    Bytes(16_000)
 }
 
 /// DCTCP parameters. Use it with step marking (`switch.ecn.kmin = kmax`, `pmax = 1`), as
@@ -572,6 +636,7 @@ impl Default for TransportSpec {
             dcqcn: DcqcnSpec::default(),
             hpcc: HpccSpec::default(),
             dctcp: DctcpSpec::default(),
+            timely: TimelySpec::default(),
         }
     }
 }
@@ -648,6 +713,8 @@ pub enum CcKind {
     Hpcc,
     /// DCTCP's control law on a sending rate (the HPCC simulator's DCTCP mode).
     Dctcp,
+    /// TIMELY (Mittal et al., SIGCOMM 2015).
+    Timely,
 }
 
 /// DCQCN parameters. Defaults follow the HPCC simulator's DCQCN runs (`CC_MODE 1`) as

@@ -6,7 +6,8 @@
 
 use crate::engine::rng_stream;
 use crate::host::{
-    CcState, Dcqcn, DcqcnParams, Dctcp, DctcpParams, Flow, Host, Hpcc, HpccParams, TransportConfig,
+    CcState, Dcqcn, DcqcnParams, Dctcp, DctcpParams, Flow, Host, Hpcc, HpccParams, Timely, TimelyParams,
+    TransportConfig,
 };
 use crate::ids::{FlowId, NodeId, PortId};
 use crate::metrics::Counters;
@@ -171,6 +172,12 @@ fn transport_config(t: &TransportSpec, int_enabled: bool) -> Result<TransportCon
     let h = &t.hpcc;
     fraction(h.eta, "transport.hpcc.eta", true)?;
     check(h.min_rate.0 .0 > 0, "transport.hpcc.min_rate", "expected a positive rate")?;
+    let tm = &t.timely;
+    fraction(tm.alpha, "transport.timely.alpha", true)?;
+    fraction(tm.beta, "transport.timely.beta", true)?;
+    check(tm.t_low.0 < tm.t_high.0, "transport.timely.t_high", "expected t_low < t_high")?;
+    check(tm.segment.0 > 0, "transport.timely.segment", "expected a positive size")?;
+    check(tm.min_rate.0 .0 > 0, "transport.timely.min_rate", "expected a positive rate")?;
     let dc = &t.dctcp;
     fraction(dc.g, "transport.dctcp.g", true)?;
     check(dc.min_rate.0 .0 > 0, "transport.dctcp.min_rate", "expected a positive rate")?;
@@ -185,6 +192,16 @@ fn transport_config(t: &TransportSpec, int_enabled: bool) -> Result<TransportCon
         cnp_interval: d.cnp_interval.0,
         int_data_bytes: if int_enabled { 42 } else { 0 },
         int_ack_bytes: if int_enabled { 28 } else { 0 },
+        timely: TimelyParams {
+            alpha: tm.alpha,
+            beta: tm.beta,
+            t_low: tm.t_low.0,
+            t_high: tm.t_high.0,
+            delta: tm.delta.0 .0,
+            hai_threshold: tm.hai_threshold,
+            segment: tm.segment.0,
+            min_rate: tm.min_rate.0 .0,
+        },
         dctcp: DctcpParams { g: dc.g, rate_ai: dc.rate_ai.0 .0, min_rate: dc.min_rate.0 .0, mtu: t.mtu },
         hpcc: HpccParams {
             eta: h.eta,
@@ -364,6 +381,7 @@ pub fn build(v: ValidScenario) -> Simulator {
                     CcKind::Dcqcn => CcState::Dcqcn(Dcqcn::new(line_rate)),
                     CcKind::Hpcc => CcState::Hpcc(Hpcc::new(line_rate)),
                     CcKind::Dctcp => CcState::Dctcp(Dctcp::new()),
+                    CcKind::Timely => CcState::Timely(Timely::new()),
                 },
                 finish: None,
                 retransmitted_bytes: 0,
