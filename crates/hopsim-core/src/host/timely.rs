@@ -8,6 +8,7 @@
 //! - `gradient ≤ 0`: increase by N·δ, N = 5 after `hai_threshold` consecutive non-positive
 //!   gradients (hyperactive increase), else 1;
 //! - otherwise: `R ← R·(1 − β·gradient)`.
+//!
 //! `min_rtt` is the flow's base RTT. A completion event is an ACK covering every byte that
 //! was in flight at the previous one, and at least `segment` bytes (the paper's 16–64 KB
 //! completions, §4): at 100 Gb/s a 16 KB segment completes every 1.3 µs, and updating that
