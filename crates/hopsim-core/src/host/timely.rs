@@ -65,7 +65,7 @@ impl Timely {
         }
         self.segment_end = snd_nxt.max(ack_seq + p.segment);
         let rtt = now.since(sent_at).0 as f64;
-        let Some(prev) = self.prev_rtt.replace(rtt) else { return None };
+        let prev = self.prev_rtt.replace(rtt)?;
         self.rtt_diff = (1.0 - p.alpha) * self.rtt_diff + p.alpha * (rtt - prev);
         let gradient = self.rtt_diff / min_rtt.0.max(1) as f64;
         let r = rate as f64;
