@@ -61,6 +61,8 @@ pub struct Packet {
     pub ingress: PortId,
     /// At a switch: the egress queue index it was placed in.
     pub queue: u16,
+    /// IRN NACK: index (seq / MTU) of the out-of-order packet that triggered it.
+    pub sack: u32,
     /// Retransmitted data (counted in the flow's retransmitted bytes).
     pub retransmit: bool,
     pub control: ControlPayload,

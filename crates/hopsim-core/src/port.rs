@@ -228,6 +228,7 @@ mod tests {
             sent_at: SimTime::ZERO,
             ingress: PortId(0),
             queue: 0,
+            sack: 0,
             retransmit: false,
             control: ControlPayload::None,
             int: NO_INT,

@@ -4,6 +4,7 @@
 use super::dcqcn::Dcqcn;
 use super::dctcp::Dctcp;
 use super::hpcc::Hpcc;
+use super::irn::{IrnSender, PacketBitmap};
 use super::timely::Timely;
 use crate::ids::{FlowId, NodeId};
 use crate::metrics::FlowRecord;
@@ -18,6 +19,13 @@ pub enum CcState {
     Hpcc(Hpcc),
     Dctcp(Dctcp),
     Timely(Timely),
+}
+
+/// IRN state of a flow: sender recovery and receiver out-of-order bitmap.
+#[derive(Clone, Debug, Default)]
+pub struct IrnFlow {
+    pub sender: IrnSender,
+    pub received: PacketBitmap,
 }
 
 /// One flow.
@@ -55,6 +63,8 @@ pub struct Flow {
     /// Generation per `TimerKind`; bumping one cancels its pending timer.
     pub timer_gen: [u32; 3],
     pub cc: CcState,
+    /// IRN selective retransmission (`None`: go-back-N).
+    pub irn: Option<Box<IrnFlow>>,
     pub finish: Option<SimTime>,
     pub retransmitted_bytes: u64,
     pub timeouts: u32,
@@ -70,10 +80,22 @@ pub struct Flow {
 }
 
 impl Flow {
-    /// Every byte has been sent at least once past `snd_nxt` (nothing new to send).
+    /// The next segment to send: an IRN hole to retransmit first, else new data at
+    /// `snd_nxt`. Returns (sequence, is an IRN hole).
     #[inline]
-    pub fn all_sent(&self) -> bool {
-        self.snd_nxt >= self.size
+    pub fn next_segment(&mut self, mtu: u32) -> Option<(u64, bool)> {
+        if let Some(irn) = &mut self.irn {
+            if let Some(seq) = irn.sender.next_hole(mtu as u64) {
+                return Some((seq, true));
+            }
+        }
+        (self.snd_nxt < self.size).then_some((self.snd_nxt, false))
+    }
+
+    /// Nothing is left to send (new data or IRN holes).
+    #[inline]
+    pub fn all_sent(&mut self, mtu: u32) -> bool {
+        self.next_segment(mtu).is_none()
     }
 
     /// The sending window is full.

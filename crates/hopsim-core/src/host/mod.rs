@@ -16,6 +16,7 @@ pub mod dcqcn;
 pub mod dctcp;
 mod flow;
 pub mod hpcc;
+pub mod irn;
 pub mod timely;
 
 pub use dcqcn::{Dcqcn, DcqcnParams};
@@ -49,8 +50,18 @@ pub struct TransportConfig {
     /// HPCC simulator (5 hops × 8 B + 2 B; ACKs grow from 60 to 88 B).
     pub int_data_bytes: u32,
     pub int_ack_bytes: u32,
+    /// IRN loss recovery (`None`: go-back-N).
+    pub irn: Option<IrnParams>,
     /// 0: echo congestion in ACKs; otherwise send a CNP at most once per interval.
     pub cnp_interval: Delta,
+}
+
+/// IRN timeouts (IRN paper §3.1).
+#[derive(Clone, Debug)]
+pub struct IrnParams {
+    pub rto_low: Delta,
+    pub rto_high: Delta,
+    pub rto_low_packets: u32,
 }
 
 /// One host: its NIC port and the flows it is sending.
@@ -106,8 +117,11 @@ impl Simulator {
         for i in 0..n {
             let idx = (start + i) % n;
             let f = self.hosts[h].active[idx];
-            let flow = &self.flows[f.idx()];
-            if self.ports[port.idx()].paused[flow.priority as usize] || flow.window_bound() {
+            let mtu = self.transport.mtu;
+            let flow = &mut self.flows[f.idx()];
+            let Some((_, hole)) = flow.next_segment(mtu) else { continue };
+            // IRN holes lie below snd_nxt: they do not grow the data in flight.
+            if self.ports[port.idx()].paused[flow.priority as usize] || (!hole && flow.window_bound()) {
                 continue;
             }
             if flow.next_avail > now {
@@ -116,7 +130,7 @@ impl Simulator {
             }
             let pkt = self.make_data_packet(f);
             let host = &mut self.hosts[h];
-            if self.flows[f.idx()].all_sent() {
+            if self.flows[f.idx()].all_sent(mtu) {
                 host.active.remove(idx);
                 host.rr = idx;
             } else {
@@ -139,9 +153,10 @@ impl Simulator {
         let now = self.now;
         let t = &self.transport;
         let flow = &mut self.flows[f.idx()];
-        let payload = (flow.size - flow.snd_nxt).min(t.mtu as u64) as u32;
+        let (seq, hole) = flow.next_segment(t.mtu).expect("the NIC picks flows with data to send");
+        let payload = (flow.size - seq).min(t.mtu as u64) as u32;
         let wire = payload + t.header_bytes + t.int_data_bytes;
-        let retransmit = flow.snd_nxt < flow.high_water;
+        let retransmit = hole || seq < flow.high_water;
         let pkt = Packet {
             kind: PacketKind::Data,
             priority: flow.priority,
@@ -152,12 +167,13 @@ impl Simulator {
             dst: flow.dst,
             sport: flow.sport,
             dport: flow.dport,
-            seq: flow.snd_nxt,
+            seq,
             payload,
             wire_bytes: wire,
             sent_at: now,
             ingress: PortId(0),
             queue: 0,
+            sack: 0,
             retransmit,
             control: ControlPayload::None,
             int: NO_INT,
@@ -165,7 +181,10 @@ impl Simulator {
         if retransmit {
             flow.retransmitted_bytes += payload as u64;
         }
-        flow.snd_nxt += payload as u64;
+        match &mut flow.irn {
+            Some(irn) if hole => irn.sender.retransmit_next = seq + payload as u64,
+            _ => flow.snd_nxt += payload as u64,
+        }
         flow.high_water = flow.high_water.max(flow.snd_nxt);
         flow.next_avail = now + Rate(flow.rate).tx_time(wire as u64);
         if let CcState::Dcqcn(d) = &mut flow.cc {
@@ -176,7 +195,10 @@ impl Simulator {
         let generation = flow.timer_gen[TimerKind::Rto as usize];
         self.counters.data_packets_sent += 1;
         if arm_rto {
-            self.events.schedule(now + t.rto, Event::FlowTimer { flow: f, kind: TimerKind::Rto, generation });
+            // IRN's shortest timeout, or the go-back-N one; the handler re-arms to the
+            // deadline that applies when it fires.
+            let delay = t.irn.as_ref().map_or(t.rto, |irn| irn.rto_low);
+            self.events.schedule(now + delay, Event::FlowTimer { flow: f, kind: TimerKind::Rto, generation });
         }
         self.created();
         if self.switch_cfg.int_enabled {
@@ -222,7 +244,24 @@ impl Simulator {
                 send_cnp = true;
             }
         }
-        let reply = if data.seq == flow.rcv_nxt {
+        let mtu = t.mtu as u64;
+        let mut sack = 0u32;
+        let reply = if let Some(irn) = &mut flow.irn {
+            // IRN: keep out-of-order data; NACK it with a selective ACK.
+            if data.seq == flow.rcv_nxt {
+                flow.rcv_nxt += data.payload as u64;
+                while flow.rcv_nxt < flow.size && irn.received.get(flow.rcv_nxt / mtu) {
+                    flow.rcv_nxt = (flow.rcv_nxt + mtu).min(flow.size);
+                }
+                Some(PacketKind::Ack)
+            } else if data.seq > flow.rcv_nxt {
+                irn.received.set(data.seq / mtu);
+                sack = (data.seq / mtu) as u32;
+                Some(PacketKind::Nack)
+            } else {
+                Some(PacketKind::Ack) // a duplicate: repeat the cumulative ACK
+            }
+        } else if data.seq == flow.rcv_nxt {
             flow.rcv_nxt += data.payload as u64;
             flow.unacked_packets += 1;
             let last = flow.rcv_nxt >= flow.size;
@@ -250,6 +289,7 @@ impl Simulator {
             dport: data.sport,
             seq,
             payload: 0,
+            sack,
             wire_bytes: t.ack_bytes + if int == NO_INT { 0 } else { t.int_ack_bytes },
             sent_at,
             ingress: PortId(0),
@@ -288,8 +328,17 @@ impl Simulator {
             flow.snd_una = p.seq;
             flow.last_progress = now;
         }
-        if p.kind == PacketKind::Nack && flow.snd_una < flow.size {
-            flow.snd_nxt = flow.snd_una;
+        let mtu = self.transport.mtu;
+        match &mut flow.irn {
+            Some(irn) => {
+                irn.sender.on_ack(flow.snd_una);
+                if p.kind == PacketKind::Nack {
+                    irn.sender.on_nack(p.sack as u64, mtu as u64, flow.size, flow.snd_una, flow.snd_nxt);
+                }
+            }
+            // Go-back-N: a NACK rewinds to the first missing byte.
+            None if p.kind == PacketKind::Nack && flow.snd_una < flow.size => flow.snd_nxt = flow.snd_una,
+            None => {}
         }
         flow.snd_nxt = flow.snd_nxt.max(flow.snd_una);
         if flow.snd_una >= flow.size {
@@ -303,7 +352,7 @@ impl Simulator {
             }
             return;
         }
-        if !flow.all_sent() {
+        if !flow.all_sent(mtu) {
             self.hosts[h].activate(p.flow);
         }
         if let CcState::Dctcp(d) = &mut flow.cc {
@@ -390,10 +439,26 @@ impl Simulator {
                 if flow.snd_una >= flow.snd_nxt {
                     return; // nothing outstanding; re-armed by the next send
                 }
-                let deadline = flow.last_progress + self.transport.rto;
+                let t = &self.transport;
+                let rto = match (&t.irn, &flow.irn) {
+                    // IRN: RTO_low while few packets are in flight, RTO_high otherwise.
+                    (Some(p), Some(_)) => {
+                        let in_flight = (flow.snd_nxt - flow.snd_una).div_ceil(t.mtu as u64);
+                        if in_flight <= p.rto_low_packets as u64 {
+                            p.rto_low
+                        } else {
+                            p.rto_high
+                        }
+                    }
+                    _ => t.rto,
+                };
+                let deadline = flow.last_progress + rto;
                 if now >= deadline {
                     flow.timeouts += 1;
-                    flow.snd_nxt = flow.snd_una;
+                    match &mut flow.irn {
+                        Some(irn) => irn.sender.on_timeout(flow.snd_una, flow.snd_nxt),
+                        None => flow.snd_nxt = flow.snd_una,
+                    }
                     flow.last_progress = now;
                     let src = flow.src;
                     let h = self.node_slot[src.idx()] as usize;

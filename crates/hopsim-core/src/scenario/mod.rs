@@ -483,6 +483,8 @@ pub struct TransportSpec {
     pub dctcp: DctcpSpec,
     #[serde(default)]
     pub timely: TimelySpec,
+    #[serde(default)]
+    pub irn: IrnSpec,
 }
 
 /// TIMELY parameters. Defaults are those of the TIMELY authors' published code snippet
@@ -637,6 +639,7 @@ impl Default for TransportSpec {
             hpcc: HpccSpec::default(),
             dctcp: DctcpSpec::default(),
             timely: TimelySpec::default(),
+            irn: IrnSpec::default(),
         }
     }
 }
@@ -669,6 +672,42 @@ pub enum LossRecovery {
     /// RoCEv2: a NACK or timeout rewinds the sender to the first missing byte.
     #[default]
     GoBackN,
+    /// IRN (Mittal et al., SIGCOMM 2018): the receiver keeps out-of-order packets and
+    /// NACKs with a selective acknowledgement; the sender retransmits only the holes.
+    Irn,
+}
+
+/// IRN timeouts (IRN paper §3.1: RTO_low 100 µs while at most N = 3 packets are in flight,
+/// RTO_high 320 µs otherwise).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct IrnSpec {
+    #[serde(default = "default_rto_low")]
+    pub rto_low: Duration,
+    #[serde(default = "default_rto_high")]
+    pub rto_high: Duration,
+    #[serde(default = "default_rto_low_packets")]
+    pub rto_low_packets: u32,
+}
+
+impl Default for IrnSpec {
+    fn default() -> Self {
+        IrnSpec {
+            rto_low: default_rto_low(),
+            rto_high: default_rto_high(),
+            rto_low_packets: default_rto_low_packets(),
+        }
+    }
+}
+
+fn default_rto_low() -> Duration {
+    Duration::us(100)
+}
+fn default_rto_high() -> Duration {
+    Duration::us(320)
+}
+fn default_rto_low_packets() -> u32 {
+    3
 }
 
 /// Per-flow in-flight cap.

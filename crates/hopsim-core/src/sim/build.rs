@@ -5,6 +5,7 @@
 //! fail.
 
 use crate::engine::rng_stream;
+use crate::host::IrnParams;
 use crate::host::{
     CcState, Dcqcn, DcqcnParams, Dctcp, DctcpParams, Flow, Host, Hpcc, HpccParams, Timely, TimelyParams,
     TransportConfig,
@@ -172,6 +173,10 @@ fn transport_config(t: &TransportSpec, int_enabled: bool) -> Result<TransportCon
     let h = &t.hpcc;
     fraction(h.eta, "transport.hpcc.eta", true)?;
     check(h.min_rate.0 .0 > 0, "transport.hpcc.min_rate", "expected a positive rate")?;
+    if t.loss_recovery == crate::scenario::LossRecovery::Irn {
+        check(t.irn.rto_low.0 > Delta::ZERO, "transport.irn.rto_low", "expected a positive duration")?;
+        check(t.irn.rto_low.0 <= t.irn.rto_high.0, "transport.irn.rto_high", "expected rto_low ≤ rto_high")?;
+    }
     let tm = &t.timely;
     fraction(tm.alpha, "transport.timely.alpha", true)?;
     fraction(tm.beta, "transport.timely.beta", true)?;
@@ -192,6 +197,11 @@ fn transport_config(t: &TransportSpec, int_enabled: bool) -> Result<TransportCon
         cnp_interval: d.cnp_interval.0,
         int_data_bytes: if int_enabled { 42 } else { 0 },
         int_ack_bytes: if int_enabled { 28 } else { 0 },
+        irn: (t.loss_recovery == crate::scenario::LossRecovery::Irn).then_some(IrnParams {
+            rto_low: t.irn.rto_low.0,
+            rto_high: t.irn.rto_high.0,
+            rto_low_packets: t.irn.rto_low_packets,
+        }),
         timely: TimelyParams {
             alpha: tm.alpha,
             beta: tm.beta,
@@ -383,6 +393,7 @@ pub fn build(v: ValidScenario) -> Simulator {
                     CcKind::Dctcp => CcState::Dctcp(Dctcp::new()),
                     CcKind::Timely => CcState::Timely(Timely::new()),
                 },
+                irn: (t.loss_recovery == crate::scenario::LossRecovery::Irn).then(Default::default),
                 finish: None,
                 retransmitted_bytes: 0,
                 timeouts: 0,

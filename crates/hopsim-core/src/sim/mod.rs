@@ -256,6 +256,7 @@ impl Simulator {
             sent_at: self.now,
             ingress: port,
             queue: 0,
+            sack: 0,
             retransmit: false,
             control: payload,
             int: NO_INT,
