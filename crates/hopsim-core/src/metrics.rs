@@ -64,6 +64,10 @@ pub struct FlowRecord {
     /// Ideal FCT on an idle network (HPCC simulator's `standalone_fct`, see docs/model.md).
     pub ideal_fct: crate::time::Delta,
     pub tag: String,
+    /// Congestion control of the flow (`none`, `dcqcn`, `hpcc`, `dctcp`, `timely`).
+    pub cc: &'static str,
+    /// Loss recovery (`go_back_n` or `irn`).
+    pub loss_recovery: &'static str,
     pub priority: u8,
     pub retransmitted_bytes: u64,
     pub timeouts: u32,

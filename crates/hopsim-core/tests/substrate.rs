@@ -436,3 +436,33 @@ fn irn_recovers_losses_with_fewer_retransmissions_than_go_back_n() {
     eprintln!("retransmitted bytes: IRN {r_irn}, go-back-N {r_gbn}");
     assert!(r_irn < r_gbn, "IRN {r_irn} vs go-back-N {r_gbn}");
 }
+
+/// Congestion control per host group: flows take the CC of their source's group, the rest
+/// the scenario's default, in one run; a group naming a switch is refused.
+#[test]
+fn congestion_control_per_host_group() {
+    let toml = r#"
+        [topology]
+        kind = "dumbbell"
+        left_hosts = 3
+        right_hosts = 1
+        [transport]
+        cc = "dcqcn"
+        [[transport.groups]]
+        hosts = [0]
+        cc = "hpcc"
+        [[transport.groups]]
+        hosts = [1]
+        cc = "timely"
+        [workload]
+        kind = "flows"
+        flows = [{ src = 0, dst = 3, size = "2MB" }, { src = 1, dst = 3, size = "2MB" }, { src = 2, dst = 3, size = "2MB" }]
+    "#;
+    let s = run(toml);
+    let ccs: Vec<&str> = s.flow_records().iter().map(|r| r.cc).collect();
+    assert_eq!(ccs, ["hpcc", "timely", "dcqcn"]);
+    assert_drained(&s);
+    let bad = toml.replace("hosts = [1]", "hosts = [4]");
+    let e = hopsim_core::Simulator::new(hopsim_core::Scenario::from_toml_str(&bad).unwrap()).err().unwrap();
+    assert_eq!(e.to_string(), "transport.groups[1].hosts: node 4 is not a host");
+}

@@ -21,6 +21,19 @@ pub enum CcState {
     Timely(Timely),
 }
 
+impl CcState {
+    /// The scenario name of this congestion control.
+    pub fn name(&self) -> &'static str {
+        match self {
+            CcState::None => "none",
+            CcState::Dcqcn(_) => "dcqcn",
+            CcState::Hpcc(_) => "hpcc",
+            CcState::Dctcp(_) => "dctcp",
+            CcState::Timely(_) => "timely",
+        }
+    }
+}
+
 /// IRN state of a flow: sender recovery and receiver out-of-order bitmap.
 #[derive(Clone, Debug, Default)]
 pub struct IrnFlow {
@@ -114,6 +127,8 @@ impl Flow {
             finish: self.finish,
             ideal_fct: self.ideal_fct,
             tag: tags[self.tag as usize].clone(),
+            cc: self.cc.name(),
+            loss_recovery: if self.irn.is_some() { "irn" } else { "go_back_n" },
             priority: self.priority,
             retransmitted_bytes: self.retransmitted_bytes,
             timeouts: self.timeouts,

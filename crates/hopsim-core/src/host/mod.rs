@@ -237,7 +237,7 @@ impl Simulator {
         let mut send_cnp = false;
         if data.ecn_ce {
             // DCQCN may pace CNPs; every other CC reads ECN echoed in each ACK.
-            if t.cnp_interval == Delta::ZERO || t.cc != CcKind::Dcqcn {
+            if t.cnp_interval == Delta::ZERO || !matches!(flow.cc, CcState::Dcqcn(_)) {
                 flow.ce_pending = true;
             } else if flow.last_cnp.is_none_or(|last| now.since(last) >= t.cnp_interval) {
                 flow.last_cnp = Some(now);

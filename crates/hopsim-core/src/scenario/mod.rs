@@ -485,6 +485,18 @@ pub struct TransportSpec {
     pub timely: TimelySpec,
     #[serde(default)]
     pub irn: IrnSpec,
+    /// Congestion control per group of sending hosts (`[[transport.groups]]`), overriding
+    /// `cc` for flows whose source is in the group: mixed deployments in one run.
+    #[serde(default)]
+    pub groups: Vec<CcGroup>,
+}
+
+/// Hosts whose flows use a given congestion control.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CcGroup {
+    pub hosts: Vec<u32>,
+    pub cc: CcKind,
 }
 
 /// TIMELY parameters. Defaults are those of the TIMELY authors' published code snippet
@@ -640,6 +652,7 @@ impl Default for TransportSpec {
             dctcp: DctcpSpec::default(),
             timely: TimelySpec::default(),
             irn: IrnSpec::default(),
+            groups: Vec::new(),
         }
     }
 }

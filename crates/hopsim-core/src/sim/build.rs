@@ -65,6 +65,19 @@ impl ValidScenario {
         if let Some(d) = scenario.duration {
             check(d.0 > Delta::ZERO, "duration", "expected a positive duration")?;
         }
+        let mut grouped = vec![false; topo.node_count()];
+        for (g, group) in scenario.transport.groups.iter().enumerate() {
+            for h in &group.hosts {
+                let field = format!("transport.groups[{g}].hosts");
+                check(
+                    (*h as usize) < topo.node_count() && topo.is_host(NodeId(*h)),
+                    &field,
+                    format!("node {h} is not a host"),
+                )?;
+                check(!grouped[*h as usize], &field, format!("host {h} is already in another group"))?;
+                grouped[*h as usize] = true;
+            }
+        }
         let flows = workload::generate(scenario.workload.as_slice(), &topo, scenario.seed)?;
         for f in &flows {
             if let Some(p) = f.priority {
@@ -150,7 +163,9 @@ fn switch_config(s: &Scenario) -> Result<SwitchConfig, ScenarioError> {
         ecn_enabled: e.enabled,
         ecn_at_dequeue: e.mark_at == crate::scenario::EcnMarkPoint::Dequeue,
         // HPCC needs telemetry: it turns INT on.
-        int_enabled: sw.int || s.transport.cc == CcKind::Hpcc,
+        int_enabled: sw.int
+            || s.transport.cc == CcKind::Hpcc
+            || s.transport.groups.iter().any(|g| g.cc == CcKind::Hpcc),
     })
 }
 
@@ -354,7 +369,8 @@ pub fn build(v: ValidScenario) -> Simulator {
             let path = routing.path_of(&topo, tuple);
             let (ideal, base_rtt, bottleneck) = ideal_fct(&topo, &path, s.size, t.mtu, t.header_bytes);
             let bdp = (bottleneck.0 as u128 * base_rtt.0 as u128 / 8 / crate::time::PS_PER_S as u128) as u64;
-            let window = match (t.window, transport.cc) {
+            let cc = t.groups.iter().find(|g| g.hosts.contains(&s.src)).map_or(transport.cc, |g| g.cc);
+            let window = match (t.window, cc) {
                 // HPCC always runs with its rate-tied window, starting at one BDP.
                 (_, CcKind::Hpcc) => bdp,
                 (WindowSpec::None, _) => 0,
@@ -386,7 +402,7 @@ pub fn build(v: ValidScenario) -> Simulator {
                 last_progress: s.start,
                 rto_pending: false,
                 timer_gen: [0; 3],
-                cc: match transport.cc {
+                cc: match cc {
                     CcKind::None => CcState::None,
                     CcKind::Dcqcn => CcState::Dcqcn(Dcqcn::new(line_rate)),
                     CcKind::Hpcc => CcState::Hpcc(Hpcc::new(line_rate)),
