@@ -28,6 +28,8 @@ FLOW_COLUMNS = [
     "ideal_fct_ns",
     "slowdown",
     "tag",
+    "cc",
+    "loss_recovery",
     "priority",
     "retransmitted_bytes",
     "timeouts",

@@ -29,6 +29,8 @@ _FLOW_DTYPES = {
     "ideal_fct_ns": "float64",
     "slowdown": "Float64",
     "tag": "object",
+    "cc": "object",
+    "loss_recovery": "object",
     "priority": "int64",
     "retransmitted_bytes": "int64",
     "timeouts": "int64",
