@@ -296,7 +296,16 @@ fn window_bounds_bytes_in_flight() {
     };
     let open = run(&scenario("\"none\""));
     let bdp = run(&scenario("\"bdp\""));
-    let small = run(&scenario("\"5KB\""));
+    // Trace the bytes in flight every 100 ns: never above the window.
+    let mut small = sim(&scenario("\"5KB\""));
+    let (mut t, mut peak) = (0, 0);
+    while !small.is_done() {
+        t += 100_000;
+        small.run_until(SimTime(t));
+        peak = peak.max(small.flow_in_flight(FlowId(0)));
+    }
+    assert!(peak <= 5_000, "in flight {peak} B with a 5 KB window");
+    assert!(peak >= 4_000, "the window is used: {peak} B in flight");
     let fct = |s: &hopsim_core::Simulator| fct_us(&s.flow_records()[0]);
     // A BDP window does not slow the flow; a 5 KB window does, to about one window per RTT.
     assert!((fct(&bdp) / fct(&open) - 1.0).abs() < 0.02, "bdp {} vs open {}", fct(&bdp), fct(&open));

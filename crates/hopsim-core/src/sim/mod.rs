@@ -377,6 +377,12 @@ impl Simulator {
         (f.snd_una, f.rate)
     }
 
+    /// Bytes of a flow sent but not yet acknowledged (`snd_nxt − snd_una`).
+    pub fn flow_in_flight(&self, flow: FlowId) -> u64 {
+        let f = &self.flows[flow.idx()];
+        f.snd_nxt - f.snd_una
+    }
+
     /// Counters of one port, by node and port number within the node.
     pub fn port_stats(&self, node: NodeId, port: u32) -> PortStats {
         let p = &self.ports[(self.topo.node_ports[node.idx()] + port) as usize];
