@@ -165,14 +165,7 @@ fn dcqcn_converges_to_fair_share() {
         kind = "flows"
         flows = [{ src = 0, dst = 2, size = "200MB" }, { src = 1, dst = 2, size = "200MB", start = "500us" }]
     "#);
-    let t0 = SimTime(4_500 * PS_PER_US);
-    let t1 = SimTime(5_500 * PS_PER_US);
-    s.run_until(t0);
-    let a0 = (s.flow_progress(FlowId(0)).0, s.flow_progress(FlowId(1)).0);
-    s.run_until(t1);
-    let a1 = (s.flow_progress(FlowId(0)).0, s.flow_progress(FlowId(1)).0);
-    let rate = |b0: u64, b1: u64| (b1 - b0) as f64 * 8.0 / 1e-3 / 1e9;
-    let (r0, r1) = (rate(a0.0, a1.0), rate(a0.1, a1.1));
+    let (r0, r1) = two_flow_goodputs(&mut s, 4_500, 5_500);
     // Goodput fair share: half of 100 Gb/s less headers (1000 of every 1048 bytes).
     let fair = 50.0 * 1000.0 / 1048.0;
     eprintln!("DCQCN goodputs over [4.5, 5.5] ms: {r0:.2} and {r1:.2} Gb/s (fair {fair:.2})");
@@ -180,6 +173,17 @@ fn dcqcn_converges_to_fair_share() {
         assert!((r / fair - 1.0).abs() <= 0.10, "goodputs {r0:.1} and {r1:.1} Gb/s, fair {fair:.1}");
     }
     assert!(s.summary().cnps > 0, "DCQCN reacted to ECN");
+}
+
+/// Goodput (Gb/s) of flows 0 and 1 between `from_us` and `to_us` of simulated time.
+fn two_flow_goodputs(s: &mut hopsim_core::Simulator, from_us: u64, to_us: u64) -> (f64, f64) {
+    s.run_until(SimTime(from_us * PS_PER_US));
+    let a0 = (s.flow_progress(FlowId(0)).0, s.flow_progress(FlowId(1)).0);
+    s.run_until(SimTime(to_us * PS_PER_US));
+    let a1 = (s.flow_progress(FlowId(0)).0, s.flow_progress(FlowId(1)).0);
+    let seconds = (to_us - from_us) as f64 * 1e-6;
+    let rate = |b0: u64, b1: u64| (b1 - b0) as f64 * 8.0 / seconds / 1e9;
+    (rate(a0.0, a1.0), rate(a0.1, a1.1))
 }
 
 /// Same scenario and seed: identical flow tables. A different seed: different ones.
@@ -375,12 +379,7 @@ fn dctcp_converges_to_fair_share() {
         kind = "flows"
         flows = [{ src = 0, dst = 2, size = "200MB" }, { src = 1, dst = 2, size = "200MB", start = "500us" }]
     "#);
-    s.run_until(SimTime(4_500 * PS_PER_US));
-    let a0 = (s.flow_progress(FlowId(0)).0, s.flow_progress(FlowId(1)).0);
-    s.run_until(SimTime(5_500 * PS_PER_US));
-    let a1 = (s.flow_progress(FlowId(0)).0, s.flow_progress(FlowId(1)).0);
-    let rate = |b0: u64, b1: u64| (b1 - b0) as f64 * 8.0 / 1e-3 / 1e9;
-    let (r0, r1) = (rate(a0.0, a1.0), rate(a0.1, a1.1));
+    let (r0, r1) = two_flow_goodputs(&mut s, 4_500, 5_500);
     let fair = 50.0 * 1000.0 / 1048.0;
     eprintln!("DCTCP goodputs over [4.5, 5.5] ms: {r0:.2} and {r1:.2} Gb/s (fair {fair:.2})");
     for r in [r0, r1] {
@@ -407,12 +406,7 @@ fn timely_converges_to_fair_share() {
         kind = "flows"
         flows = [{ src = 0, dst = 2, size = "400MB" }, { src = 1, dst = 2, size = "400MB", start = "500us" }]
     "#);
-    s.run_until(SimTime(20_000 * PS_PER_US));
-    let a0 = (s.flow_progress(FlowId(0)).0, s.flow_progress(FlowId(1)).0);
-    s.run_until(SimTime(30_000 * PS_PER_US));
-    let a1 = (s.flow_progress(FlowId(0)).0, s.flow_progress(FlowId(1)).0);
-    let rate = |b0: u64, b1: u64| (b1 - b0) as f64 * 8.0 / 10e-3 / 1e9;
-    let (r0, r1) = (rate(a0.0, a1.0), rate(a0.1, a1.1));
+    let (r0, r1) = two_flow_goodputs(&mut s, 20_000, 30_000);
     let fair = 50.0 * 1000.0 / 1048.0;
     eprintln!("TIMELY goodputs over [20, 30] ms: {r0:.2} and {r1:.2} Gb/s (fair {fair:.2})");
     for r in [r0, r1] {
