@@ -60,7 +60,17 @@ _PFC_DTYPES = {
     "pause": "bool",
 }
 
+_RATE_DTYPES = {
+    "time_ns": "float64",
+    "flow_id": "int64",
+    "rate_bps": "int64",
+    "window_bytes": "int64",
+    "in_flight_bytes": "int64",
+}
+
 _FILES = ("flows.parquet", "ports.parquet", "pfc_events.parquet", "summary.json", "scenario.json")
+# Written only by runs that trace rates (`[output.rate_trace]`).
+_RATES_FILE = "rates.parquet"
 
 
 def _frame(columns: Mapping[str, Sequence[Any]], dtypes: Mapping[str, str]) -> pd.DataFrame:
@@ -153,6 +163,9 @@ class Result:
     pfc_events : DataFrame
         PFC frames (``time_ns, node, port, priority, pause``); filled only when the
         scenario sets ``[output] pfc_events = true``.
+    rates : DataFrame
+        Samples of traced flows (``time_ns, flow_id, rate_bps, window_bytes,
+        in_flight_bytes``); filled only with ``[output.rate_trace]``.
     summary : dict
         Run-wide counters from the core plus ``wall_seconds``, ``events_per_sec``,
         ``scenario_name`` and ``hopsim_version``.
@@ -167,10 +180,12 @@ class Result:
         pfc_events: pd.DataFrame,
         summary: dict[str, Any],
         scenario: dict[str, Any],
+        rates: pd.DataFrame | None = None,
     ) -> None:
         self.flows = flows
         self.ports = ports
         self.pfc_events = pfc_events
+        self.rates = rates if rates is not None else _frame({}, _RATE_DTYPES)
         self.summary = summary
         self.scenario = scenario
 
@@ -196,6 +211,7 @@ class Result:
             pfc_events=_frame(sim.pfc_events(), _PFC_DTYPES),
             summary=summary,
             scenario=scenario,
+            rates=_frame(sim.rate_trace(), _RATE_DTYPES),
         )
 
     def __repr__(self) -> str:
@@ -293,6 +309,10 @@ class Result:
         self.flows.to_parquet(path / "flows.parquet", index=False)
         self.ports.to_parquet(path / "ports.parquet", index=False)
         self.pfc_events.to_parquet(path / "pfc_events.parquet", index=False)
+        if len(self.rates):
+            self.rates.to_parquet(path / _RATES_FILE, index=False)
+        elif (path / _RATES_FILE).is_file():
+            (path / _RATES_FILE).unlink()  # a stale trace of an earlier run (force=True)
         for name, doc in (("summary.json", self.summary), ("scenario.json", self.scenario)):
             text = json.dumps(doc, indent=2, default=_json_default)
             (path / name).write_text(text + "\n", encoding="utf-8")
@@ -311,4 +331,5 @@ class Result:
             pfc_events=pd.read_parquet(path / "pfc_events.parquet"),
             summary=json.loads((path / "summary.json").read_text(encoding="utf-8")),
             scenario=json.loads((path / "scenario.json").read_text(encoding="utf-8")),
+            rates=pd.read_parquet(path / _RATES_FILE) if (path / _RATES_FILE).is_file() else None,
         )

@@ -134,3 +134,16 @@ pub struct Summary {
     pub cnps: u64,
     pub ecn_marks: u64,
 }
+
+/// One sample of a traced flow's sender state.
+#[derive(Clone, Copy, Debug)]
+pub struct RateSample {
+    pub time: SimTime,
+    pub flow: u32,
+    /// Sending rate set by congestion control, bits/s.
+    pub rate_bps: u64,
+    /// Window in bytes (0 = none).
+    pub window_bytes: u64,
+    /// Bytes sent and not yet acknowledged.
+    pub in_flight_bytes: u64,
+}

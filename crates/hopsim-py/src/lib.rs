@@ -143,6 +143,18 @@ impl Simulation {
         Ok(d)
     }
 
+    /// Samples of `[output.rate_trace]`.
+    fn rate_trace<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let tr = self.sim.rate_trace();
+        let d = PyDict::new_bound(py);
+        d.set_item("time_ns", tr.iter().map(|r| ns(r.time)).collect::<Vec<_>>())?;
+        d.set_item("flow_id", tr.iter().map(|r| r.flow).collect::<Vec<_>>())?;
+        d.set_item("rate_bps", tr.iter().map(|r| r.rate_bps).collect::<Vec<_>>())?;
+        d.set_item("window_bytes", tr.iter().map(|r| r.window_bytes).collect::<Vec<_>>())?;
+        d.set_item("in_flight_bytes", tr.iter().map(|r| r.in_flight_bytes).collect::<Vec<_>>())?;
+        Ok(d)
+    }
+
     /// Run-wide counters.
     fn summary<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let s = self.sim.summary();

@@ -45,6 +45,8 @@ pub enum Event {
     FlowStart { flow: FlowId },
     /// A per-flow transport / congestion-control timer.
     FlowTimer { flow: FlowId, kind: TimerKind, generation: u32 },
+    /// Sample the traced flows' rates (`[output.rate_trace]`).
+    TraceSample,
 }
 
 /// A pending event with its ordering key: `time` in the high 64 bits, insertion sequence

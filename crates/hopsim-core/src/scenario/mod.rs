@@ -977,6 +977,24 @@ pub struct OutputSpec {
     /// Record every PFC PAUSE / RESUME frame (time, node, port, priority) in `pfc_events`.
     #[serde(default)]
     pub pfc_events: bool,
+    /// Sample the sending rate, window and bytes in flight of chosen flows.
+    #[serde(default)]
+    pub rate_trace: Option<RateTraceSpec>,
+}
+
+/// `[output.rate_trace]`: which flows to sample and how often.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RateTraceSpec {
+    /// Flow ids (in start order, as in the flows table).
+    pub flows: Vec<u32>,
+    /// Sampling interval. Default 10 µs.
+    #[serde(default = "default_trace_interval")]
+    pub interval: Duration,
+}
+
+fn default_trace_interval() -> Duration {
+    Duration::us(10)
 }
 
 // ---------------------------------------------------------------- parsing

@@ -79,6 +79,20 @@ impl ValidScenario {
             }
         }
         let flows = workload::generate(scenario.workload.as_slice(), &topo, scenario.seed)?;
+        if let Some(trace) = &scenario.output.rate_trace {
+            check(
+                trace.interval.0 > Delta::ZERO,
+                "output.rate_trace.interval",
+                "expected a positive duration",
+            )?;
+            for f in &trace.flows {
+                check(
+                    (*f as usize) < flows.len(),
+                    "output.rate_trace.flows",
+                    format!("flow {f} does not exist; the workload has {} flows", flows.len()),
+                )?;
+            }
+        }
         for f in &flows {
             if let Some(p) = f.priority {
                 check(
@@ -445,6 +459,13 @@ pub fn build(v: ValidScenario) -> Simulator {
         next_flow_to_schedule: 0,
         counters: Counters::default(),
         pfc_log: scenario.output.pfc_events.then(Vec::new),
+        trace_flows: scenario
+            .output
+            .rate_trace
+            .as_ref()
+            .map_or(Vec::new(), |t| t.flows.iter().map(|f| FlowId(*f)).collect()),
+        trace_interval: scenario.output.rate_trace.as_ref().map_or(Delta::ZERO, |t| t.interval.0),
+        rate_trace: Vec::new(),
         ecn_rng: rng_stream(scenario.seed, "switch/ecn"),
         int_stacks: Vec::new(),
         int_free: Vec::new(),
@@ -453,5 +474,8 @@ pub fn build(v: ValidScenario) -> Simulator {
         seed: scenario.seed,
     };
     sim.schedule_next_flow_start();
+    if !sim.trace_flows.is_empty() {
+        sim.events.schedule(SimTime::ZERO, crate::engine::Event::TraceSample);
+    }
     sim
 }

@@ -10,7 +10,7 @@ mod build;
 use crate::engine::{Event, EventQueue, RngStream};
 use crate::host::{Flow, Host, TransportConfig};
 use crate::ids::{FlowId, NodeId, PortId};
-use crate::metrics::{Counters, FlowRecord, PfcEvent, PortRecord, Summary};
+use crate::metrics::{Counters, FlowRecord, PfcEvent, PortRecord, RateSample, Summary};
 use crate::packet::{ControlPayload, Packet, PacketKind, NO_INT};
 use crate::port::Port;
 use crate::scenario::{Scenario, ScenarioError};
@@ -46,6 +46,10 @@ pub struct Simulator {
     pub(crate) next_flow_to_schedule: usize,
     pub(crate) counters: Counters,
     pub(crate) pfc_log: Option<Vec<PfcEvent>>,
+    /// Traced flows, sampling interval and samples (`[output.rate_trace]`).
+    pub(crate) trace_flows: Vec<FlowId>,
+    pub(crate) trace_interval: crate::time::Delta,
+    pub(crate) rate_trace: Vec<RateSample>,
     pub(crate) ecn_rng: RngStream,
     /// INT stacks of packets in flight, and free slots (unused unless `switch.int`).
     pub(crate) int_stacks: Vec<crate::switch::IntStack>,
@@ -159,6 +163,7 @@ impl Simulator {
             }
             Event::FlowStart { flow } => self.on_flow_start(flow),
             Event::FlowTimer { flow, kind, generation } => self.on_flow_timer(flow, kind, generation),
+            Event::TraceSample => self.on_trace_sample(),
         }
     }
 
@@ -303,6 +308,35 @@ impl Simulator {
         self.flows[flow.idx()].last_progress = self.now;
         self.hosts[h].activate(flow);
         self.nic_try_send(h);
+    }
+
+    /// Record the traced flows that are running; keep sampling while any is unfinished.
+    fn on_trace_sample(&mut self) {
+        let mut pending = false;
+        for &f in &self.trace_flows {
+            let flow = &self.flows[f.idx()];
+            if flow.finish.is_some() {
+                continue;
+            }
+            pending = true;
+            if flow.start <= self.now {
+                self.rate_trace.push(RateSample {
+                    time: self.now,
+                    flow: f.0,
+                    rate_bps: flow.rate,
+                    window_bytes: flow.window,
+                    in_flight_bytes: flow.snd_nxt - flow.snd_una,
+                });
+            }
+        }
+        if pending {
+            self.events.schedule(self.now + self.trace_interval, Event::TraceSample);
+        }
+    }
+
+    /// Samples of `[output.rate_trace]`, in time order.
+    pub fn rate_trace(&self) -> &[RateSample] {
+        &self.rate_trace
     }
 
     /// Flows start in time order; only the next start is ever pending.
