@@ -13,11 +13,18 @@ use crate::ids::{NodeId, PortId};
 use crate::scenario::EcmpHash;
 
 /// Equal-cost next hops per (switch, destination host).
+///
+/// Compact for cache residency (the k=16 fat-tree profile showed its table as a miss
+/// source): one `u32` per (switch, host) naming a distinct next-hop set, sets stored once.
 #[derive(Clone, Debug)]
 pub struct EcmpTable {
     hosts: usize,
-    /// `(start, len)` into `pool`, indexed by `node * hosts + host_index`.
-    entries: Vec<(u32, u32)>,
+    /// Dense index of each switch (`u32::MAX` for hosts).
+    switch_index: Vec<u32>,
+    /// Next-hop set id, indexed by `switch_index * hosts + host_index`.
+    entries: Vec<u32>,
+    /// `(start, len)` of each distinct set in `pool`.
+    sets: Vec<(u32, u32)>,
     pool: Vec<PortId>,
 }
 
@@ -25,15 +32,24 @@ impl EcmpTable {
     pub fn build(topo: &Topology) -> EcmpTable {
         let hosts = topo.hosts.len();
         let n = topo.node_count();
-        let mut entries = vec![(0u32, 0u32); n * hosts];
+        let mut switch_index = vec![u32::MAX; n];
+        let mut switches = 0u32;
+        for (node, slot) in switch_index.iter_mut().enumerate() {
+            if !topo.is_host(NodeId(node as u32)) {
+                *slot = switches;
+                switches += 1;
+            }
+        }
+        let mut entries = vec![0u32; switches as usize * hosts];
+        let mut sets = Vec::new();
         let mut pool = Vec::new();
-        let mut dedupe: HashMap<Vec<PortId>, (u32, u32)> = HashMap::new();
+        let mut dedupe: HashMap<Vec<PortId>, u32> = HashMap::new();
         let mut candidates = Vec::new();
         for (hi, &dst) in topo.hosts.iter().enumerate() {
             let dist = topo.hop_distances(dst);
             for node in 0..n {
                 let node_id = NodeId(node as u32);
-                if node_id == dst || dist[node] == u32::MAX {
+                if topo.is_host(node_id) || dist[node] == u32::MAX {
                     continue;
                 }
                 candidates.clear();
@@ -44,21 +60,22 @@ impl EcmpTable {
                         candidates.push(PortId(p));
                     }
                 }
-                let slot = *dedupe.entry(candidates.clone()).or_insert_with(|| {
-                    let start = pool.len() as u32;
+                let set = *dedupe.entry(candidates.clone()).or_insert_with(|| {
+                    sets.push((pool.len() as u32, candidates.len() as u32));
                     pool.extend_from_slice(&candidates);
-                    (start, candidates.len() as u32)
+                    sets.len() as u32 - 1
                 });
-                entries[node * hosts + hi] = slot;
+                entries[switch_index[node] as usize * hosts + hi] = set;
             }
         }
-        EcmpTable { hosts, entries, pool }
+        EcmpTable { hosts, switch_index, entries, sets, pool }
     }
 
-    /// Egress ports of `node` on shortest paths to the host with index `host_index`.
+    /// Egress ports of switch `node` on shortest paths to the host with index `host_index`.
     #[inline]
     pub fn next_hops(&self, node: NodeId, host_index: u32) -> &[PortId] {
-        let (start, len) = self.entries[node.idx() * self.hosts + host_index as usize];
+        let row = self.switch_index[node.idx()] as usize;
+        let (start, len) = self.sets[self.entries[row * self.hosts + host_index as usize] as usize];
         &self.pool[start as usize..(start + len) as usize]
     }
 }
