@@ -104,11 +104,10 @@ class _Progress:
 def _advance(sim: Any, progress: bool) -> None:
     """Run ``sim`` to the end, in chunks of simulated time while flows are still starting.
 
-    The core gives identical flows and counters however a run is split (as long as the
-    ``run_until`` targets never decrease), but its clock stops at the last chunk
-    boundary if only cancelled timers remained after it. Chunk boundaries are therefore
-    kept at or before the last flow start (a real event), and the rest of the run is
-    done by one ``run()``, so the final simulated time is that of an unsplit run.
+    The core gives identical results and final clock however a run is split (as long as
+    the ``run_until`` targets never decrease). The bar's total is the last flow start (or
+    the time limit); the drain after it, whose length is unknown in advance, runs in one
+    ``run()`` call.
     """
     started = time.perf_counter()
     bar = _Progress(sim, progress, started)
