@@ -37,6 +37,12 @@ const BUILTIN: &[(&str, &str)] = &[
     ("hadoop", include_str!("cdfs/hadoop.cdf")),
     ("alibaba_storage", include_str!("cdfs/alibaba_storage.cdf")),
     ("memcached", include_str!("cdfs/memcached.cdf")),
+    ("homa_w2", include_str!("cdfs/homa_w2.cdf")),
+    ("homa_w3", include_str!("cdfs/homa_w3.cdf")),
+    ("homa_w4", include_str!("cdfs/homa_w4.cdf")),
+    ("homa_w5", include_str!("cdfs/homa_w5.cdf")),
+    ("imc10", include_str!("cdfs/imc10.cdf")),
+    ("alibaba_solar", include_str!("cdfs/alibaba_solar.cdf")),
 ];
 
 impl EmpiricalCdf {
