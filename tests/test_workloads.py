@@ -27,10 +27,13 @@ SOURCES = {
 }
 
 
+STATED_MEAN = re.compile(r"# mean_bytes \(interpretation of the source simulator, \w+\): ([\d.]+)")
+
+
 def source_mean(path: Path) -> float:
     """The mean the shared file states under its source simulator's interpretation."""
     for line in path.read_text().splitlines():
-        m = re.match(r"# mean_bytes \(interpretation of the source simulator, \w+\): ([\d.]+)", line)
+        m = STATED_MEAN.match(line)
         if m:
             return float(m.group(1))
     raise AssertionError(f"{path.name}: no stated mean")
