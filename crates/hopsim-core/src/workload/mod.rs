@@ -388,3 +388,51 @@ mod tests {
         let _ = build;
     }
 }
+
+#[cfg(test)]
+mod generator_tests {
+    use super::*;
+    use crate::scenario::Scenario;
+
+    fn flows_of(workload: &str) -> (Vec<FlowSpec>, Topology) {
+        let toml = format!("[topology]\nkind = \"dumbbell\"\nleft_hosts = 8\nright_hosts = 8\n{workload}");
+        let s = Scenario::from_toml_str(&toml).unwrap();
+        let topo = crate::topology::build(&s.topology).unwrap();
+        (generate(s.workload.as_slice(), &topo, s.seed).unwrap(), topo)
+    }
+
+    /// Poisson at load 0.5: the bytes offered per host over a long window are within 3 %
+    /// of half its link rate.
+    #[test]
+    fn poisson_offers_the_configured_load() {
+        let (flows, _) = flows_of(
+            "[workload]\nkind = \"poisson\"\nsize_dist = \"webserver\"\nload = 0.5\nstop = \"200ms\"\n",
+        );
+        let bytes: u64 = flows.iter().map(|f| f.size).sum();
+        let offered = bytes as f64 * 8.0 / (16.0 * 100e9 * 0.2);
+        assert!((offered / 0.5 - 1.0).abs() < 0.03, "offered load {offered:.4}");
+        assert!(flows.iter().all(|f| f.src != f.dst));
+    }
+
+    /// Incast: rounds of exactly `fan_in` flows to the receiver, sizes in range, distinct
+    /// senders within a round while candidates last, rounds every `period`.
+    #[test]
+    fn incast_has_the_configured_fan_in_sizes_and_period() {
+        let (flows, _) = flows_of(
+            "[workload]\nkind = \"incast\"\nreceiver = 15\nfan_in = 10\nsize_min = 30000\nsize_max = 40000\n\
+             period = \"100us\"\nstop = \"1ms\"\n",
+        );
+        assert_eq!(flows.len(), 100);
+        for round in flows.chunks(10) {
+            let start = round[0].start;
+            assert!(round.iter().all(|f| f.start == start && f.dst == 15));
+            assert!(round.iter().all(|f| (30_000..=40_000).contains(&f.size)));
+            let mut senders: Vec<u32> = round.iter().map(|f| f.src).collect();
+            senders.sort();
+            senders.dedup();
+            assert_eq!(senders.len(), 10, "10 distinct senders among 15 candidates");
+        }
+        let starts: Vec<u64> = flows.chunks(10).map(|r| r[0].start.0).collect();
+        assert!(starts.windows(2).all(|w| w[1] - w[0] == 100 * crate::time::PS_PER_US));
+    }
+}
