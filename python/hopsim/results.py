@@ -29,6 +29,7 @@ _FLOW_DTYPES = {
     "ideal_fct_ns": "float64",
     "slowdown": "Float64",
     "tag": "object",
+    "query_id": "Int64",
     "cc": "object",
     "loss_recovery": "object",
     "priority": "int64",
@@ -227,6 +228,31 @@ class Result:
     def checksum(self) -> str:
         """Fingerprint of the flow table (see `flow_checksum`)."""
         return flow_checksum(self.flows)
+
+    def qct(self) -> pd.DataFrame:
+        """Query completion times: one row per query (``query_id, client, start_ns,
+        finish_ns, qct_ns, responses, finished``). A query completes when its last
+        response flow does; ``finish_ns``/``qct_ns`` are missing while any is unfinished.
+        """
+        q = self.flows[self.flows.query_id.notna()]
+        if q.empty:
+            cols = ["query_id", "client", "start_ns", "finish_ns", "qct_ns", "responses", "finished"]
+            return pd.DataFrame(columns=cols)
+        g = q.groupby("query_id", sort=True)
+        out = pd.DataFrame(
+            {
+                "client": g.dst.first(),
+                "start_ns": g.start_ns.min(),
+                "finish_ns": g.finish_ns.max(),
+                "responses": g.size(),
+                "finished": g.finish_ns.apply(lambda s: bool(s.notna().all())),
+            }
+        )
+        out.loc[~out.finished, "finish_ns"] = pd.NA
+        out["qct_ns"] = out.finish_ns - out.start_ns
+        return out.reset_index()[
+            ["query_id", "client", "start_ns", "finish_ns", "qct_ns", "responses", "finished"]
+        ]
 
     def slowdown_by_size(
         self,

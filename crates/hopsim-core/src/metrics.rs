@@ -64,6 +64,8 @@ pub struct FlowRecord {
     /// Ideal FCT on an idle network (HPCC simulator's `standalone_fct`, see docs/model.md).
     pub ideal_fct: crate::time::Delta,
     pub tag: String,
+    /// The query this flow answers (query workloads).
+    pub query_id: Option<u32>,
     /// Congestion control of the flow (`none`, `dcqcn`, `hpcc`, `dctcp`, `timely`).
     pub cc: &'static str,
     /// Loss recovery (`go_back_n` or `irn`).

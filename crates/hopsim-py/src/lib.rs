@@ -97,6 +97,7 @@ impl Simulation {
         d.set_item("ideal_fct_ns", recs.iter().map(|r| r.ideal_fct.as_ns_f64()).collect::<Vec<_>>())?;
         d.set_item("slowdown", recs.iter().map(|r| r.slowdown()).collect::<Vec<_>>())?;
         d.set_item("tag", recs.iter().map(|r| r.tag.as_str()).collect::<Vec<_>>())?;
+        d.set_item("query_id", recs.iter().map(|r| r.query_id).collect::<Vec<_>>())?;
         d.set_item("cc", recs.iter().map(|r| r.cc).collect::<Vec<_>>())?;
         d.set_item("loss_recovery", recs.iter().map(|r| r.loss_recovery).collect::<Vec<_>>())?;
         d.set_item("priority", recs.iter().map(|r| r.priority).collect::<Vec<_>>())?;

@@ -53,6 +53,8 @@ pub struct Flow {
     pub sport: u16,
     pub dport: u16,
     pub tag: u16,
+    /// The query this flow answers (query workloads).
+    pub query: Option<u32>,
     pub ideal_fct: Delta,
     pub path_hops: u32,
     /// Line rate of the source NIC, bits/s.
@@ -127,6 +129,7 @@ impl Flow {
             finish: self.finish,
             ideal_fct: self.ideal_fct,
             tag: tags[self.tag as usize].clone(),
+            query_id: self.query,
             cc: self.cc.name(),
             loss_recovery: if self.irn.is_some() { "irn" } else { "go_back_n" },
             priority: self.priority,

@@ -103,7 +103,13 @@ pub enum TopologySpec {
 
 kind_tagged!(TopologySpec { "leaf_spine" => LeafSpine, "fat_tree" => FatTree, "dumbbell" => Dumbbell, "file" => File });
 kind_tagged!(AdmissionSpec { "dynamic_threshold" => DynamicThreshold, "static_per_port" => StaticPerPort });
-kind_tagged!(WorkloadSpec { "flows" => Flows, "poisson" => Poisson, "incast" => Incast });
+kind_tagged!(WorkloadSpec {
+    "flows" => Flows,
+    "poisson" => Poisson,
+    "incast" => Incast,
+    "query" => Query,
+    "permutation" => Permutation,
+});
 
 /// Two-tier leaf-spine (2-tier Clos): every leaf connects to every spine.
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -866,6 +872,52 @@ pub enum WorkloadSpec {
     Poisson(PoissonSpec),
     /// Periodic N-to-1 incast.
     Incast(IncastSpec),
+    /// Query / response incast: clients ask `fan_out` servers for `response_size` each.
+    Query(QuerySpec),
+    /// Every host sends one flow to a distinct other host (a random derangement).
+    Permutation(PermutationSpec),
+}
+
+/// Query / response incast (the deflection paper's query traffic, §5: 100 × 40 KB per
+/// query). Each client issues queries as a Poisson process at `qps`; a query starts
+/// `fan_out` response flows, one from each of that many distinct servers, to the client.
+/// The query completes when its last response does (QCT).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct QuerySpec {
+    /// Hosts that issue queries (default: all).
+    #[serde(default)]
+    pub clients: Option<Vec<u32>>,
+    /// Hosts that answer (default: all); a client never answers itself.
+    #[serde(default)]
+    pub servers: Option<Vec<u32>>,
+    pub fan_out: u32,
+    pub response_size: Bytes,
+    /// Queries per second per client.
+    pub qps: f64,
+    #[serde(default = "zero_duration")]
+    pub start: Duration,
+    pub stop: Duration,
+    #[serde(default = "tag_query")]
+    pub tag: String,
+}
+
+/// A permutation: at `start`, each host sends `size` bytes to a distinct other host.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PermutationSpec {
+    pub size: Bytes,
+    #[serde(default = "zero_duration")]
+    pub start: Duration,
+    #[serde(default = "tag_permutation")]
+    pub tag: String,
+}
+
+fn tag_query() -> String {
+    "query".into()
+}
+fn tag_permutation() -> String {
+    "permutation".into()
 }
 
 /// An explicit list of flows, inline or from a file.

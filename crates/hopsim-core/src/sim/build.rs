@@ -402,6 +402,7 @@ pub fn build(v: ValidScenario) -> Simulator {
                 sport,
                 dport: s.dport,
                 tag,
+                query: s.query,
                 ideal_fct: ideal,
                 path_hops: path.len() as u32,
                 line_rate,

@@ -8,7 +8,10 @@ use rand::seq::SliceRandom;
 use rand::Rng;
 
 use crate::engine::{rng_stream, RngStream};
-use crate::scenario::{FlowFileFormat, FlowsSpec, IncastSpec, PoissonSpec, ScenarioError, WorkloadSpec};
+use crate::scenario::{
+    FlowFileFormat, FlowsSpec, IncastSpec, PermutationSpec, PoissonSpec, QuerySpec, ScenarioError,
+    WorkloadSpec,
+};
 use crate::time::{Rate, SimTime, PS_PER_S};
 use crate::topology::Topology;
 pub use cdf::EmpiricalCdf;
@@ -28,11 +31,14 @@ pub struct FlowSpec {
     pub priority: Option<u8>,
     pub dport: u16,
     pub tag: String,
+    /// The query this flow answers (query workloads), numbered across the run.
+    pub query: Option<u32>,
 }
 
 /// Generate the flows of every workload entry, sorted by start time (stable).
 pub fn generate(specs: &[WorkloadSpec], topo: &Topology, seed: u64) -> Result<Vec<FlowSpec>, ScenarioError> {
     let mut flows = Vec::new();
+    let mut next_query = 0u32;
     for (i, spec) in specs.iter().enumerate() {
         let field = if specs.len() == 1 { "workload".to_string() } else { format!("workload[{i}]") };
         let mut rng = rng_stream(seed, &format!("workload/{i}"));
@@ -47,6 +53,7 @@ pub fn generate(specs: &[WorkloadSpec], topo: &Topology, seed: u64) -> Result<Ve
                         priority: None,
                         dport: DEFAULT_DPORT,
                         tag: f.tag.clone().unwrap_or_else(|| tag.clone()),
+                        query: None,
                     });
                     check_flow(topo, flows.last().unwrap(), &format!("{field}.flows[{j}]"))?;
                 }
@@ -167,16 +174,125 @@ pub fn generate(specs: &[WorkloadSpec], topo: &Topology, seed: u64) -> Result<Ve
                             priority: None,
                             dport: DEFAULT_DPORT,
                             tag: tag.clone(),
+                            query: None,
                         });
                     }
                     pool.clear();
                     round_start += period_ps.max(1);
                 }
             }
+            WorkloadSpec::Query(q) => {
+                flows.extend(query_flows(q, topo, &field, next_query, &mut rng)?);
+                next_query = flows.iter().filter_map(|f| f.query).max().map_or(next_query, |m| m + 1);
+            }
+            WorkloadSpec::Permutation(p) => flows.extend(permutation(p, topo, &field, &mut rng)?),
         }
     }
     flows.sort_by_key(|f| f.start);
     Ok(flows)
+}
+
+/// Query / response incast: per client, Poisson query arrivals at `qps`; each query draws
+/// `fan_out` distinct servers (not the client) that each send `response_size` bytes back.
+fn query_flows(
+    q: &QuerySpec,
+    topo: &Topology,
+    field: &str,
+    first_query: u32,
+    rng: &mut RngStream,
+) -> Result<Vec<FlowSpec>, ScenarioError> {
+    let clients = host_list(topo, q.clients.as_deref(), &format!("{field}.clients"))?;
+    let servers = host_list(topo, q.servers.as_deref(), &format!("{field}.servers"))?;
+    if !(q.qps.is_finite() && q.qps > 0.0) {
+        return Err(ScenarioError::field(
+            format!("{field}.qps"),
+            format!("expected a positive rate, got {}", q.qps),
+        ));
+    }
+    if q.response_size.0 == 0 {
+        return Err(ScenarioError::field(format!("{field}.response_size"), "expected a positive size"));
+    }
+    if q.stop.0 <= q.start.0 {
+        return Err(ScenarioError::field(format!("{field}.stop"), "expected a time after start"));
+    }
+    let most = clients.iter().map(|c| servers.iter().filter(|s| *s != c).count()).min().unwrap_or(0);
+    if q.fan_out == 0 || q.fan_out as usize > most {
+        return Err(ScenarioError::field(
+            format!("{field}.fan_out"),
+            format!("expected 1 to {most} (servers available to every client), got {}", q.fan_out),
+        ));
+    }
+    let mut out = Vec::new();
+    let mut query = first_query;
+    for &client in &clients {
+        let mut candidates: Vec<u32> = servers.iter().copied().filter(|s| *s != client).collect();
+        let mut t = q.start.0 .0 as f64;
+        loop {
+            let u: f64 = rng.gen();
+            t += -(1.0 - u).ln() / q.qps * PS_PER_S as f64;
+            if t >= q.stop.0 .0 as f64 {
+                break;
+            }
+            // Partial Fisher–Yates: the first `fan_out` entries become a uniform sample.
+            let k = q.fan_out as usize;
+            for i in 0..k {
+                let j = rng.gen_range(i..candidates.len());
+                candidates.swap(i, j);
+            }
+            for &server in &candidates[..k] {
+                out.push(FlowSpec {
+                    src: server,
+                    dst: client,
+                    size: q.response_size.0,
+                    start: SimTime(t as u64),
+                    priority: None,
+                    dport: DEFAULT_DPORT,
+                    tag: q.tag.clone(),
+                    query: Some(query),
+                });
+            }
+            query += 1;
+        }
+    }
+    Ok(out)
+}
+
+/// A random derangement of the hosts: host `i` sends to `perm[i] ≠ i`.
+fn permutation(
+    p: &PermutationSpec,
+    topo: &Topology,
+    field: &str,
+    rng: &mut RngStream,
+) -> Result<Vec<FlowSpec>, ScenarioError> {
+    if p.size.0 == 0 {
+        return Err(ScenarioError::field(format!("{field}.size"), "expected a positive size"));
+    }
+    let hosts: Vec<u32> = topo.hosts.iter().map(|h| h.0).collect();
+    if hosts.len() < 2 {
+        return Err(ScenarioError::field(field, "a permutation needs at least two hosts"));
+    }
+    // Shuffle until no host maps to itself (expected ~e tries).
+    let mut dst = hosts.clone();
+    loop {
+        dst.shuffle(rng);
+        if hosts.iter().zip(&dst).all(|(a, b)| a != b) {
+            break;
+        }
+    }
+    Ok(hosts
+        .iter()
+        .zip(&dst)
+        .map(|(&src, &dst)| FlowSpec {
+            src,
+            dst,
+            size: p.size.0,
+            start: SimTime(p.start.0 .0),
+            priority: None,
+            dport: DEFAULT_DPORT,
+            tag: p.tag.clone(),
+            query: None,
+        })
+        .collect())
 }
 
 fn check_load(load: f64, field: &str) -> Result<(), ScenarioError> {
@@ -253,6 +369,7 @@ fn poisson(
                 priority: None,
                 dport: DEFAULT_DPORT,
                 tag: tag.to_string(),
+                query: None,
             });
         }
     }
@@ -330,6 +447,7 @@ pub fn parse_hpcc_flows(
             priority: Some(priority as u8),
             dport: dport as u16,
             tag: tag.to_string(),
+            query: None,
         };
         check_flow(topo, &f, "flow").map_err(|e| match e {
             ScenarioError::Field { path, message } => {
