@@ -28,6 +28,7 @@ FLOW_COLUMNS = [
     "ideal_fct_ns",
     "slowdown",
     "tag",
+    "query_id",
     "cc",
     "loss_recovery",
     "priority",

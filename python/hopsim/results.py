@@ -234,9 +234,9 @@ class Result:
         finish_ns, qct_ns, responses, finished``). A query completes when its last
         response flow does; ``finish_ns``/``qct_ns`` are missing while any is unfinished.
         """
+        cols = ["query_id", "client", "start_ns", "finish_ns", "qct_ns", "responses", "finished"]
         q = self.flows[self.flows.query_id.notna()]
         if q.empty:
-            cols = ["query_id", "client", "start_ns", "finish_ns", "qct_ns", "responses", "finished"]
             return pd.DataFrame(columns=cols)
         g = q.groupby("query_id", sort=True)
         out = pd.DataFrame(
@@ -250,9 +250,7 @@ class Result:
         )
         out.loc[~out.finished, "finish_ns"] = pd.NA
         out["qct_ns"] = out.finish_ns - out.start_ns
-        return out.reset_index()[
-            ["query_id", "client", "start_ns", "finish_ns", "qct_ns", "responses", "finished"]
-        ]
+        return out.reset_index()[cols]
 
     def slowdown_by_size(
         self,
