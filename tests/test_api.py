@@ -29,6 +29,7 @@ FLOW_COLUMNS = [
     "slowdown",
     "tag",
     "query_id",
+    "class",
     "cc",
     "loss_recovery",
     "priority",

@@ -30,6 +30,7 @@ _FLOW_DTYPES = {
     "slowdown": "Float64",
     "tag": "object",
     "query_id": "Int64",
+    "class": "object",
     "cc": "object",
     "loss_recovery": "object",
     "priority": "int64",

@@ -469,3 +469,49 @@ fn congestion_control_per_host_group() {
     let e = hopsim_core::Simulator::new(hopsim_core::Scenario::from_toml_str(&bad).unwrap()).err().unwrap();
     assert_eq!(e.to_string(), "transport.groups[1].hosts: node 4 is not a host");
 }
+
+/// Classification of a hand-built case: a 4-to-1 incast (congested), a victim sharing the
+/// incast senders' uplink while they are active (vulnerable), a flow on the same uplink
+/// after the incast is over and a flow on the other side of the fabric (background).
+#[test]
+fn flows_are_classified_congested_vulnerable_background() {
+    use hopsim_core::sim::FlowClass;
+    let s = run(r#"
+        [topology]
+        kind = "dumbbell"
+        left_hosts = 6
+        right_hosts = 3
+        bottleneck_rate = "400Gbps"
+        [transport]
+        cc = "none"
+        [[workload]]
+        kind = "incast"
+        receiver = 6
+        fan_in = 4
+        senders = [0, 1, 2, 3]
+        size_min = "200KB"
+        size_max = "200KB"
+        period = "10ms"
+        stop = "1us"
+        [[workload]]
+        kind = "flows"
+        flows = [
+            { src = 4, dst = 7, size = "100KB", start = "5us", tag = "victim" },
+            { src = 5, dst = 8, size = "100KB", start = "5ms", tag = "late" },
+            { src = 7, dst = 8, size = "100KB", start = "5us", tag = "elsewhere" },
+        ]
+    "#);
+    let classes = s.flow_classes();
+    let by_tag = |tag: &str| {
+        s.flow_records()
+            .iter()
+            .zip(&classes)
+            .filter(|(r, _)| r.tag == tag)
+            .map(|(_, c)| *c)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(by_tag("incast"), vec![FlowClass::Congested; 4]);
+    assert_eq!(by_tag("victim"), [FlowClass::Vulnerable]);
+    assert_eq!(by_tag("late"), [FlowClass::Background]);
+    assert_eq!(by_tag("elsewhere"), [FlowClass::Background]);
+}

@@ -98,6 +98,7 @@ impl Simulation {
         d.set_item("slowdown", recs.iter().map(|r| r.slowdown()).collect::<Vec<_>>())?;
         d.set_item("tag", recs.iter().map(|r| r.tag.as_str()).collect::<Vec<_>>())?;
         d.set_item("query_id", recs.iter().map(|r| r.query_id).collect::<Vec<_>>())?;
+        d.set_item("class", self.sim.flow_classes().iter().map(|c| c.name()).collect::<Vec<_>>())?;
         d.set_item("cc", recs.iter().map(|r| r.cc).collect::<Vec<_>>())?;
         d.set_item("loss_recovery", recs.iter().map(|r| r.loss_recovery).collect::<Vec<_>>())?;
         d.set_item("priority", recs.iter().map(|r| r.priority).collect::<Vec<_>>())?;

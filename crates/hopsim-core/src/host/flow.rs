@@ -55,6 +55,8 @@ pub struct Flow {
     pub tag: u16,
     /// The query this flow answers (query workloads).
     pub query: Option<u32>,
+    /// Part of many-to-one traffic (incast / query workloads).
+    pub incast: bool,
     pub ideal_fct: Delta,
     pub path_hops: u32,
     /// Line rate of the source NIC, bits/s.

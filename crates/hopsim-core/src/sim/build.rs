@@ -403,6 +403,7 @@ pub fn build(v: ValidScenario) -> Simulator {
                 dport: s.dport,
                 tag,
                 query: s.query,
+                incast: s.incast,
                 ideal_fct: ideal,
                 path_hops: path.len() as u32,
                 line_rate,

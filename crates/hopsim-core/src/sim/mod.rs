@@ -6,6 +6,7 @@
 //! arrival handler, and each busy port has exactly one pending `TxDone`.
 
 mod build;
+mod classify;
 
 use crate::engine::{Event, EventQueue, RngStream};
 use crate::host::{Flow, Host, TransportConfig};
@@ -19,6 +20,7 @@ use crate::time::SimTime;
 use crate::topology::{Routing, Topology};
 
 pub use build::ValidScenario;
+pub use classify::FlowClass;
 
 /// Wire size of a PFC frame: the 64-byte minimum Ethernet frame (IEEE 802.1Qbb frames
 /// are MAC control frames padded to the minimum size).

@@ -33,6 +33,9 @@ pub struct FlowSpec {
     pub tag: String,
     /// The query this flow answers (query workloads), numbered across the run.
     pub query: Option<u32>,
+    /// Part of many-to-one traffic (incast and query workloads): a source of congestion
+    /// for flow classification.
+    pub incast: bool,
 }
 
 /// Generate the flows of every workload entry, sorted by start time (stable).
@@ -54,6 +57,7 @@ pub fn generate(specs: &[WorkloadSpec], topo: &Topology, seed: u64) -> Result<Ve
                         dport: DEFAULT_DPORT,
                         tag: f.tag.clone().unwrap_or_else(|| tag.clone()),
                         query: None,
+                        incast: false,
                     });
                     check_flow(topo, flows.last().unwrap(), &format!("{field}.flows[{j}]"))?;
                 }
@@ -175,6 +179,7 @@ pub fn generate(specs: &[WorkloadSpec], topo: &Topology, seed: u64) -> Result<Ve
                             dport: DEFAULT_DPORT,
                             tag: tag.clone(),
                             query: None,
+                            incast: true,
                         });
                     }
                     pool.clear();
@@ -249,6 +254,7 @@ fn query_flows(
                     dport: DEFAULT_DPORT,
                     tag: q.tag.clone(),
                     query: Some(query),
+                    incast: true,
                 });
             }
             query += 1;
@@ -291,6 +297,7 @@ fn permutation(
             dport: DEFAULT_DPORT,
             tag: p.tag.clone(),
             query: None,
+            incast: false,
         })
         .collect())
 }
@@ -370,6 +377,7 @@ fn poisson(
                 dport: DEFAULT_DPORT,
                 tag: tag.to_string(),
                 query: None,
+                incast: false,
             });
         }
     }
@@ -448,6 +456,7 @@ pub fn parse_hpcc_flows(
             dport: dport as u16,
             tag: tag.to_string(),
             query: None,
+            incast: false,
         };
         check_flow(topo, &f, "flow").map_err(|e| match e {
             ScenarioError::Field { path, message } => {
