@@ -153,25 +153,9 @@ fn pfc_blocks_a_victim_flow_behind_an_incast() {
 /// send within 10 % of the fair share, measured as goodput over a 1 ms window.
 #[test]
 fn dcqcn_converges_to_fair_share() {
-    let mut s = sim(r#"
-        [topology]
-        kind = "dumbbell"
-        left_hosts = 2
-        right_hosts = 1
-        [switch.ecn]
-        kmin = "40KB"
-        kmax = "160KB"
-        [workload]
-        kind = "flows"
-        flows = [{ src = 0, dst = 2, size = "200MB" }, { src = 1, dst = 2, size = "200MB", start = "500us" }]
-    "#);
-    let (r0, r1) = two_flow_goodputs(&mut s, 4_500, 5_500);
-    // Goodput fair share: half of 100 Gb/s less headers (1000 of every 1048 bytes).
-    let fair = 50.0 * 1000.0 / 1048.0;
-    eprintln!("DCQCN goodputs over [4.5, 5.5] ms: {r0:.2} and {r1:.2} Gb/s (fair {fair:.2})");
-    for r in [r0, r1] {
-        assert!((r / fair - 1.0).abs() <= 0.10, "goodputs {r0:.1} and {r1:.1} Gb/s, fair {fair:.1}");
-    }
+    let ecn = "[switch.ecn]\nkmin = \"40KB\"\nkmax = \"160KB\"";
+    let mut s = sim(&late_joiner("dcqcn", "200MB", ecn));
+    assert_fair_goodputs("DCQCN", &mut s, 4_500, 5_500);
     assert!(s.summary().cnps > 0, "DCQCN reacted to ECN");
 }
 
@@ -184,6 +168,29 @@ fn two_flow_goodputs(s: &mut hopsim_core::Simulator, from_us: u64, to_us: u64) -
     let seconds = (to_us - from_us) as f64 * 1e-6;
     let rate = |b0: u64, b1: u64| (b1 - b0) as f64 * 8.0 / seconds / 1e9;
     (rate(a0.0, a1.0), rate(a0.1, a1.1))
+}
+
+/// Two long flows on a 2-to-1 dumbbell, the second joining at 500 µs, under `cc`
+/// (`extra` adds scenario tables).
+fn late_joiner(cc: &str, size: &str, extra: &str) -> String {
+    format!(
+        "[topology]\nkind = \"dumbbell\"\nleft_hosts = 2\nright_hosts = 1\n{extra}\n\
+         [transport]\ncc = \"{cc}\"\n\
+         [workload]\nkind = \"flows\"\nflows = [{{ src = 0, dst = 2, size = \"{size}\" }}, \
+         {{ src = 1, dst = 2, size = \"{size}\", start = \"500us\" }}]\n"
+    )
+}
+
+/// Goodputs of the two flows over [from_us, to_us], each asserted within 10 % of the fair
+/// share: half of 100 Gb/s less headers (1000 of every 1048 bytes).
+fn assert_fair_goodputs(name: &str, s: &mut hopsim_core::Simulator, from_us: u64, to_us: u64) -> (f64, f64) {
+    let (r0, r1) = two_flow_goodputs(s, from_us, to_us);
+    let fair = 50.0 * 1000.0 / 1048.0;
+    eprintln!("{name} goodputs over [{from_us}, {to_us}] us: {r0:.2} and {r1:.2} Gb/s (fair {fair:.2})");
+    for r in [r0, r1] {
+        assert!((r / fair - 1.0).abs() <= 0.10, "{name}: goodputs {r0:.1} and {r1:.1} Gb/s, fair {fair:.1}");
+    }
+    (r0, r1)
 }
 
 /// Same scenario and seed: identical flow tables. A different seed: different ones.
@@ -364,27 +371,12 @@ fn hpcc_keeps_utilisation_high_and_queues_short() {
 /// both flows see the same marked fraction, so their cuts are proportional to their rates.
 #[test]
 fn dctcp_converges_to_fair_share() {
-    let mut s = sim(r#"
-        [topology]
-        kind = "dumbbell"
-        left_hosts = 2
-        right_hosts = 1
-        [switch.ecn]
-        kmin = "100KB"
-        kmax = "100KB"
-        pmax = 1.0
-        [transport]
-        cc = "dctcp"
-        [workload]
-        kind = "flows"
-        flows = [{ src = 0, dst = 2, size = "200MB" }, { src = 1, dst = 2, size = "200MB", start = "500us" }]
-    "#);
-    let (r0, r1) = two_flow_goodputs(&mut s, 4_500, 5_500);
-    let fair = 50.0 * 1000.0 / 1048.0;
-    eprintln!("DCTCP goodputs over [4.5, 5.5] ms: {r0:.2} and {r1:.2} Gb/s (fair {fair:.2})");
-    for r in [r0, r1] {
-        assert!((r / fair - 1.0).abs() <= 0.10, "goodputs {r0:.1} and {r1:.1} Gb/s, fair {fair:.1}");
-    }
+    let ecn = "[switch.ecn]
+kmin = \"100KB\"
+kmax = \"100KB\"
+pmax = 1.0";
+    let mut s = sim(&late_joiner("dctcp", "200MB", ecn));
+    assert_fair_goodputs("DCTCP", &mut s, 4_500, 5_500);
 }
 
 /// TIMELY: a flow at line rate is joined by a second. Both see the same RTT samples, so
@@ -395,23 +387,8 @@ fn dctcp_converges_to_fair_share() {
 /// share, and the two within 3 % of each other.
 #[test]
 fn timely_converges_to_fair_share() {
-    let mut s = sim(r#"
-        [topology]
-        kind = "dumbbell"
-        left_hosts = 2
-        right_hosts = 1
-        [transport]
-        cc = "timely"
-        [workload]
-        kind = "flows"
-        flows = [{ src = 0, dst = 2, size = "400MB" }, { src = 1, dst = 2, size = "400MB", start = "500us" }]
-    "#);
-    let (r0, r1) = two_flow_goodputs(&mut s, 20_000, 30_000);
-    let fair = 50.0 * 1000.0 / 1048.0;
-    eprintln!("TIMELY goodputs over [20, 30] ms: {r0:.2} and {r1:.2} Gb/s (fair {fair:.2})");
-    for r in [r0, r1] {
-        assert!((r / fair - 1.0).abs() <= 0.10, "goodputs {r0:.1} and {r1:.1} Gb/s, fair {fair:.1}");
-    }
+    let mut s = sim(&late_joiner("timely", "400MB", ""));
+    let (r0, r1) = assert_fair_goodputs("TIMELY", &mut s, 20_000, 30_000);
     assert!((r0 / r1 - 1.0).abs() <= 0.03, "goodputs {r0:.2} and {r1:.2} Gb/s");
 }
 
