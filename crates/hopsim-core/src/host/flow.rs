@@ -77,6 +77,8 @@ pub struct Flow {
     pub next_avail: SimTime,
     pub last_progress: SimTime,
     pub rto_pending: bool,
+    /// In its host's round-robin list of flows with data to send.
+    pub in_active: bool,
     /// Generation per `TimerKind`; bumping one cancels its pending timer.
     pub timer_gen: [u32; 3],
     pub cc: CcState,

@@ -79,15 +79,19 @@ impl Host {
     pub fn new(node: NodeId, port: PortId) -> Host {
         Host { node, port, active: Vec::new(), rr: 0, wake_at: SimTime::NEVER }
     }
-
-    pub(crate) fn activate(&mut self, flow: FlowId) {
-        if !self.active.contains(&flow) {
-            self.active.push(flow);
-        }
-    }
 }
 
 impl Simulator {
+    /// Put flow `f` in host `h`'s round-robin list (once; the flow's flag says whether it
+    /// is there, so this costs no scan on every ACK).
+    pub(crate) fn activate(&mut self, h: usize, f: FlowId) {
+        let flow = &mut self.flows[f.idx()];
+        if !flow.in_active {
+            flow.in_active = true;
+            self.hosts[h].active.push(f);
+        }
+    }
+
     /// Transmit on host `h`'s NIC if it is idle and something is ready.
     pub(crate) fn nic_try_send(&mut self, h: usize) {
         let port = self.hosts[h].port;
@@ -132,6 +136,7 @@ impl Simulator {
             let host = &mut self.hosts[h];
             if self.flows[f.idx()].all_sent(mtu) {
                 host.active.remove(idx);
+                self.flows[f.idx()].in_active = false;
                 host.rr = idx;
             } else {
                 host.rr = idx + 1;
@@ -347,13 +352,15 @@ impl Simulator {
             for g in flow.timer_gen.iter_mut() {
                 *g += 1;
             }
-            if let Some(i) = self.hosts[h].active.iter().position(|f| *f == p.flow) {
+            if std::mem::take(&mut flow.in_active) {
+                let i = self.hosts[h].active.iter().position(|f| *f == p.flow).expect("flagged as active");
                 self.hosts[h].active.remove(i);
             }
             return;
         }
-        if !flow.all_sent(mtu) {
-            self.hosts[h].activate(p.flow);
+        if !flow.in_active && !flow.all_sent(mtu) {
+            flow.in_active = true;
+            self.hosts[h].active.push(p.flow);
         }
         if let CcState::Dctcp(d) = &mut flow.cc {
             let (line, rate) = (flow.line_rate, flow.rate);
@@ -462,7 +469,7 @@ impl Simulator {
                     flow.last_progress = now;
                     let src = flow.src;
                     let h = self.node_slot[src.idx()] as usize;
-                    self.hosts[h].activate(f);
+                    self.activate(h, f);
                     self.nic_try_send(h);
                 } else {
                     flow.rto_pending = true;

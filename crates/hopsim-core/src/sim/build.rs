@@ -417,6 +417,7 @@ pub fn build(v: ValidScenario) -> Simulator {
                 next_avail: SimTime::ZERO,
                 last_progress: s.start,
                 rto_pending: false,
+                in_active: false,
                 timer_gen: [0; 3],
                 cc: match cc {
                     CcKind::None => CcState::None,

@@ -308,7 +308,7 @@ impl Simulator {
         let src = self.flows[flow.idx()].src;
         let h = self.node_slot[src.idx()] as usize;
         self.flows[flow.idx()].last_progress = self.now;
-        self.hosts[h].activate(flow);
+        self.activate(h, flow);
         self.nic_try_send(h);
     }
 
