@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from contract import CONTRACT_FLOW_COLUMNS
 
 import hopsim
 from hopsim import _core
@@ -17,17 +18,7 @@ from hopsim.scenario import load_scenario, to_json
 DATA = Path(__file__).parent / "data"
 SMALL = DATA / "small.toml"
 
-FLOW_COLUMNS = [
-    "flow_id",
-    "src",
-    "dst",
-    "size_bytes",
-    "start_ns",
-    "finish_ns",
-    "fct_ns",
-    "ideal_fct_ns",
-    "slowdown",
-    "tag",
+FLOW_COLUMNS = CONTRACT_FLOW_COLUMNS + [
     "query_id",
     "class",
     "cc",

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from contract import CONTRACT_FLOW_COLUMNS, CONTRACT_SUMMARY_KEYS
 
 import hopsim
 from hopsim.bench import REPORT_KEYS
@@ -37,29 +38,10 @@ def test_run_writes_outputs_and_prints_a_summary(tmp_path, capsys):
     code, stdout, _ = run_cli(capsys, "run", SMALL, "-o", str(out))
     assert code == 0
     flows = pd.read_parquet(out / "flows.parquet")
-    for col in (
-        "flow_id",
-        "src",
-        "dst",
-        "size_bytes",
-        "start_ns",
-        "finish_ns",
-        "fct_ns",
-        "ideal_fct_ns",
-        "slowdown",
-        "tag",
-    ):
+    for col in CONTRACT_FLOW_COLUMNS:
         assert col in flows.columns
     summary = json.loads((out / "summary.json").read_text())
-    for key in (
-        "events",
-        "sim_time_ns",
-        "wall_seconds",
-        "flows_total",
-        "flows_finished",
-        "drops",
-        "pfc_pause_frames",
-    ):
+    for key in CONTRACT_SUMMARY_KEYS:
         assert key in summary
     assert summary["flows_total"] == len(flows)
     scenario = json.loads((out / "scenario.json").read_text())
