@@ -32,6 +32,7 @@ pub mod engine;
 pub mod host;
 pub mod ids;
 pub mod metrics;
+pub mod observe;
 pub mod packet;
 pub mod port;
 pub mod scenario;

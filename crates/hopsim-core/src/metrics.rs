@@ -49,6 +49,7 @@ pub struct Counters {
     pub pfc_pause_frames: u64,
     pub pfc_resume_frames: u64,
     pub ecn_marks: u64,
+    pub flows_finished: u64,
 }
 
 /// One flow's outcome. Times in picoseconds of simulated time.
@@ -75,6 +76,8 @@ pub struct FlowRecord {
     pub timeouts: u32,
     pub cnps_received: u32,
     pub path_hops: u32,
+    /// Data packets that arrived out of order at the receiver (not retransmissions).
+    pub reordered_packets: u32,
 }
 
 impl FlowRecord {
@@ -95,6 +98,8 @@ pub struct PortRecord {
     pub port: u32,
     pub peer_node: u32,
     pub tier: &'static str,
+    /// Role of the port along paths (`host`, `src_tor`, `agg`, `core`, `dst_tor`).
+    pub hop_tier: &'static str,
     pub rate_bps: u64,
     pub stats: PortStats,
 }
@@ -135,6 +140,19 @@ pub struct Summary {
     pub timeouts: u64,
     pub cnps: u64,
     pub ecn_marks: u64,
+    /// Data packets that arrived out of order, over data packets delivered.
+    pub reordering_ratio: f64,
+    /// Packet-trace events not recorded once `max_records` was reached.
+    pub packet_trace_dropped: u64,
+}
+
+/// One switch's buffer figures.
+#[derive(Clone, Copy, Debug)]
+pub struct SwitchRecord {
+    pub node: u32,
+    pub tier: &'static str,
+    /// Largest shared-buffer occupancy (data bytes) during the run.
+    pub max_buffer_bytes: u64,
 }
 
 /// One sample of a traced flow's sender state.

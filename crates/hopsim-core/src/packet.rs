@@ -6,7 +6,7 @@
 //! into a global arena (which the profile showed as the top cache-miss site). Control frames (PFC, and later BFC / Pyrrha / OFC frames) carry a
 //! typed [`ControlPayload`] and bypass data buffer accounting.
 
-use crate::ids::{FlowId, NodeId, PortId};
+use crate::ids::{FlowId, NodeId};
 use crate::time::SimTime;
 
 /// What a packet is.
@@ -22,6 +22,18 @@ pub enum PacketKind {
     Cnp,
     /// Hop-by-hop flow-control frame; never forwarded, consumed by the next node.
     Control,
+}
+
+impl PacketKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            PacketKind::Data => "data",
+            PacketKind::Ack => "ack",
+            PacketKind::Nack => "nack",
+            PacketKind::Cnp => "cnp",
+            PacketKind::Control => "control",
+        }
+    }
 }
 
 /// Typed payload of a hop-by-hop control frame.
@@ -57,8 +69,12 @@ pub struct Packet {
     pub wire_bytes: u32,
     /// Data: when the sender emitted it; ACK: echo of that time (for RTT).
     pub sent_at: SimTime,
-    /// At a switch: the port the packet arrived on (for ingress / PFC accounting).
-    pub ingress: PortId,
+    /// At a switch: the port number (within the switch) the packet arrived on, for
+    /// ingress / PFC accounting.
+    pub ingress: u16,
+    /// At a switch: when it entered its egress queue, in ns modulo 2^32 (queuing delay is
+    /// the wrapping difference, exact for waits under 4.29 s).
+    pub enq_ns: u32,
     /// At a switch: the egress queue index it was placed in.
     pub queue: u16,
     /// IRN NACK: index (seq / MTU) of the out-of-order packet that triggered it.
@@ -79,5 +95,14 @@ impl Packet {
     #[inline]
     pub fn is_control_class(&self) -> bool {
         !matches!(self.kind, PacketKind::Data)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Packets are copied through every queue: keep them within one cache line.
+    #[test]
+    fn packet_fits_a_cache_line() {
+        assert!(std::mem::size_of::<super::Packet>() <= 64, "{}", std::mem::size_of::<super::Packet>());
     }
 }

@@ -16,7 +16,6 @@ use crate::time::{ByteTime, Delta, Rate, SimTime};
 pub struct PortStats {
     pub tx_bytes: u64,
     pub tx_packets: u64,
-    pub tx_data_bytes: u64,
     /// PAUSE / RESUME frames this port's node sent *out of* this port (to the upstream).
     pub pause_sent: u64,
     pub resume_sent: u64,
@@ -226,7 +225,8 @@ mod tests {
             payload: 0,
             wire_bytes: 64,
             sent_at: SimTime::ZERO,
-            ingress: PortId(0),
+            ingress: 0,
+            enq_ns: 0,
             queue: 0,
             sack: 0,
             retransmit: false,

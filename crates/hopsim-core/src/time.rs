@@ -29,6 +29,12 @@ impl SimTime {
     pub fn as_ns_f64(self) -> f64 {
         self.0 as f64 / PS_PER_NS as f64
     }
+    /// Whole nanoseconds modulo 2^32: a compact timestamp whose wrapping differences
+    /// measure spans shorter than 4.29 s.
+    #[inline]
+    pub fn as_ns_wrapping(self) -> u32 {
+        (self.0 / PS_PER_NS) as u32
+    }
     /// Span since `earlier` (saturating at zero).
     pub fn since(self, earlier: SimTime) -> Delta {
         Delta(self.0.saturating_sub(earlier.0))

@@ -9,6 +9,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
+use hopsim_core::ids::PortId;
 use hopsim_core::time::{SimTime, PS_PER_NS};
 use hopsim_core::workload::EmpiricalCdf;
 use hopsim_core::{Scenario, ScenarioError, Simulator};
@@ -106,6 +107,7 @@ impl Simulation {
         d.set_item("timeouts", recs.iter().map(|r| r.timeouts).collect::<Vec<_>>())?;
         d.set_item("cnps_received", recs.iter().map(|r| r.cnps_received).collect::<Vec<_>>())?;
         d.set_item("path_hops", recs.iter().map(|r| r.path_hops).collect::<Vec<_>>())?;
+        d.set_item("reordered_packets", recs.iter().map(|r| r.reordered_packets).collect::<Vec<_>>())?;
         Ok(d)
     }
 
@@ -117,6 +119,7 @@ impl Simulation {
         d.set_item("port", recs.iter().map(|r| r.port).collect::<Vec<_>>())?;
         d.set_item("peer_node", recs.iter().map(|r| r.peer_node).collect::<Vec<_>>())?;
         d.set_item("tier", recs.iter().map(|r| r.tier).collect::<Vec<_>>())?;
+        d.set_item("hop_tier", recs.iter().map(|r| r.hop_tier).collect::<Vec<_>>())?;
         d.set_item("rate_bps", recs.iter().map(|r| r.rate_bps).collect::<Vec<_>>())?;
         d.set_item("tx_bytes", recs.iter().map(|r| r.stats.tx_bytes).collect::<Vec<_>>())?;
         d.set_item("tx_packets", recs.iter().map(|r| r.stats.tx_packets).collect::<Vec<_>>())?;
@@ -157,6 +160,81 @@ impl Simulation {
         Ok(d)
     }
 
+    /// `[output.queues]` egress-queue samples (non-empty queues only).
+    fn queues<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let q = self.sim.queue_samples();
+        let d = PyDict::new_bound(py);
+        d.set_item("time_ns", q.iter().map(|r| ns(r.time)).collect::<Vec<_>>())?;
+        d.set_item("node", q.iter().map(|r| self.node_of(r.port)).collect::<Vec<_>>())?;
+        d.set_item("port", q.iter().map(|r| self.local_port(r.port)).collect::<Vec<_>>())?;
+        d.set_item("queue", q.iter().map(|r| r.queue.map_or(-1, i32::from)).collect::<Vec<_>>())?;
+        d.set_item("hop_tier", q.iter().map(|r| self.sim.hop_tier(r.port).name()).collect::<Vec<_>>())?;
+        d.set_item("bytes", q.iter().map(|r| r.bytes).collect::<Vec<_>>())?;
+        Ok(d)
+    }
+
+    /// `[output.queues]` shared-buffer samples (non-empty switches only).
+    fn buffers<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let b = self.sim.buffer_samples();
+        let tiers = &self.sim.topology().tiers;
+        let d = PyDict::new_bound(py);
+        d.set_item("time_ns", b.iter().map(|r| ns(r.time)).collect::<Vec<_>>())?;
+        d.set_item("node", b.iter().map(|r| r.node.0).collect::<Vec<_>>())?;
+        d.set_item("tier", b.iter().map(|r| tiers[r.node.idx()].name()).collect::<Vec<_>>())?;
+        d.set_item("bytes", b.iter().map(|r| r.bytes).collect::<Vec<_>>())?;
+        Ok(d)
+    }
+
+    /// One row per switch: tier and peak shared-buffer occupancy.
+    fn switches<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let s = self.sim.switch_records();
+        let d = PyDict::new_bound(py);
+        d.set_item("node", s.iter().map(|r| r.node).collect::<Vec<_>>())?;
+        d.set_item("tier", s.iter().map(|r| r.tier).collect::<Vec<_>>())?;
+        d.set_item("max_buffer_bytes", s.iter().map(|r| r.max_buffer_bytes).collect::<Vec<_>>())?;
+        Ok(d)
+    }
+
+    /// Queuing-delay histogram per hop tier (non-empty buckets, `[lower_ns, upper_ns)`).
+    fn queue_delay<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let b = self.sim.queue_delay_buckets();
+        let d = PyDict::new_bound(py);
+        d.set_item("hop_tier", b.iter().map(|r| r.tier.name()).collect::<Vec<_>>())?;
+        d.set_item("lower_ns", b.iter().map(|r| r.lower_ns).collect::<Vec<_>>())?;
+        d.set_item("upper_ns", b.iter().map(|r| r.upper_ns).collect::<Vec<_>>())?;
+        d.set_item("packets", b.iter().map(|r| r.packets).collect::<Vec<_>>())?;
+        Ok(d)
+    }
+
+    /// `[output.throughput]`: delivered payload bytes per flow per bin.
+    fn throughput<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let b = self.sim.throughput_bins();
+        let d = PyDict::new_bound(py);
+        d.set_item("time_ns", b.iter().map(|r| ns(r.time)).collect::<Vec<_>>())?;
+        d.set_item("flow_id", b.iter().map(|r| r.flow).collect::<Vec<_>>())?;
+        d.set_item("bytes", b.iter().map(|r| r.bytes).collect::<Vec<_>>())?;
+        Ok(d)
+    }
+
+    /// `[output.packet_trace]` records.
+    fn packet_trace<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let r = self.sim.packet_records();
+        let d = PyDict::new_bound(py);
+        d.set_item("time_ns", r.iter().map(|x| ns(x.time)).collect::<Vec<_>>())?;
+        d.set_item("event", r.iter().map(|x| x.event.name()).collect::<Vec<_>>())?;
+        d.set_item("node", r.iter().map(|x| self.node_of(x.port)).collect::<Vec<_>>())?;
+        d.set_item("port", r.iter().map(|x| self.local_port(x.port)).collect::<Vec<_>>())?;
+        d.set_item("kind", r.iter().map(|x| x.kind.name()).collect::<Vec<_>>())?;
+        let flow = |x: &hopsim_core::observe::PacketRecord| (x.flow != u32::MAX).then_some(x.flow);
+        d.set_item("flow_id", r.iter().map(flow).collect::<Vec<_>>())?;
+        d.set_item("seq", r.iter().map(|x| x.seq).collect::<Vec<_>>())?;
+        d.set_item("wire_bytes", r.iter().map(|x| x.wire_bytes).collect::<Vec<_>>())?;
+        d.set_item("queue", r.iter().map(|x| x.queue).collect::<Vec<_>>())?;
+        d.set_item("port_backlog_bytes", r.iter().map(|x| x.port_backlog).collect::<Vec<_>>())?;
+        d.set_item("ecn_ce", r.iter().map(|x| x.ecn_ce).collect::<Vec<_>>())?;
+        Ok(d)
+    }
+
     /// Run-wide counters.
     fn summary<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let s = self.sim.summary();
@@ -183,7 +261,29 @@ impl Simulation {
         d.set_item("timeouts", s.timeouts)?;
         d.set_item("cnps", s.cnps)?;
         d.set_item("ecn_marks", s.ecn_marks)?;
+        d.set_item("reordering_ratio", s.reordering_ratio)?;
+        d.set_item("packet_trace_dropped", s.packet_trace_dropped)?;
+        d.set_item("queue_sample_interval_ns", self.sim.queue_sample_interval().map(|i| i.as_ns_f64()))?;
+        d.set_item("throughput_interval_ns", self.sim.throughput_interval().map(|i| i.as_ns_f64()))?;
+        let delay = PyDict::new_bound(py);
+        for st in self.sim.queue_delay_stats() {
+            let t = PyDict::new_bound(py);
+            t.set_item("packets", st.packets)?;
+            t.set_item("mean_ns", st.mean_ns)?;
+            t.set_item("max_ns", st.max_ns)?;
+            delay.set_item(st.tier.name(), t)?;
+        }
+        d.set_item("queue_delay_ns", delay)?;
         Ok(d)
+    }
+}
+
+impl Simulation {
+    fn node_of(&self, port: PortId) -> u32 {
+        self.sim.port_node(port).0
+    }
+    fn local_port(&self, port: PortId) -> u32 {
+        port.0 - self.sim.topology().node_ports[self.sim.port_node(port).idx()]
     }
 }
 

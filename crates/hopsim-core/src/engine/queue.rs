@@ -47,6 +47,8 @@ pub enum Event {
     FlowTimer { flow: FlowId, kind: TimerKind, generation: u32 },
     /// Sample the traced flows' rates (`[output.rate_trace]`).
     TraceSample,
+    /// Snapshot switch queues and buffers (`[output.queues]`).
+    QueueSample,
 }
 
 /// A pending event with its ordering key: `time` in the high 64 bits, insertion sequence

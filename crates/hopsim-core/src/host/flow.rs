@@ -91,6 +91,8 @@ pub struct Flow {
 
     // --- receiver
     pub rcv_nxt: u64,
+    /// Receiver: reordered arrivals.
+    pub reorder: ReorderCounter,
     pub unacked_packets: u32,
     pub last_nack_seq: Option<u64>,
     pub nack_timer: SimTime,
@@ -141,6 +143,50 @@ impl Flow {
             timeouts: self.timeouts,
             cnps_received: self.cnps_received,
             path_hops: self.path_hops,
+            reordered_packets: self.reorder.reordered,
         }
+    }
+}
+
+/// Receiver-side reordering count (RFC 4737 §3): a first transmission arriving below the
+/// highest sequence already received is reordered. Retransmissions are loss recovery, not
+/// network reordering, and are not counted.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ReorderCounter {
+    /// End of the highest first-transmission segment received.
+    high: u64,
+    pub reordered: u32,
+}
+
+impl ReorderCounter {
+    #[inline]
+    pub fn on_arrival(&mut self, seq: u64, payload: u32, retransmit: bool) {
+        if retransmit {
+            return;
+        }
+        if seq < self.high {
+            self.reordered += 1;
+        } else {
+            self.high = seq + payload as u64;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ReorderCounter;
+
+    #[test]
+    fn late_first_transmissions_count_as_reordered_retransmissions_do_not() {
+        let mut r = ReorderCounter::default();
+        for (seq, retransmit) in [(0, false), (2000, false), (1000, false), (3000, false), (1000, true)] {
+            r.on_arrival(seq, 1000, retransmit);
+        }
+        assert_eq!(r.reordered, 1, "only the packet at 1000 overtaken by 2000");
+        // A gap (loss) alone is not reordering.
+        let mut gap = ReorderCounter::default();
+        gap.on_arrival(0, 1000, false);
+        gap.on_arrival(5000, 1000, false);
+        assert_eq!(gap.reordered, 0);
     }
 }

@@ -176,7 +176,8 @@ impl Simulator {
             payload,
             wire_bytes: wire,
             sent_at: now,
-            ingress: PortId(0),
+            ingress: 0,
+            enq_ns: 0,
             queue: 0,
             sack: 0,
             retransmit,
@@ -250,6 +251,15 @@ impl Simulator {
             }
         }
         let mtu = t.mtu as u64;
+        flow.reorder.on_arrival(data.seq, data.payload, data.retransmit);
+        let new_data = data.seq == flow.rcv_nxt
+            || (data.seq > flow.rcv_nxt
+                && flow.irn.as_ref().is_some_and(|irn| !irn.received.get(data.seq / mtu)));
+        if new_data {
+            if let Some(tp) = &mut self.obs.throughput {
+                tp.add(now, data.flow, data.payload as u64);
+            }
+        }
         let mut sack = 0u32;
         let reply = if let Some(irn) = &mut flow.irn {
             // IRN: keep out-of-order data; NACK it with a selective ACK.
@@ -297,7 +307,8 @@ impl Simulator {
             sack,
             wire_bytes: t.ack_bytes + if int == NO_INT { 0 } else { t.int_ack_bytes },
             sent_at,
-            ingress: PortId(0),
+            ingress: 0,
+            enq_ns: 0,
             queue: 0,
             retransmit: false,
             control: ControlPayload::None,
@@ -348,6 +359,7 @@ impl Simulator {
         flow.snd_nxt = flow.snd_nxt.max(flow.snd_una);
         if flow.snd_una >= flow.size {
             flow.finish = Some(now);
+            self.counters.flows_finished += 1;
             // Cancel every pending timer of the flow.
             for g in flow.timer_gen.iter_mut() {
                 *g += 1;

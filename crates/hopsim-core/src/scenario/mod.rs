@@ -109,6 +109,7 @@ kind_tagged!(WorkloadSpec {
     "incast" => Incast,
     "query" => Query,
     "permutation" => Permutation,
+    "moe" => Moe,
 });
 
 /// Two-tier leaf-spine (2-tier Clos): every leaf connects to every spine.
@@ -173,6 +174,10 @@ pub enum TopologyFormat {
     /// `nodes switches links` / switch ids / `a b RATE DELAY error_rate` per link.
     #[default]
     Hpcc,
+    /// Comma-separated values with a header naming the columns: `src`, `dst`,
+    /// `size_bytes`, `start_ns` (required), `tag`, `priority`, `dport` (optional); other
+    /// columns are ignored, so a flows table written by hopsim replays as it is.
+    Csv,
 }
 
 fn rate_100g() -> RateSpec {
@@ -876,6 +881,51 @@ pub enum WorkloadSpec {
     Query(QuerySpec),
     /// Every host sends one flow to a distinct other host (a random derangement).
     Permutation(PermutationSpec),
+    /// Periodic imbalanced all-to-all of Mixture-of-Experts training (Pyrrha §2.2, App. B).
+    Moe(MoeSpec),
+}
+
+/// Mixture-of-Experts all-to-all (Pyrrha §2.2 and Appendix B, after FasterMoE): every
+/// `period`, all workers start an all-to-all at once (the synchronous "on" phase, then
+/// compute until the next period); a `hot_share` of each worker's bytes goes to a few
+/// `hot_experts`. Two groups with equal `start` collide; offset by half a period they
+/// interleave.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct MoeSpec {
+    /// Workers of this group (default: all hosts).
+    #[serde(default)]
+    pub hosts: Option<Vec<u32>>,
+    /// Bytes each worker sends per all-to-all, over all its receivers.
+    pub bytes_per_worker: Bytes,
+    /// Number of hot experts. Default 2.
+    #[serde(default = "default_hot_experts")]
+    pub hot_experts: u32,
+    /// Share of each worker's bytes sent to the hot experts. Default 0.5.
+    #[serde(default = "default_hot_share")]
+    pub hot_share: f64,
+    /// Draw new hot experts every iteration (true, default) or keep the first draw.
+    #[serde(default = "yes")]
+    pub reselect_hot: bool,
+    /// Time between the starts of two all-to-alls (on + off phase).
+    pub period: Duration,
+    /// First all-to-all (the group's phase).
+    #[serde(default = "zero_duration")]
+    pub start: Duration,
+    /// No all-to-all starts at or after this time.
+    pub stop: Duration,
+    #[serde(default = "tag_moe")]
+    pub tag: String,
+}
+
+fn default_hot_experts() -> u32 {
+    2
+}
+fn default_hot_share() -> f64 {
+    0.5
+}
+fn tag_moe() -> String {
+    "moe".into()
 }
 
 /// Query / response incast (the deflection paper's query traffic, §5: 100 × 40 KB per
@@ -995,6 +1045,10 @@ pub enum FlowFileFormat {
     /// The HPCC simulator's flow file: a count line, then `src dst priority dport size start_seconds`.
     #[default]
     Hpcc,
+    /// Comma-separated values with a header naming the columns: `src`, `dst`,
+    /// `size_bytes`, `start_ns` (required), `tag`, `priority`, `dport` (optional); other
+    /// columns are ignored, so a flows table written by hopsim replays as it is.
+    Csv,
 }
 
 /// One explicit flow.
@@ -1032,6 +1086,56 @@ pub struct OutputSpec {
     /// Sample the sending rate, window and bytes in flight of chosen flows.
     #[serde(default)]
     pub rate_trace: Option<RateTraceSpec>,
+    /// Sample switch egress queues and shared buffers periodically.
+    #[serde(default)]
+    pub queues: Option<QueueSamplerSpec>,
+    /// Delivered bytes per flow per time bin (throughput over time).
+    #[serde(default)]
+    pub throughput: Option<ThroughputSpec>,
+    /// Every packet event (enqueue, transmit, drop, receive) of chosen flows.
+    #[serde(default)]
+    pub packet_trace: Option<PacketTraceSpec>,
+}
+
+/// `[output.queues]`: egress queue and shared-buffer occupancy of every switch.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct QueueSamplerSpec {
+    /// Sampling interval. Default 10 µs.
+    #[serde(default = "default_trace_interval")]
+    pub interval: Duration,
+    /// One row per data queue (true) or per port, all queues summed (false, default).
+    #[serde(default)]
+    pub per_queue: bool,
+}
+
+/// `[output.throughput]`: bin width of the delivered-bytes time series.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ThroughputSpec {
+    /// Bin width. Default 100 µs.
+    #[serde(default = "default_throughput_interval")]
+    pub interval: Duration,
+}
+
+/// `[output.packet_trace]`: a per-packet log for debugging small runs.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PacketTraceSpec {
+    /// Flow ids to trace; omitted = every flow and every control frame.
+    #[serde(default)]
+    pub flows: Option<Vec<u32>>,
+    /// Stop recording after this many records (the summary counts the rest). Default 1,000,000.
+    #[serde(default = "default_max_records")]
+    pub max_records: u64,
+}
+
+fn default_throughput_interval() -> Duration {
+    Duration::us(100)
+}
+
+fn default_max_records() -> u64 {
+    1_000_000
 }
 
 /// `[output.rate_trace]`: which flows to sample and how often.

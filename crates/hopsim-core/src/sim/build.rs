@@ -12,10 +12,11 @@ use crate::host::{
 };
 use crate::ids::{FlowId, NodeId, PortId};
 use crate::metrics::Counters;
+use crate::observe::{HopTier, Observers, PacketTrace, QueueSampler, Throughput};
 use crate::port::Port;
 use crate::scenario::{
-    AdmissionSpec, CcKind, DynamicThresholdSpec, PfcThreshold, Scenario, ScenarioError, StaticPerPortSpec,
-    TransportSpec, WindowSpec,
+    AdmissionSpec, CcKind, DynamicThresholdSpec, OutputSpec, PacketTraceSpec, PfcThreshold, Scenario,
+    ScenarioError, StaticPerPortSpec, TransportSpec, WindowSpec,
 };
 use crate::switch::{
     EgressAdmission, PfcConfig, PfcMode, PfcState, RedProfile, SharedBuffer, Switch, SwitchConfig,
@@ -89,6 +90,22 @@ impl ValidScenario {
                 check(
                     (*f as usize) < flows.len(),
                     "output.rate_trace.flows",
+                    format!("flow {f} does not exist; the workload has {} flows", flows.len()),
+                )?;
+            }
+        }
+        let out = &scenario.output;
+        if let Some(q) = &out.queues {
+            check(q.interval.0 > Delta::ZERO, "output.queues.interval", "expected a positive duration")?;
+        }
+        if let Some(t) = &out.throughput {
+            check(t.interval.0 > Delta::ZERO, "output.throughput.interval", "expected a positive duration")?;
+        }
+        if let Some(PacketTraceSpec { flows: Some(ids), .. }) = &out.packet_trace {
+            for f in ids {
+                check(
+                    (*f as usize) < flows.len(),
+                    "output.packet_trace.flows",
                     format!("flow {f} does not exist; the workload has {} flows", flows.len()),
                 )?;
             }
@@ -432,6 +449,7 @@ pub fn build(v: ValidScenario) -> Simulator {
                 timeouts: 0,
                 cnps_received: 0,
                 rcv_nxt: 0,
+                reorder: Default::default(),
                 unacked_packets: 0,
                 last_nack_seq: None,
                 nack_timer: SimTime::ZERO,
@@ -443,6 +461,7 @@ pub fn build(v: ValidScenario) -> Simulator {
 
     // Packets schedule their arrival one serialization plus one link delay ahead.
     let horizon = sim_horizon(&topo, transport.mtu + transport.header_bytes);
+    let obs = observers(&scenario.output, &topo, flows.len());
     let flow_int = if switch_cfg.int_enabled { vec![Default::default(); flows.len()] } else { Vec::new() };
     let mut sim = Simulator {
         now: SimTime::ZERO,
@@ -475,10 +494,41 @@ pub fn build(v: ValidScenario) -> Simulator {
         flow_int,
         limit: scenario.duration.map_or(SimTime::NEVER, |d| SimTime(d.0 .0)),
         seed: scenario.seed,
+        obs,
     };
     sim.schedule_next_flow_start();
     if !sim.trace_flows.is_empty() {
         sim.events.schedule(SimTime::ZERO, crate::engine::Event::TraceSample);
     }
+    if sim.obs.queues.is_some() {
+        sim.events.schedule(SimTime::ZERO, crate::engine::Event::QueueSample);
+    }
     sim
+}
+
+/// Measurement state for `[output]`.
+fn observers(out: &OutputSpec, topo: &Topology, flows: usize) -> Observers {
+    Observers {
+        hop_tier: HopTier::of_ports(topo),
+        queue_delay: Default::default(),
+        queues: out.queues.as_ref().map(|q| QueueSampler {
+            interval: q.interval.0,
+            per_queue: q.per_queue,
+            queues: Vec::new(),
+            buffers: Vec::new(),
+        }),
+        throughput: out.throughput.as_ref().map(|t| Throughput::new(t.interval.0, flows)),
+        packet_trace: out.packet_trace.as_ref().map(|t| PacketTrace {
+            flows: t.flows.as_ref().map(|ids| {
+                let mut set = vec![false; flows];
+                for &f in ids {
+                    set[f as usize] = true;
+                }
+                set
+            }),
+            max_records: t.max_records as usize,
+            records: Vec::new(),
+            dropped: 0,
+        }),
+    }
 }

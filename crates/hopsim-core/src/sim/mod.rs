@@ -7,11 +7,13 @@
 
 mod build;
 mod classify;
+mod observe;
 
 use crate::engine::{Event, EventQueue, RngStream};
 use crate::host::{Flow, Host, TransportConfig};
 use crate::ids::{FlowId, NodeId, PortId};
 use crate::metrics::{Counters, FlowRecord, PfcEvent, PortRecord, RateSample, Summary};
+use crate::observe::{Observers, PacketEvent};
 use crate::packet::{ControlPayload, Packet, PacketKind, NO_INT};
 use crate::port::Port;
 use crate::scenario::{Scenario, ScenarioError};
@@ -60,6 +62,8 @@ pub struct Simulator {
     pub(crate) flow_int: Vec<crate::switch::IntStack>,
     pub(crate) limit: SimTime,
     pub(crate) seed: u64,
+    /// Queuing delay, samplers and the packet trace.
+    pub(crate) obs: Observers,
 }
 
 impl Simulator {
@@ -166,6 +170,7 @@ impl Simulator {
             Event::FlowStart { flow } => self.on_flow_start(flow),
             Event::FlowTimer { flow, kind, generation } => self.on_flow_timer(flow, kind, generation),
             Event::TraceSample => self.on_trace_sample(),
+            Event::QueueSample => self.on_queue_sample(),
         }
     }
 
@@ -177,6 +182,9 @@ impl Simulator {
             return;
         }
         if self.topo.is_host(node) {
+            if let Some(trace) = &mut self.obs.packet_trace {
+                trace.record(self.now, PacketEvent::Receive, port, &pkt, 0);
+            }
             self.host_receive(self.node_slot[node.idx()] as usize, pkt);
         } else {
             self.switch_receive(self.node_slot[node.idx()] as usize, port, pkt);
@@ -234,6 +242,9 @@ impl Simulator {
         p.stats.busy_time += tx_time;
         p.stats.first_tx.get_or_insert(self.now);
         p.stats.last_tx_end = tx_end;
+        if let Some(trace) = &mut self.obs.packet_trace {
+            trace.record(self.now, PacketEvent::Transmit, port, &pkt, p.backlog_bytes);
+        }
         let arrive = tx_end + p.arrival_delay;
         p.in_flight.push_back((arrive, pkt));
         let first_in_flight = p.in_flight.len() == 1;
@@ -261,7 +272,8 @@ impl Simulator {
             payload: 0,
             wire_bytes: PFC_FRAME_BYTES,
             sent_at: self.now,
-            ingress: port,
+            ingress: 0,
+            enq_ns: 0,
             queue: 0,
             sack: 0,
             retransmit: false,
@@ -369,6 +381,7 @@ impl Simulator {
                     port: i as u32 - first,
                     peer_node: self.ports[p.peer.idx()].node.0,
                     tier: self.topo.tiers[p.node.idx()].name(),
+                    hop_tier: self.obs.hop_tier[i].name(),
                     rate_bps: p.rate.0,
                     stats: PortStats { paused_time: p.paused_time_until(self.now), ..p.stats },
                 }
@@ -404,6 +417,13 @@ impl Simulator {
             timeouts: self.flows.iter().map(|f| f.timeouts as u64).sum(),
             cnps: self.flows.iter().map(|f| f.cnps_received as u64).sum(),
             ecn_marks: self.counters.ecn_marks,
+            reordering_ratio: if self.counters.data_packets_delivered == 0 {
+                0.0
+            } else {
+                self.flows.iter().map(|f| f.reorder.reordered as f64).sum::<f64>()
+                    / self.counters.data_packets_delivered as f64
+            },
+            packet_trace_dropped: self.obs.packet_trace.as_ref().map_or(0, |t| t.dropped),
         }
     }
 

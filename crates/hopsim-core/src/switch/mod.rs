@@ -16,6 +16,7 @@ pub use pfc::{PfcConfig, PfcMode, PfcState};
 
 use crate::ids::{NodeId, PortId};
 use crate::metrics::{DropCause, Drops};
+use crate::observe::PacketEvent;
 use crate::packet::{ControlPayload, Packet};
 use crate::sim::Simulator;
 use crate::topology::routing::routing_tuple;
@@ -98,6 +99,10 @@ impl Simulator {
         if let Some(cause) = refused {
             s.drops.add(cause);
             self.counters.drops.add(cause);
+            if let Some(trace) = &mut self.obs.packet_trace {
+                let backlog = self.ports[egress.idx()].backlog_bytes;
+                trace.record(self.now, PacketEvent::Drop, egress, &pkt, backlog);
+            }
             self.consume(&pkt);
             return;
         }
@@ -116,8 +121,9 @@ impl Simulator {
         let mark = self.switch_cfg.ecn_enabled
             && !self.switch_cfg.ecn_at_dequeue
             && self.ecn_decides_mark(egress, self.ports[egress.idx()].queue_bytes[queue]);
-        pkt.ingress = in_port;
+        pkt.ingress = local_in as u16;
         pkt.queue = queue as u16;
+        pkt.enq_ns = self.now.as_ns_wrapping();
         if mark {
             pkt.ecn_ce = true;
             self.counters.ecn_marks += 1;
@@ -127,6 +133,9 @@ impl Simulator {
         port.backlog_bytes += size;
         port.stats.max_queue_bytes = port.stats.max_queue_bytes.max(port.backlog_bytes);
         port.enqueue(queue, pkt);
+        if let Some(trace) = &mut self.obs.packet_trace {
+            trace.record(self.now, PacketEvent::Enqueue, egress, &pkt, port.backlog_bytes);
+        }
         if pause {
             self.send_control_frame(in_port, ControlPayload::Pfc { priority, pause: true });
         }
@@ -163,7 +172,8 @@ impl Simulator {
         let buffer = self.switch_cfg.buffer_bytes;
         let s = &mut self.switches[sw];
         s.mmu.used_bytes -= size;
-        let local_in = p.ingress.0 - s.first_port;
+        let local_in = p.ingress as u32;
+        let ingress = PortId(s.first_port + local_in);
         let resume = match &mut s.pfc {
             Some(pfc) => {
                 pfc.on_dequeue(local_in, p.priority, size);
@@ -181,10 +191,12 @@ impl Simulator {
         if self.switch_cfg.int_enabled {
             self.push_int_hop(port, &pkt);
         }
+        let waited = self.now.as_ns_wrapping().wrapping_sub(p.enq_ns);
+        self.obs.queue_delay.record(self.obs.hop_tier[port.idx()], waited as u64);
         self.start_tx(port, pkt);
         self.wake_if_more_work(port);
         if resume {
-            self.send_control_frame(p.ingress, ControlPayload::Pfc { priority: p.priority, pause: false });
+            self.send_control_frame(ingress, ControlPayload::Pfc { priority: p.priority, pause: false });
         }
     }
 

@@ -1,8 +1,11 @@
-//! Workload generation: explicit flow lists, HPCC flow files, Poisson arrivals from a
-//! size CDF at a target load, and periodic N-to-1 incast. Each generator draws from its
+//! Workload generation: explicit flow lists, HPCC and CSV flow files (trace replay),
+//! Poisson arrivals from a size CDF at a target load, periodic N-to-1 incast, query /
+//! response incast, permutations and MoE all-to-all. Each generator draws from its
 //! own random stream (`workload/<index>/<kind>`), so adding one leaves the others intact.
 
 pub mod cdf;
+mod moe;
+mod trace;
 
 use rand::seq::SliceRandom;
 use rand::Rng;
@@ -15,6 +18,7 @@ use crate::scenario::{
 use crate::time::{Rate, SimTime, PS_PER_S};
 use crate::topology::Topology;
 pub use cdf::EmpiricalCdf;
+pub use trace::{parse_csv_flows, read_csv_flows};
 
 /// Destination port of generated flows (the HPCC simulator's flow files use 100 for
 /// background traffic).
@@ -64,6 +68,7 @@ pub fn generate(specs: &[WorkloadSpec], topo: &Topology, seed: u64) -> Result<Ve
                 if let Some(path) = file {
                     match format {
                         FlowFileFormat::Hpcc => flows.extend(read_hpcc_flows(path, topo, tag)?),
+                        FlowFileFormat::Csv => flows.extend(read_csv_flows(path, topo, tag)?),
                     }
                 }
             }
@@ -191,6 +196,7 @@ pub fn generate(specs: &[WorkloadSpec], topo: &Topology, seed: u64) -> Result<Ve
                 next_query = flows.iter().filter_map(|f| f.query).max().map_or(next_query, |m| m + 1);
             }
             WorkloadSpec::Permutation(p) => flows.extend(permutation(p, topo, &field, &mut rng)?),
+            WorkloadSpec::Moe(m) => flows.extend(moe::moe_flows(m, topo, &field, &mut rng)?),
         }
     }
     flows.sort_by_key(|f| f.start);
@@ -561,5 +567,41 @@ mod generator_tests {
         }
         let starts: Vec<u64> = flows.chunks(10).map(|r| r[0].start.0).collect();
         assert!(starts.windows(2).all(|w| w[1] - w[0] == 100 * crate::time::PS_PER_US));
+    }
+
+    /// MoE all-to-all: every period each worker sends to every other worker, its bytes
+    /// split `hot_share` to the hot experts; two groups offset by half a period interleave.
+    #[test]
+    fn moe_all_to_all_is_imbalanced_periodic_and_phased() {
+        let group = |hosts: &str, start: &str| {
+            format!(
+                "[[workload]]\nkind = \"moe\"\nhosts = {hosts}\nbytes_per_worker = 700000\nhot_experts = 2\n\
+                 hot_share = 0.6\nperiod = \"1ms\"\nstart = \"{start}\"\nstop = \"3ms\"\ntag = \"g\"\n"
+            )
+        };
+        let (flows, _) = flows_of(
+            &(group("[0, 1, 2, 3, 4, 5, 6, 7]", "0ms") + &group("[8, 9, 10, 11, 12, 13, 14, 15]", "500us")),
+        );
+        // 2 groups x 3 iterations x 8 workers x 7 receivers.
+        assert_eq!(flows.len(), 2 * 3 * 8 * 7);
+        let ms = crate::time::PS_PER_US * 1000;
+        let mut starts: Vec<u64> = flows.iter().map(|f| f.start.0).collect();
+        starts.dedup();
+        assert_eq!(starts, vec![0, ms / 2, ms, 3 * ms / 2, 2 * ms, 5 * ms / 2]);
+        for iteration in flows.chunks(56) {
+            let hot: std::collections::BTreeSet<u32> =
+                iteration.iter().filter(|f| f.incast).map(|f| f.dst).collect();
+            assert_eq!(hot.len(), 2, "two hot experts per iteration");
+            for src in iteration.iter().map(|f| f.src) {
+                let out: Vec<&FlowSpec> = iteration.iter().filter(|f| f.src == src).collect();
+                let total: u64 = out.iter().map(|f| f.size).sum();
+                assert!(total.abs_diff(700_000) <= 7, "worker {src} sends {total}");
+                if !hot.contains(&src) {
+                    let to_hot: u64 = out.iter().filter(|f| f.incast).map(|f| f.size).sum();
+                    assert!(to_hot.abs_diff(420_000) <= 2, "hot share {to_hot}");
+                }
+            }
+        }
+        assert!(flows.iter().all(|f| f.src != f.dst && (f.src < 8) == (f.dst < 8)));
     }
 }

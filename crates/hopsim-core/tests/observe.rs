@@ -1,0 +1,105 @@
+//! Behaviour of the measurements: queuing delay, queue and buffer samplers, throughput
+//! bins and the packet trace agree with each other and with the counters.
+
+mod common;
+
+use common::{assert_drained, run};
+use hopsim_core::ids::NodeId;
+use hopsim_core::observe::{HopTier, PacketEvent};
+use hopsim_core::packet::PacketKind;
+
+/// Two hosts send 2 MB each at line rate to one receiver across a dumbbell whose
+/// bottleneck is as fast as the receiver's link: the queue builds at the destination ToR.
+fn two_to_one(output: &str) -> String {
+    format!(
+        "[topology]\nkind = \"dumbbell\"\nleft_hosts = 2\nright_hosts = 1\nbottleneck_rate = \"200Gbps\"\n\
+         [transport]\ncc = \"none\"\n\
+         [workload]\nkind = \"flows\"\nflows = [{{ src = 0, dst = 2, size = \"2MB\" }}, {{ src = 1, dst = 2, size = \"2MB\" }}]\n\
+         {output}"
+    )
+}
+
+/// Little's law ties the delay histogram to the queue sampler: at the destination ToR the
+/// time-averaged backlog equals its throughput times the mean queuing delay.
+#[test]
+fn queuing_delay_and_sampled_queues_obey_littles_law() {
+    let s = run(&two_to_one("[output.queues]\ninterval = \"50ns\"\n"));
+    assert_drained(&s);
+    let stats = s.queue_delay_stats();
+    let dst = stats.iter().find(|d| d.tier == HopTier::DstTor).expect("packets crossed the destination ToR");
+    let src = stats.iter().find(|d| d.tier == HopTier::SrcTor).expect("packets crossed the source ToR");
+    assert!(src.mean_ns < 100.0, "no queue on the fast bottleneck: {:.1} ns", src.mean_ns);
+    assert!(dst.mean_ns > 10_000.0, "the incast queue builds at the destination ToR: {:.0} ns", dst.mean_ns);
+    assert_eq!(dst.packets, 2 * 2000, "every data packet waited once at the destination ToR");
+
+    // Time-averaged backlog of the receiver-facing port, from the samples.
+    let right = NodeId(4); // hosts 0-2, left switch 3, right switch 4; port 0 faces host 2
+    let port = s.port_id(right, 0);
+    let samples: u64 = s.queue_samples().iter().filter(|q| q.port == port).map(|q| q.bytes).sum();
+    let stats_port = s.port_stats(right, 0);
+    let busy = stats_port.last_tx_end.since(stats_port.first_tx.unwrap()).as_ns_f64();
+    let mean_backlog = samples as f64 * 50.0 / busy;
+    let throughput = stats_port.tx_bytes as f64 / busy; // wire bytes per ns, as queued
+    let little = throughput * dst.mean_ns;
+    assert!(
+        (mean_backlog / little - 1.0).abs() < 0.05,
+        "backlog {mean_backlog:.0} B vs throughput x delay {little:.0} B"
+    );
+    // The sampled shared buffer never exceeds the switch's recorded peak.
+    let peak = s.switch_records().iter().map(|r| r.max_buffer_bytes).max().unwrap();
+    assert!(s.buffer_samples().iter().all(|b| b.bytes <= peak));
+    assert!(s.buffer_samples().iter().any(|b| b.bytes > peak / 2), "samples see the peak region");
+}
+
+/// Throughput bins count every delivered payload byte exactly once, and no bin exceeds
+/// what the receiver's link can carry in it.
+#[test]
+fn throughput_bins_add_up_to_flow_sizes() {
+    let s = run(&two_to_one("[output.throughput]\ninterval = \"10us\"\n"));
+    let bins = s.throughput_bins();
+    for flow in 0..2u32 {
+        let total: u64 = bins.iter().filter(|b| b.flow == flow).map(|b| b.bytes).sum();
+        assert_eq!(total, 2_000_000, "flow {flow}");
+    }
+    let mut per_bin = std::collections::BTreeMap::new();
+    for b in &bins {
+        *per_bin.entry(b.time).or_insert(0u64) += b.bytes;
+    }
+    // 100 Gb/s for 10 us = 125 KB of wire bytes; payload is less.
+    assert!(per_bin.values().all(|&v| v <= 125_000), "{:?}", per_bin.values().max());
+    let full = per_bin.values().filter(|&&v| v > 110_000).count();
+    assert!(full >= 30, "the receiver link is saturated for most of the 40 bins: {full}");
+}
+
+/// The packet trace follows each data packet hop by hop: one `tx` per link crossed, one
+/// `enqueue` per switch, one `rx` at the destination; the record limit is honoured.
+#[test]
+fn packet_trace_follows_packets_and_honours_its_limit() {
+    let s = run(&two_to_one("[output.packet_trace]\nflows = [1]\n"));
+    let recs = s.packet_records();
+    assert!(recs.iter().all(|r| r.flow == 1));
+    let data = |e: PacketEvent| recs.iter().filter(|r| r.kind == PacketKind::Data && r.event == e).count();
+    assert_eq!(data(PacketEvent::Transmit), 3 * 2000, "host, left switch, right switch");
+    assert_eq!(data(PacketEvent::Enqueue), 2 * 2000);
+    assert_eq!(data(PacketEvent::Receive), 2000);
+    assert_eq!(data(PacketEvent::Drop), 0);
+    assert!(recs.windows(2).all(|w| w[0].time <= w[1].time), "records in event order");
+    // Each packet's own events are in path order.
+    let first: Vec<PacketEvent> =
+        recs.iter().filter(|r| r.kind == PacketKind::Data && r.seq == 0).map(|r| r.event).collect();
+    use PacketEvent::*;
+    assert_eq!(first, vec![Transmit, Enqueue, Transmit, Enqueue, Transmit, Receive]);
+
+    let limited = run(&two_to_one("[output.packet_trace]\nmax_records = 100\n"));
+    assert_eq!(limited.packet_records().len(), 100);
+    assert!(limited.summary().packet_trace_dropped > 0);
+}
+
+/// Per-flow ECMP keeps every flow on one path: no reordering even under PFC pauses.
+#[test]
+fn per_flow_ecmp_never_reorders() {
+    let s = run(&two_to_one("[switch]\nbuffer_bytes = \"300KB\"\n"));
+    assert!(s.summary().pfc_pause_frames > 0);
+    assert_eq!(s.summary().reordering_ratio, 0.0);
+    assert!(s.flow_records().iter().all(|f| f.reordered_packets == 0));
+}
