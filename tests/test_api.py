@@ -28,12 +28,14 @@ FLOW_COLUMNS = CONTRACT_FLOW_COLUMNS + [
     "timeouts",
     "cnps_received",
     "path_hops",
+    "reordered_packets",
 ]
 PORT_COLUMNS = [
     "node",
     "port",
     "peer_node",
     "tier",
+    "hop_tier",
     "rate_bps",
     "tx_bytes",
     "tx_packets",
@@ -153,8 +155,10 @@ def test_write_and_read_round_trip(small, tmp_path):
         "flows.parquet",
         "pfc_events.parquet",
         "ports.parquet",
+        "queue_delay.parquet",
         "scenario.json",
         "summary.json",
+        "switches.parquet",
     ]
     back = hopsim.Result.read(out)
     pd.testing.assert_frame_equal(back.flows, small.flows)

@@ -38,12 +38,14 @@ _FLOW_DTYPES = {
     "timeouts": "int64",
     "cnps_received": "int64",
     "path_hops": "int64",
+    "reordered_packets": "int64",
 }
 _PORT_DTYPES = {
     "node": "int64",
     "port": "int64",
     "peer_node": "int64",
     "tier": "object",
+    "hop_tier": "object",
     "rate_bps": "int64",
     "tx_bytes": "int64",
     "tx_packets": "int64",
@@ -70,9 +72,47 @@ _RATE_DTYPES = {
     "in_flight_bytes": "int64",
 }
 
+_QUEUE_DTYPES = {
+    "time_ns": "float64",
+    "node": "int64",
+    "port": "int64",
+    "queue": "int64",
+    "hop_tier": "object",
+    "bytes": "int64",
+}
+_BUFFER_DTYPES = {"time_ns": "float64", "node": "int64", "tier": "object", "bytes": "int64"}
+_SWITCH_DTYPES = {"node": "int64", "tier": "object", "max_buffer_bytes": "int64"}
+_DELAY_DTYPES = {"hop_tier": "object", "lower_ns": "int64", "upper_ns": "int64", "packets": "int64"}
+_THROUGHPUT_DTYPES = {"time_ns": "float64", "flow_id": "int64", "bytes": "int64"}
+_PACKET_DTYPES = {
+    "time_ns": "float64",
+    "event": "object",
+    "node": "int64",
+    "port": "int64",
+    "kind": "object",
+    "flow_id": "Int64",
+    "seq": "int64",
+    "wire_bytes": "int64",
+    "queue": "int64",
+    "port_backlog_bytes": "int64",
+    "ecn_ce": "bool",
+}
+
 _FILES = ("flows.parquet", "ports.parquet", "pfc_events.parquet", "summary.json", "scenario.json")
 # Written only by runs that trace rates (`[output.rate_trace]`).
 _RATES_FILE = "rates.parquet"
+
+# Further tables: attribute -> (file, column types, `_core.Simulation` method). Tables that
+# stay empty unless `[output]` asks for them are written only when they have rows.
+_TABLES: dict[str, tuple[str, dict[str, str], str]] = {
+    "rates": (_RATES_FILE, _RATE_DTYPES, "rate_trace"),
+    "switches": ("switches.parquet", _SWITCH_DTYPES, "switches"),
+    "queue_delay": ("queue_delay.parquet", _DELAY_DTYPES, "queue_delay"),
+    "queues": ("queues.parquet", _QUEUE_DTYPES, "queues"),
+    "buffers": ("buffers.parquet", _BUFFER_DTYPES, "buffers"),
+    "throughput": ("throughput.parquet", _THROUGHPUT_DTYPES, "throughput"),
+    "packets": ("packets.parquet", _PACKET_DTYPES, "packet_trace"),
+}
 
 
 def _frame(columns: Mapping[str, Sequence[Any]], dtypes: Mapping[str, str]) -> pd.DataFrame:
@@ -168,12 +208,36 @@ class Result:
     rates : DataFrame
         Samples of traced flows (``time_ns, flow_id, rate_bps, window_bytes,
         in_flight_bytes``); filled only with ``[output.rate_trace]``.
+    switches : DataFrame
+        One row per switch: ``node, tier, max_buffer_bytes`` (peak shared-buffer use).
+    queue_delay : DataFrame
+        Per-packet queuing delay at switch egress queues as a histogram per hop tier
+        (``hop_tier, lower_ns, upper_ns, packets``; buckets ``[lower, upper)``, non-empty
+        only). ``summary["queue_delay_ns"]`` has the exact count, mean and max per tier.
+    queues, buffers : DataFrame
+        ``[output.queues]`` samples of egress queues (``time_ns, node, port, queue,
+        hop_tier, bytes``; ``queue`` is -1 for a whole port) and switch shared buffers
+        (``time_ns, node, tier, bytes``). Sparse: only non-empty queues / buffers appear.
+    throughput : DataFrame
+        ``[output.throughput]``: payload bytes each flow's receiver accepted per time bin
+        (``time_ns`` = bin start, ``flow_id, bytes``; bins without data are absent).
+    packets : DataFrame
+        ``[output.packet_trace]``: ``time_ns, event (enqueue|tx|drop|rx), node, port,
+        kind, flow_id, seq, wire_bytes, queue, port_backlog_bytes, ecn_ce``.
     summary : dict
         Run-wide counters from the core plus ``wall_seconds``, ``events_per_sec``,
         ``scenario_name`` and ``hopsim_version``.
     scenario : dict
         The scenario as run (overrides applied, input paths absolute).
     """
+
+    rates: pd.DataFrame
+    switches: pd.DataFrame
+    queue_delay: pd.DataFrame
+    queues: pd.DataFrame
+    buffers: pd.DataFrame
+    throughput: pd.DataFrame
+    packets: pd.DataFrame
 
     def __init__(
         self,
@@ -183,13 +247,20 @@ class Result:
         summary: dict[str, Any],
         scenario: dict[str, Any],
         rates: pd.DataFrame | None = None,
+        **tables: pd.DataFrame | None,
     ) -> None:
         self.flows = flows
         self.ports = ports
         self.pfc_events = pfc_events
-        self.rates = rates if rates is not None else _frame({}, _RATE_DTYPES)
         self.summary = summary
         self.scenario = scenario
+        tables["rates"] = rates
+        unknown = set(tables) - set(_TABLES)
+        if unknown:
+            raise TypeError(f"unknown result tables {sorted(unknown)}")
+        for name, (_, dtypes, _) in _TABLES.items():
+            df = tables.get(name)
+            setattr(self, name, df if df is not None else _frame({}, dtypes))
 
     @classmethod
     def from_simulation(
@@ -213,7 +284,10 @@ class Result:
             pfc_events=_frame(sim.pfc_events(), _PFC_DTYPES),
             summary=summary,
             scenario=scenario,
-            rates=_frame(sim.rate_trace(), _RATE_DTYPES),
+            **{
+                name: _frame(getattr(sim, method)(), dtypes)
+                for name, (_, dtypes, method) in _TABLES.items()
+            },
         )
 
     def __repr__(self) -> str:
@@ -324,20 +398,23 @@ class Result:
 
     def write(self, outdir: str | os.PathLike[str], force: bool = False) -> Path:
         """Write ``flows.parquet``, ``ports.parquet``, ``pfc_events.parquet``,
-        ``summary.json`` and ``scenario.json`` into ``outdir``.
+        ``summary.json``, ``scenario.json`` and every further non-empty table (see the
+        class attributes: ``switches.parquet``, ``queue_delay.parquet``, ...) into ``outdir``.
 
         Refuses (`FileExistsError`) to write into an existing non-empty directory
-        unless ``force`` is true; with ``force`` only these five files are replaced.
+        unless ``force`` is true; with ``force`` only hopsim's own files are replaced.
         """
         path = check_outdir(outdir, force)
         path.mkdir(parents=True, exist_ok=True)
         self.flows.to_parquet(path / "flows.parquet", index=False)
         self.ports.to_parquet(path / "ports.parquet", index=False)
         self.pfc_events.to_parquet(path / "pfc_events.parquet", index=False)
-        if len(self.rates):
-            self.rates.to_parquet(path / _RATES_FILE, index=False)
-        elif (path / _RATES_FILE).is_file():
-            (path / _RATES_FILE).unlink()  # a stale trace of an earlier run (force=True)
+        for name, (file, _, _) in _TABLES.items():
+            df = getattr(self, name)
+            if len(df):
+                df.to_parquet(path / file, index=False)
+            elif (path / file).is_file():
+                (path / file).unlink()  # a stale table of an earlier run (force=True)
         for name, doc in (("summary.json", self.summary), ("scenario.json", self.scenario)):
             text = json.dumps(doc, indent=2, default=_json_default)
             (path / name).write_text(text + "\n", encoding="utf-8")
@@ -356,5 +433,70 @@ class Result:
             pfc_events=pd.read_parquet(path / "pfc_events.parquet"),
             summary=json.loads((path / "summary.json").read_text(encoding="utf-8")),
             scenario=json.loads((path / "scenario.json").read_text(encoding="utf-8")),
-            rates=pd.read_parquet(path / _RATES_FILE) if (path / _RATES_FILE).is_file() else None,
+            **{
+                name: pd.read_parquet(path / file) if (path / file).is_file() else None
+                for name, (file, _, _) in _TABLES.items()
+            },
         )
+
+    # ------------------------------------------------------------ analysis (analysis.py)
+
+    def class_summary(self, percentiles: Sequence[float] = (50, 99, 99.9)) -> pd.DataFrame:
+        """Slowdown and FCT per flow class (see `hopsim.analysis.class_summary`)."""
+        from hopsim import analysis
+
+        return analysis.class_summary(self, percentiles)
+
+    def fct_cdf(
+        self,
+        by: str | None = None,
+        *,
+        metric: str = "fct_ns",
+        buckets: Sequence[float] | None = None,
+    ) -> pd.DataFrame:
+        """CDF of FCT or slowdown, optionally per class or size (`analysis.fct_cdf`)."""
+        from hopsim import analysis
+
+        return analysis.fct_cdf(self, by, metric=metric, buckets=buckets)
+
+    def qct_summary(self, percentiles: Sequence[float] = (50, 99)) -> pd.Series:
+        """Query count and QCT statistics (see `hopsim.analysis.qct_summary`)."""
+        from hopsim import analysis
+
+        return analysis.qct_summary(self, percentiles)
+
+    def pause_spread(self) -> Any:
+        """PFC pauses in force over time (see `hopsim.analysis.pause_spread`)."""
+        from hopsim import analysis
+
+        return analysis.pause_spread(self)
+
+    def throughput_by_class(self) -> pd.DataFrame:
+        """Delivered Gb/s per time bin and flow class (`analysis.throughput_by_class`)."""
+        from hopsim import analysis
+
+        return analysis.throughput_by_class(self)
+
+    def queue_timeline(
+        self,
+        ports: Sequence[tuple[int, int]] | None = None,
+        *,
+        top: int = 5,
+        queue: int | None = None,
+    ) -> pd.DataFrame:
+        """Egress queue bytes over time per port (see `hopsim.analysis.queue_timeline`)."""
+        from hopsim import analysis
+
+        return analysis.queue_timeline(self, ports, top=top, queue=queue)
+
+    def buffer_by_tier(self) -> pd.DataFrame:
+        """Peak buffer per switch tier and queue per hop tier (`analysis.buffer_by_tier`)."""
+        from hopsim import analysis
+
+        return analysis.buffer_by_tier(self)
+
+    def queue_delay_summary(self, percentiles: Sequence[float] = (50, 99)) -> pd.DataFrame:
+        """Queuing delay per hop tier (see `hopsim.analysis.queue_delay_summary`)."""
+        from hopsim import analysis
+
+        return analysis.queue_delay_summary(self, percentiles)

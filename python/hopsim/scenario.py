@@ -7,12 +7,14 @@ reports syntax errors with the file name and line.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import os
 import re
 import sys
-from collections.abc import Iterable, Mapping
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Union
 
@@ -28,6 +30,7 @@ __all__ = [
     "ScenarioSource",
     "apply_overrides",
     "absolute_paths",
+    "core_json",
     "load_scenario",
     "load_toml",
     "parse_override",
@@ -206,6 +209,60 @@ def absolute_paths(scenario: Mapping[str, Any], base_dir: str | os.PathLike[str]
 def to_json(scenario: Mapping[str, Any]) -> str:
     """Serialize a scenario dict for the core (TOML dates become strings)."""
     return json.dumps(scenario, default=str)
+
+
+#: Columns a replayed flow table must have (the core's CSV trace format).
+TRACE_COLUMNS = ("src", "dst", "size_bytes", "start_ns")
+
+
+@contextlib.contextmanager
+def core_json(scenario: Mapping[str, Any], base_dir: str | os.PathLike[str]) -> Iterator[str]:
+    """The JSON the core reads, valid inside the ``with`` block.
+
+    The core reads flow traces as CSV; a ``kind = "flows"`` workload with
+    ``format = "parquet"`` (e.g. a ``flows.parquet`` written by an earlier run) is
+    converted here to a temporary CSV file that exists for the duration of the block.
+    """
+    doc = copy.deepcopy(dict(scenario))
+    workloads = _workloads(doc)
+    parquet = [
+        (i, w)
+        for i, w in enumerate(workloads)
+        if isinstance(w, dict) and w.get("kind") == "flows" and w.get("format") == "parquet"
+    ]
+    if not parquet:
+        yield to_json(doc)
+        return
+    with tempfile.TemporaryDirectory(prefix="hopsim-trace-") as tmp:
+        for i, w in parquet:
+            field = "workload" if len(workloads) == 1 else f"workload[{i}]"
+            w["file"] = _parquet_to_csv(w.get("file"), base_dir, Path(tmp) / f"{i}.csv", field)
+            w["format"] = "csv"
+        yield to_json(doc)
+
+
+def _parquet_to_csv(file: Any, base_dir: str | os.PathLike[str], out: Path, field: str) -> str:
+    if not isinstance(file, str):
+        raise ScenarioError(f'{field}.file: format = "parquet" needs a file path')
+    path = Path(file) if Path(file).is_absolute() else Path(base_dir) / file
+    if not path.is_file():
+        raise ScenarioError(f"{field}.file: {path}: no such file")
+    import pyarrow.csv as pacsv
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(path)
+    except Exception as exc:  # pyarrow raises several types for a bad file
+        raise ScenarioError(f"{field}.file: {path}: not a Parquet file ({exc})") from exc
+    missing = [c for c in TRACE_COLUMNS if c not in table.column_names]
+    if missing:
+        raise ScenarioError(
+            f"{field}.file: {path}: missing column {missing[0]!r}; "
+            f"expected columns {', '.join(TRACE_COLUMNS)} (optional: tag, priority, dport)"
+        )
+    keep = [c for c in (*TRACE_COLUMNS, "tag", "priority", "dport") if c in table.column_names]
+    pacsv.write_csv(table.select(keep), out)
+    return str(out)
 
 
 def _is_toml_text(source: str) -> bool:
