@@ -1,0 +1,335 @@
+"""Figures of one or several runs: FCT slowdown by flow size, FCT CDFs, throughput per
+flow class, queue length, buffer occupancy per tier and the PFC pause spread.
+
+Each figure function takes a `Result`, a list of them, or a mapping label → `Result`
+(see `analysis.labelled`) and returns a matplotlib `Figure`, drawn off-screen with the
+Agg renderer (pyplot and the display are never touched). A figure with nothing to draw
+raises `NoData` saying why. `write_plots` saves them as PNGs with fixed names (`KINDS`).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, NullFormatter
+
+from hopsim import analysis
+from hopsim.analysis import Runs
+from hopsim.results import check_outdir
+
+__all__ = [
+    "KINDS",
+    "NoData",
+    "Plot",
+    "buffer_by_tier",
+    "fct_cdf",
+    "pause_spread",
+    "queue_length",
+    "slowdown_vs_size",
+    "throughput",
+    "write_plots",
+]
+
+# Size buckets of the slowdown curve: 1-2-5 steps from 1 KB to 1 GB.
+_CURVE_EDGES = tuple(m * 10**e for e in range(3, 9) for m in (1, 2, 5))
+_DPI = 120
+# Switch, node and hop tiers in one order, for bar charts.
+_TIER_ORDER = ("host", "src_tor", "tor", "agg", "core", "dst_tor")
+
+
+class NoData(ValueError):
+    """A figure has nothing to draw; the message says why."""
+
+
+def _figure(rows: int = 1, cols: int = 1, height: float = 3.6) -> tuple[Figure, list]:
+    fig = Figure(figsize=(6.4 if cols == 1 else 3.4 * cols, height * rows), layout="constrained")
+    axes = fig.subplots(rows, cols, squeeze=False)
+    return fig, [ax for row in axes for ax in row]
+
+
+def _curve(result, buckets: Sequence[float], percentiles: Sequence[float]):
+    """Slowdown percentiles per size bucket, placed at the bucket's median flow size."""
+    table = result.slowdown_by_size(buckets, percentiles)
+    done = result.flows[result.flows["slowdown"].notna()]
+    bucket = np.searchsorted(np.asarray(buckets, dtype="float64"), done["size_bytes"], "left")
+    table["size_bytes"] = [
+        float(np.median(done["size_bytes"][bucket == i])) if n else math.nan
+        for i, n in enumerate(table["count"])
+    ]
+    return table[table["count"] > 0]
+
+
+def slowdown_vs_size(
+    runs: Runs,
+    *,
+    percentiles: Sequence[float] = (50, 99),
+    buckets: Sequence[float] | None = None,
+) -> Figure:
+    """FCT slowdown against flow size (log x): one line per percentile and run, each
+    point a size bucket (1-2-5 steps by default) at its median flow size."""
+    runs = analysis.labelled(runs)
+    edges = list(_CURVE_EDGES if buckets is None else buckets)
+    curves = {label: _curve(r, edges, percentiles) for label, r in runs.items()}
+    if all(c.empty for c in curves.values()):
+        raise NoData("no finished flows")
+    fig, (ax,) = _figure()
+    styles = ("-", "--", ":", "-.")
+    for i, (label, c) in enumerate(curves.items()):
+        for j, p in enumerate(percentiles):
+            ax.plot(
+                c["size_bytes"],
+                c[f"p{p:g}"],
+                styles[j % len(styles)],
+                marker="o",
+                markersize=3,
+                color=f"C{i}",
+                label=f"{label} p{p:g}",
+            )
+    ax.set_xscale("log")
+    ax.set_xlabel("flow size (bytes)")
+    ax.set_ylabel("FCT slowdown")
+    ax.set_title("FCT slowdown by flow size")
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize="small")
+    return fig
+
+
+def fct_cdf(runs: Runs, *, metric: str = "fct_ns") -> Figure:
+    """CDFs of FCT (or ``metric="slowdown"``) of finished flows: one panel for all flows
+    and one per flow class, one line per run."""
+    runs = analysis.labelled(runs)
+    cdfs = {label: analysis.fct_cdf(r, metric=metric) for label, r in runs.items()}
+    by_class = {label: analysis.fct_cdf(r, "class", metric=metric) for label, r in runs.items()}
+    if all(c.empty for c in cdfs.values()):
+        raise NoData("no finished flows")
+    groups = analysis._ordered(
+        (g for c in by_class.values() for g in c["group"].unique()), analysis.CLASSES
+    )
+    fig, axes = _figure(1, 1 + len(groups), height=3.4)
+    scale, unit = (1e3, "FCT (us)") if metric == "fct_ns" else (1.0, "FCT slowdown")
+    for ax, group in zip(axes, ["all", *groups]):
+        for i, label in enumerate(runs):
+            c = cdfs[label] if group == "all" else by_class[label]
+            c = c[c["group"] == group]
+            if len(c):
+                ax.plot(
+                    c[metric] / scale,
+                    c["fraction"],
+                    drawstyle="steps-post",
+                    color=f"C{i}",
+                    label=label,
+                )
+        _log_x_if_wide(ax)
+        ax.set_xlabel(unit)
+        ax.set_title(f"{group} flows" if group == "all" else group)
+        ax.set_ylim(0, 1.02)
+        ax.grid(True, alpha=0.3)
+    axes[0].set_ylabel("fraction of flows")
+    axes[0].legend(fontsize="small")
+    return fig
+
+
+def _per_run_panels(data: dict, what: str, where: str) -> tuple[Figure, list]:
+    if all(d.empty for d in data.values()):
+        raise NoData(f"no {what} in any run ({where} is empty or missing)")
+    return _figure(len(data), 1, height=2.6)
+
+
+def throughput(runs: Runs) -> Figure:
+    """Delivered throughput (Gb/s) per flow class over time, one panel per run."""
+    runs = analysis.labelled(runs)
+    data = {label: analysis.throughput_by_class(r) for label, r in runs.items()}
+    fig, axes = _per_run_panels(data, "throughput samples", "Result.throughput")
+    for ax, (label, tp) in zip(axes, data.items()):
+        if tp.empty:
+            _note(ax, "no throughput samples")
+        for j, cls in enumerate(tp.columns):
+            ax.plot(tp.index / 1e3, tp[cls], drawstyle="steps-post", color=f"C{j}", label=str(cls))
+        ax.set_title(label)
+        ax.set_ylabel("Gb/s")
+        ax.grid(True, alpha=0.3)
+        if len(tp.columns) and not tp.empty:
+            ax.legend(fontsize="small")
+    axes[-1].set_xlabel("time (us)")
+    return fig
+
+
+def queue_length(
+    runs: Runs, *, top: int = 5, ports: Sequence[tuple[int, int]] | None = None
+) -> Figure:
+    """Egress queue length (KB) over time of the ``top`` busiest ports (or ``ports``),
+    one panel per run; the legend gives ``node:port`` and the port's hop tier."""
+    runs = analysis.labelled(runs)
+    data = {label: analysis.queue_timeline(r, ports, top=top) for label, r in runs.items()}
+    fig, axes = _per_run_panels(data, "queue samples", "Result.queues")
+    for ax, (label, r) in zip(axes, runs.items()):
+        q = data[label]
+        tiers = analysis.port_tiers(r)
+        if q.empty:
+            _note(ax, "no queue samples")
+        for j, port in enumerate(q.columns):
+            ax.plot(
+                q.index / 1e3,
+                q[port] / 1e3,
+                drawstyle="steps-post",
+                color=f"C{j}",
+                label=f"{port} ({tiers.get(port, '?')})",
+            )
+        ax.set_title(label)
+        ax.set_ylabel("queue (KB)")
+        ax.grid(True, alpha=0.3)
+        if not q.empty:
+            ax.legend(fontsize="small")
+    axes[-1].set_xlabel("time (us)")
+    return fig
+
+
+def buffer_by_tier(runs: Runs) -> Figure:
+    """Peak shared-buffer occupancy per switch tier and peak egress queue per hop tier,
+    bars grouped by run (see `analysis.buffer_by_tier`)."""
+    runs = analysis.labelled(runs)
+    data = {label: analysis.buffer_by_tier(r) for label, r in runs.items()}
+    panels = [
+        (measure, title)
+        for measure, title in (
+            ("switch_buffer", "shared buffer per switch tier"),
+            ("egress_queue", "egress queue per hop tier"),
+        )
+        if any((d["measure"] == measure).any() for d in data.values())
+    ]
+    if not panels:
+        raise NoData("no switch or port occupancy in any run")
+    fig, axes = _figure(1, len(panels), height=3.4)
+    width = 0.8 / len(runs)
+    for ax, (measure, title) in zip(axes, panels):
+        tiers = analysis._ordered(
+            (t for d in data.values() for t in d.loc[d["measure"] == measure, "tier"]),
+            _TIER_ORDER,
+        )
+        x = np.arange(len(tiers))
+        for i, (label, d) in enumerate(data.items()):
+            peak = d[d["measure"] == measure].set_index("tier")["max_bytes"]
+            heights = [peak.get(t, 0.0) / 1e3 for t in tiers]
+            ax.bar(
+                x + (i - (len(runs) - 1) / 2) * width, heights, width, color=f"C{i}", label=label
+            )
+        ax.set_xticks(x, tiers)
+        ax.set_ylabel("peak (KB)")
+        ax.set_title(title)
+        ax.grid(True, axis="y", alpha=0.3)
+    axes[0].legend(fontsize="small")
+    return fig
+
+
+def pause_spread(runs: Runs) -> Figure:
+    """Number of PFC pauses in force over time (see `analysis.pause_spread`), one line
+    per run; runs that sent PAUSE frames without recording them are left out."""
+    runs = analysis.labelled(runs)
+    spreads = {label: analysis.pause_spread(r) for label, r in runs.items()}
+    drawn = {k: s for k, s in spreads.items() if s.recorded}
+    if not drawn:
+        raise NoData("PAUSE frames were not recorded (set [output] pfc_events = true)")
+    if all(s.max == 0 for s in drawn.values()):
+        raise NoData("no PAUSE frames in any run")
+    fig, (ax,) = _figure()
+    for i, (label, s) in enumerate(spreads.items()):
+        if not s.recorded:
+            continue
+        t = np.append(s.timeline["time_ns"].to_numpy(), s.end_ns)
+        n = np.append(s.timeline["paused"].to_numpy(), s.timeline["paused"].iloc[-1])
+        ax.plot(
+            t / 1e3,
+            n,
+            drawstyle="steps-post",
+            color=f"C{i}",
+            label=f"{label} (max {s.max:g}, mean {s.mean:.3g})",
+        )
+    missing = [k for k, s in spreads.items() if not s.recorded]
+    title = "PFC pauses in force"
+    if missing:
+        title += f" (not recorded: {', '.join(missing)})"
+    ax.set_title(title, fontsize="medium")
+    ax.set_xlabel("time (us)")
+    ax.set_ylabel("paused (node, port, priority)")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize="small")
+    return fig
+
+
+def _log_x_if_wide(ax) -> None:
+    """Log x axis with plain tick labels when the data span more than a decade."""
+    lo, hi = ax.dataLim.intervalx
+    if lo > 0 and hi / lo > 10:
+        ax.set_xscale("log")
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.xaxis.set_minor_formatter(NullFormatter())
+
+
+def _note(ax, text: str) -> None:
+    ax.text(0.5, 0.5, text, ha="center", va="center", transform=ax.transAxes, color="0.4")
+
+
+#: Figure kinds: name → (file name, figure function, title).
+KINDS: dict[str, tuple[str, Callable[[Runs], Figure], str]] = {
+    "slowdown": ("slowdown_vs_size.png", slowdown_vs_size, "FCT slowdown by flow size"),
+    "cdf": ("fct_cdf.png", fct_cdf, "FCT CDF"),
+    "throughput": ("throughput_by_class.png", throughput, "Throughput per flow class"),
+    "queues": ("queue_length.png", queue_length, "Queue length of the busiest ports"),
+    "buffers": ("buffer_by_tier.png", buffer_by_tier, "Peak buffer and queue per tier"),
+    "pauses": ("pause_spread.png", pause_spread, "PFC pause spread"),
+}
+
+
+@dataclass(frozen=True)
+class Plot:
+    """One figure of `write_plots`: its ``kind``, ``title`` and the ``path`` written, or
+    ``path=None`` and the ``note`` saying why it was not drawn."""
+
+    kind: str
+    title: str
+    path: Path | None
+    note: str = ""
+
+
+def save(fig: Figure, path: str | os.PathLike[str]) -> Path:
+    """Write ``fig`` as a PNG (no timestamp or version in the file)."""
+    path = Path(path)
+    fig.savefig(path, dpi=_DPI, format="png", metadata={"Software": None})
+    return path
+
+
+def write_plots(
+    runs: Runs,
+    outdir: str | os.PathLike[str],
+    kinds: Iterable[str] | None = None,
+    *,
+    force: bool = False,
+) -> list[Plot]:
+    """Draw the figures ``kinds`` (default: all of `KINDS`) of ``runs`` into ``outdir``
+    as ``<name>.png``. Refuses (`FileExistsError`) a non-empty ``outdir`` without
+    ``force``. Figures without data are listed with a note instead of a path."""
+    kinds = list(KINDS) if kinds is None else list(kinds)
+    unknown = [k for k in kinds if k not in KINDS]
+    if unknown:
+        raise ValueError(f"unknown plot kind {unknown[0]!r} (expected one of {', '.join(KINDS)})")
+    runs = analysis.labelled(runs)
+    path = check_outdir(outdir, force)
+    path.mkdir(parents=True, exist_ok=True)
+    out = []
+    for kind in kinds:
+        name, draw, title = KINDS[kind]
+        try:
+            fig = draw(runs)
+        except NoData as exc:
+            if (path / name).is_file():
+                (path / name).unlink()  # a stale figure of an earlier call (force=True)
+            out.append(Plot(kind, title, None, str(exc)))
+            continue
+        out.append(Plot(kind, title, save(fig, path / name)))
+    return out
