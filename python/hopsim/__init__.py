@@ -15,14 +15,14 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from hopsim import _core
+from hopsim import _core, sweep
 from hopsim._core import ScenarioError
 from hopsim.results import Result
-from hopsim.scenario import ScenarioSource, absolute_paths, load_scenario, to_json
+from hopsim.scenario import ScenarioSource, absolute_paths, core_json, load_scenario
 
 __version__: str = _core.__version__
 
-__all__ = ["Result", "ScenarioError", "__version__", "run", "validate"]
+__all__ = ["Result", "ScenarioError", "__version__", "run", "sweep", "validate"]
 
 # The progress bar appears only for runs that take longer than this (wall seconds).
 _PROGRESS_DELAY_S = 1.0
@@ -51,7 +51,8 @@ def validate(
     Raises `ScenarioError` naming the offending field or ``file:line``.
     """
     doc, base = load_scenario(scenario, overrides, base_dir)
-    _core.validate(to_json(doc), base)
+    with core_json(doc, base) as text:
+        _core.validate(text, base)
 
 
 class _Progress:
@@ -160,7 +161,8 @@ def run(
     """
     doc, base = load_scenario(scenario, overrides, base_dir)
     started = time.perf_counter()
-    sim = _core.Simulation(to_json(doc), base)
+    with core_json(doc, base) as text:
+        sim = _core.Simulation(text, base)
     _advance(sim, progress)
     wall = time.perf_counter() - started
     return Result.from_simulation(

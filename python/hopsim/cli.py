@@ -3,7 +3,10 @@
     hopsim run SCENARIO.toml [-o OUTDIR] [--set KEY=VALUE ...] [--force] [--quiet]
     hopsim validate SCENARIO.toml [--set KEY=VALUE ...]
     hopsim bench NAME [--json] | hopsim bench --list
+    hopsim sweep SWEEP.toml [-o OUTDIR] [-j N] [--ray ADDRESS] [--dry-run] [--quiet]
     hopsim workloads
+    hopsim plot RUN_DIR... [-o OUTDIR] [--kind KIND ...] [--label NAME ...] [--force]
+    hopsim report RUN_DIR... [-o OUTDIR] [--format html|md] [--label NAME ...] [--force]
     hopsim --version
 
 Input errors print one line, ``hopsim: error: <message>``, and exit with status 2.
@@ -21,6 +24,7 @@ from hopsim import _core, bench
 from hopsim.results import check_outdir, format_bytes
 
 EXIT_OK = 0
+EXIT_FAILED = 1
 EXIT_INPUT = 2
 EXIT_INTERRUPTED = 130
 
@@ -73,12 +77,103 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return bench.main(args.name, as_json=args.json)
 
 
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    from hopsim import sweep
+
+    path = Path(args.sweep)
+    if not path.is_file():
+        raise _InputError(f"{path}: {'is a directory' if path.is_dir() else 'no such file'}")
+    spec = sweep.load_sweep(path)
+    outdir = Path(args.output) if args.output else sweep.default_outdir(spec)
+    if args.dry_run:
+        points = sweep.points(spec)
+        done = 0
+        for p in points:
+            finished = sweep.is_done(p, outdir)
+            done += finished
+            print(f"{p.index:>4}  {'done' if finished else 'to run':<6}  {p.name}  {p.label()}")
+        print(f"{len(points)} points, {done} done, {len(points) - done} to run -> {outdir}/")
+        return EXIT_OK
+    try:
+        table = sweep.run_sweep(
+            spec, outdir=outdir, jobs=args.jobs, ray_address=args.ray, progress=not args.quiet
+        )
+    except ImportError as exc:
+        raise _InputError(str(exc)) from None
+    except KeyboardInterrupt:
+        print(f"hopsim: interrupted; finished points are kept in {outdir}/", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    failed = table[table["status"] == "failed"]
+    if not args.quiet:
+        print(sweep.describe(table))
+        print(f"results       {outdir}/results.csv")
+    for _, row in failed.head(5).iterrows():
+        print(f"hopsim: point {row['point']} failed: {row['error']}", file=sys.stderr)
+    if len(failed) > 5:
+        print(f"hopsim: {len(failed) - 5} more points failed (see results.csv)", file=sys.stderr)
+    return EXIT_FAILED if len(failed) else EXIT_OK
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
 def _cmd_workloads(args: argparse.Namespace) -> int:
     print(f"{'name':<18}{'mean':>10}{'p10':>10}{'p50':>10}{'p90':>10}{'p99':>10}  (bytes)")
     for name, mean, quantiles in _core.builtin_workloads():
         q = dict(quantiles)
         cells = [mean] + [q.get(p, float("nan")) for p in (0.1, 0.5, 0.9, 0.99)]
         print(f"{name:<18}" + "".join(f"{format_bytes(v, 3):>10}" for v in cells))
+    return EXIT_OK
+
+
+def _check_runs(args: argparse.Namespace) -> None:
+    """Check the RUN_DIRs and labels of ``plot`` / ``report`` and that matplotlib loads."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError as exc:
+        raise _InputError(f"plots need matplotlib ({exc}); pip install matplotlib") from None
+    for run in args.runs:
+        if not Path(run).exists():
+            raise _InputError(f"{run}: no such directory")
+        if not Path(run).is_dir():
+            raise _InputError(f"{run}: not a directory, expected a hopsim output directory")
+    if args.label is not None:
+        if len(args.label) != len(args.runs):
+            raise _InputError(
+                f"--label: got {len(args.label)} names for {len(args.runs)} RUN_DIR(s)"
+            )
+        if len(set(args.label)) < len(args.label):
+            raise _InputError(f"--label: names must be distinct, got {' '.join(args.label)}")
+
+
+def _cmd_plot(args: argparse.Namespace) -> int:
+    _check_runs(args)
+    from hopsim import plots, report
+
+    runs = report.load_runs(args.runs, args.label)
+    check_outdir(args.output, args.force, hint="use --force")
+    kinds = list(plots.KINDS) if not args.kind or "all" in args.kind else args.kind
+    for p in plots.write_plots(runs, args.output, dict.fromkeys(kinds), force=args.force):
+        print(f"{p.kind:<11} {p.path}" if p.path else f"{p.kind:<11} not drawn: {p.note}")
+    return EXIT_OK
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    _check_runs(args)
+    from hopsim import report
+
+    check_outdir(args.output, args.force, hint="use --force")
+    path = report.write_report(
+        args.runs, args.output, args.format, labels=args.label, force=args.force
+    )
+    print(f"report        {path}")
     return EXIT_OK
 
 
@@ -120,8 +215,66 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--json", action="store_true", help="print one JSON object")
     b.set_defaults(func=_cmd_bench)
 
+    s = sub.add_parser(
+        "sweep", help="run a grid of scenario variants in parallel (resumable), one results table"
+    )
+    s.add_argument("sweep", metavar="SWEEP.toml")
+    s.add_argument(
+        "-o", "--output", metavar="OUTDIR", help="output directory (default: runs/<sweep name>)"
+    )
+    s.add_argument(
+        "-j", "--jobs", type=_positive_int, metavar="N", help="parallel runs (default: CPU count)"
+    )
+    s.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        help="run on Ray: auto, ray://HOST:PORT, or local (needs hopsim[ray])",
+    )
+    s.add_argument("--dry-run", action="store_true", help="list the points and exit")
+    s.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no table")
+    s.set_defaults(func=_cmd_sweep)
+
     w = sub.add_parser("workloads", help="list the built-in flow-size distributions")
     w.set_defaults(func=_cmd_workloads)
+
+    label_help = "name the runs in legends and tables, one per RUN_DIR (default: folder names)"
+    pl = sub.add_parser("plot", help="draw figures (PNG) of one or several runs")
+    pl.add_argument("runs", nargs="+", metavar="RUN_DIR")
+    pl.add_argument(
+        "-o",
+        "--output",
+        default="runs/plots",
+        metavar="OUTDIR",
+        help="output directory (default: runs/plots)",
+    )
+    pl.add_argument(
+        "--kind",
+        action="append",
+        choices=["slowdown", "cdf", "throughput", "queues", "buffers", "pauses", "all"],
+        help="figure to draw (repeatable; default: all)",
+    )
+    pl.add_argument("--label", action="extend", nargs="+", metavar="NAME", help=label_help)
+    pl.add_argument("--force", action="store_true", help="overwrite figures in an existing OUTDIR")
+    pl.set_defaults(func=_cmd_plot)
+
+    rp = sub.add_parser("report", help="write an HTML or Markdown report comparing runs")
+    rp.add_argument("runs", nargs="+", metavar="RUN_DIR")
+    rp.add_argument(
+        "-o",
+        "--output",
+        default="runs/report",
+        metavar="OUTDIR",
+        help="output directory (default: runs/report)",
+    )
+    rp.add_argument(
+        "--format",
+        choices=["html", "md"],
+        default="html",
+        help="report.html with embedded figures (default) or report.md + PNGs",
+    )
+    rp.add_argument("--label", action="extend", nargs="+", metavar="NAME", help=label_help)
+    rp.add_argument("--force", action="store_true", help="overwrite files in an existing OUTDIR")
+    rp.set_defaults(func=_cmd_report)
     return p
 
 
