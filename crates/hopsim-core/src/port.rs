@@ -11,11 +11,20 @@ use crate::ids::{NodeId, PortId};
 use crate::packet::Packet;
 use crate::time::{ByteTime, Delta, Rate, SimTime};
 
-/// Counters of one port, reported per port after the run.
+/// Counters of one port, reported per port after the run. Laid out (`repr(C)`) with the
+/// counters every transmission updates first, so they share one cache line.
 #[derive(Clone, Copy, Debug, Default)]
+#[repr(C)]
 pub struct PortStats {
     pub tx_bytes: u64,
     pub tx_packets: u64,
+    /// Time spent serializing packets.
+    pub busy_time: Delta,
+    /// End of the last transmission and start of the first one.
+    pub last_tx_end: SimTime,
+    pub first_tx: Option<SimTime>,
+    /// Largest egress backlog seen (bytes in all data queues).
+    pub max_queue_bytes: u64,
     /// PAUSE / RESUME frames this port's node sent *out of* this port (to the upstream).
     pub pause_sent: u64,
     pub resume_sent: u64,
@@ -23,13 +32,6 @@ pub struct PortStats {
     pub pause_received: u64,
     /// Total time during which at least one data queue of this port was paused.
     pub paused_time: Delta,
-    /// Largest egress backlog seen (bytes in all data queues).
-    pub max_queue_bytes: u64,
-    /// Time spent serializing packets.
-    pub busy_time: Delta,
-    /// Start of the first transmission and end of the last one.
-    pub first_tx: Option<SimTime>,
-    pub last_tx_end: SimTime,
 }
 
 impl PortStats {
@@ -44,38 +46,55 @@ impl PortStats {
     }
 }
 
+/// One FIFO data queue of a port.
+#[derive(Clone, Debug, Default)]
+pub struct DataQueue {
+    pub packets: VecDeque<Packet>,
+    /// Wire bytes of the packets queued.
+    pub bytes: u64,
+}
+
 /// The transmitter of one link direction.
+///
+/// `repr(C)` with the fields a packet-hop touches first: line 1 holds timing, backlog and
+/// eligibility, line 2 the link and control rings, line 3 the data queues and ECN profile,
+/// line 4 the transmission counters; pause bookkeeping and the rate come last. A k=16 fat-tree has
+/// 6,144 ports, so their hot part must stay small to stay in cache; ports start on a
+/// cache-line boundary.
+#[repr(C, align(64))]
 pub struct Port {
+    /// End of the packet being serialized (the port is busy before this time).
+    pub busy_until: SimTime,
+    /// Propagation delay plus the receiving switch's pipeline latency.
+    pub arrival_delay: Delta,
+    pub byte_time: ByteTime,
+    /// Sum of the data queues' bytes.
+    pub backlog_bytes: u64,
+    /// Bit q: data queue q is non-empty / paused (ports with ≤ 64 queues); a queue is
+    /// eligible to send when non-empty and not paused.
+    nonempty: u64,
+    paused_mask: u64,
     pub node: NodeId,
     /// The port at the other end of the link.
     pub peer: PortId,
-    pub rate: Rate,
-    pub byte_time: ByteTime,
-    /// Propagation delay plus the receiving switch's pipeline latency.
-    pub arrival_delay: Delta,
-    /// End of the packet being serialized (the port is busy before this time).
-    pub busy_until: SimTime,
-    /// A `TxDone` event is scheduled at `busy_until`. It is scheduled only when work is
-    /// waiting, so a port that sends one packet and falls idle costs no extra event.
-    pub txdone_pending: bool,
     /// Packets on the wire towards the peer with their arrival times (FIFO).
     pub in_flight: VecDeque<(SimTime, Packet)>,
     pub control_queue: VecDeque<Packet>,
-    pub data_queues: Vec<VecDeque<Packet>>,
-    pub queue_bytes: Vec<u64>,
-    /// Sum of `queue_bytes`.
-    pub backlog_bytes: u64,
-    /// Per data queue (priority): paused by the downstream node.
-    pub paused: Vec<bool>,
-    /// Bit q set: data queue q is non-empty and not paused (ports with ≤ 64 queues).
-    eligible: u64,
-    paused_count: u32,
-    paused_since: SimTime,
+    /// Data queues with their byte counts side by side (one cache line per queue head).
+    pub queues: Vec<DataQueue>,
     /// Round-robin pointer over data queues.
     pub rr_next: u16,
-    pub stats: PortStats,
+    /// A `TxDone` event is scheduled at `busy_until`. It is scheduled only when work is
+    /// waiting, so a port that sends one packet and falls idle costs no extra event.
+    pub txdone_pending: bool,
     /// ECN marking thresholds for this port's rate (switch ports only).
     pub ecn: Option<crate::switch::RedProfile>,
+    pub stats: PortStats,
+    pub rate: Rate,
+    /// Per priority: paused by the downstream node.
+    pub paused: Vec<bool>,
+    paused_count: u32,
+    paused_since: SimTime,
 }
 
 impl Port {
@@ -97,11 +116,11 @@ impl Port {
             txdone_pending: false,
             in_flight: VecDeque::new(),
             control_queue: VecDeque::new(),
-            data_queues: (0..data_queues).map(|_| VecDeque::new()).collect(),
-            queue_bytes: vec![0; data_queues],
+            queues: (0..data_queues).map(|_| DataQueue::default()).collect(),
             backlog_bytes: 0,
             paused: vec![false; classes],
-            eligible: 0,
+            nonempty: 0,
+            paused_mask: 0,
             paused_count: 0,
             paused_since: SimTime::ZERO,
             rr_next: 0,
@@ -113,28 +132,32 @@ impl Port {
     /// Append a packet to data queue `queue`.
     #[inline]
     pub fn enqueue(&mut self, queue: usize, pkt: Packet) {
-        self.data_queues[queue].push_back(pkt);
-        self.refresh_eligible(queue);
+        let q = &mut self.queues[queue];
+        q.bytes += pkt.wire_bytes as u64;
+        q.packets.push_back(pkt);
+        self.backlog_bytes += pkt.wire_bytes as u64;
+        if queue < 64 {
+            self.nonempty |= 1 << queue;
+        }
     }
 
     /// Take the head of data queue `queue`.
     #[inline]
     pub fn dequeue(&mut self, queue: usize) -> Option<Packet> {
-        let pkt = self.data_queues[queue].pop_front();
-        self.refresh_eligible(queue);
-        pkt
+        let q = &mut self.queues[queue];
+        let pkt = q.packets.pop_front()?;
+        q.bytes -= pkt.wire_bytes as u64;
+        self.backlog_bytes -= pkt.wire_bytes as u64;
+        if q.packets.is_empty() && queue < 64 {
+            self.nonempty &= !(1 << queue);
+        }
+        Some(pkt)
     }
 
+    /// Bytes in data queue `queue`.
     #[inline]
-    fn refresh_eligible(&mut self, queue: usize) {
-        if queue < 64 {
-            let bit = 1u64 << queue;
-            if !self.paused[queue] && !self.data_queues[queue].is_empty() {
-                self.eligible |= bit;
-            } else {
-                self.eligible &= !bit;
-            }
-        }
+    pub fn queue_bytes(&self, queue: usize) -> u64 {
+        self.queues[queue].bytes
     }
 
     /// Serializing a packet at `now`.
@@ -156,8 +179,12 @@ impl Port {
             return false;
         }
         self.paused[queue] = pause;
-        if queue < self.data_queues.len() {
-            self.refresh_eligible(queue);
+        if queue < 64 {
+            if pause {
+                self.paused_mask |= 1 << queue;
+            } else {
+                self.paused_mask &= !(1 << queue);
+            }
         }
         if pause {
             if self.paused_count == 0 {
@@ -190,17 +217,18 @@ impl Port {
     /// queues). Ports with ≤ 64 queues use a bitmask; larger ones scan.
     #[inline]
     pub fn next_data_queue(&self) -> Option<usize> {
-        let n = self.data_queues.len();
+        let n = self.queues.len();
         let start = self.rr_next as usize;
         if n <= 64 {
-            if self.eligible == 0 {
+            let eligible = self.nonempty & !self.paused_mask;
+            if eligible == 0 {
                 return None;
             }
-            let from_start = self.eligible & (!0u64 << start);
-            let bits = if from_start != 0 { from_start } else { self.eligible };
+            let from_start = eligible & (!0u64 << start);
+            let bits = if from_start != 0 { from_start } else { eligible };
             return Some(bits.trailing_zeros() as usize);
         }
-        let ready = |q: &usize| !self.paused[*q] && !self.data_queues[*q].is_empty();
+        let ready = |q: &usize| !self.paused[*q] && !self.queues[*q].packets.is_empty();
         (start..n).find(ready).or_else(|| (0..start).find(ready))
     }
 }
@@ -209,6 +237,17 @@ impl Port {
 mod tests {
     use super::*;
     use crate::packet::{ControlPayload, PacketKind, NO_INT};
+
+    /// The fields of a packet-hop fill the first four cache lines of a port.
+    #[test]
+    fn hot_port_fields_stay_in_four_cache_lines() {
+        use std::mem::offset_of;
+        assert_eq!(offset_of!(Port, in_flight), 64);
+        assert_eq!(offset_of!(Port, queues), 128);
+        assert!(offset_of!(Port, ecn) + std::mem::size_of::<Option<crate::switch::RedProfile>>() <= 192);
+        assert_eq!(offset_of!(Port, stats), 192);
+        assert!(offset_of!(PortStats, max_queue_bytes) + 8 <= 64);
+    }
 
     fn pkt() -> Packet {
         Packet {

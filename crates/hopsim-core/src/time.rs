@@ -122,20 +122,21 @@ impl Rate {
 #[derive(Clone, Copy, Debug)]
 pub struct ByteTime {
     rate: Rate,
-    ps_per_byte: Option<u64>,
+    /// Exact picoseconds per byte, or 0 when the rate has none.
+    ps_per_byte: u64,
 }
 
 impl ByteTime {
     pub fn new(rate: Rate) -> Self {
         let bits = 8 * PS_PER_S;
-        let ps_per_byte = bits.is_multiple_of(rate.0).then(|| bits / rate.0);
+        let ps_per_byte = if bits.is_multiple_of(rate.0) { bits / rate.0 } else { 0 };
         ByteTime { rate, ps_per_byte }
     }
     #[inline]
     pub fn tx_time(&self, bytes: u64) -> Delta {
         match self.ps_per_byte {
-            Some(p) => Delta(bytes * p),
-            None => self.rate.tx_time(bytes),
+            0 => self.rate.tx_time(bytes),
+            p => Delta(bytes * p),
         }
     }
     pub fn rate(&self) -> Rate {

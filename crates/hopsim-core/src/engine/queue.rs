@@ -103,8 +103,11 @@ pub struct EventQueue {
     mask: u64,
     /// Absolute index (time >> BUCKET_SHIFT) of the bucket being drained.
     cur: u64,
-    /// Events of bucket `cur` (and of any earlier bucket scheduled late), by key.
-    current: BinaryHeap<Entry>,
+    /// Events of bucket `cur` (and of any earlier bucket scheduled late), sorted by key
+    /// *descending*: the earliest event is last, so popping is `Vec::pop`. A bucket is
+    /// 1 ns wide and holds a handful of events, so sorting it once when it becomes current
+    /// and inserting late arrivals in place is cheaper than a heap.
+    current: Vec<Entry>,
     /// Events of buckets `cur+1 .. cur+ring_len`, unsorted, at `bucket & mask`.
     ring: Vec<Vec<Entry>>,
     /// One bit per ring slot: the slot holds events.
@@ -137,7 +140,7 @@ impl EventQueue {
             ring_len,
             mask: ring_len - 1,
             cur: 0,
-            current: BinaryHeap::new(),
+            current: Vec::new(),
             ring: (0..ring_len).map(|_| Vec::new()).collect(),
             occupied: vec![0; (ring_len / 64) as usize],
             overflow: BinaryHeap::new(),
@@ -163,7 +166,8 @@ impl EventQueue {
     fn place(&mut self, entry: Entry) {
         let b = entry.bucket();
         if b <= self.cur {
-            self.current.push(entry);
+            let at = self.current.partition_point(|e| e.key > entry.key);
+            self.current.insert(at, entry);
         } else if b - self.cur < self.ring_len {
             let slot = (b & self.mask) as usize;
             self.ring[slot].push(entry);
@@ -197,10 +201,13 @@ impl EventQueue {
     }
 
     /// Make `current` hold the earliest events; false when the queue is empty.
+    #[inline]
     fn advance(&mut self) -> bool {
-        if !self.current.is_empty() {
-            return true;
-        }
+        !self.current.is_empty() || self.advance_bucket()
+    }
+
+    /// `current` is empty: move the calendar to the next non-empty bucket.
+    fn advance_bucket(&mut self) -> bool {
         if self.len == 0 {
             return false;
         }
@@ -216,10 +223,9 @@ impl EventQueue {
         let slot = (next & self.mask) as usize;
         if self.occupied[slot / 64] & (1 << (slot % 64)) != 0 && from_ring == Some(next) {
             self.occupied[slot / 64] &= !(1 << (slot % 64));
-            let mut bucket = std::mem::take(&mut self.ring[slot]);
-            self.current.extend(bucket.drain(..));
-            // Keep the bucket's allocation for reuse.
-            self.ring[slot] = bucket;
+            // `current` is empty: trade allocations with the bucket instead of copying.
+            std::mem::swap(&mut self.current, &mut self.ring[slot]);
+            self.current.sort_unstable_by_key(|e| std::cmp::Reverse(e.key));
         }
         // The ring now reaches further: pull in overflow events that fall inside it.
         while let Some(e) = self.overflow.peek() {
@@ -238,11 +244,13 @@ impl EventQueue {
         if !self.advance() {
             return None;
         }
-        let top = self.current.peek().expect("advance filled current");
+        let top = self.current.last().expect("advance filled current");
         if top.time() > limit {
             return None;
         }
-        self.pop()
+        let e = self.current.pop().expect("checked above");
+        self.len -= 1;
+        Some((e.time(), e.event))
     }
 
     /// Remove the earliest pending event.
@@ -260,12 +268,12 @@ impl EventQueue {
         if !self.advance() {
             return None;
         }
-        self.current.peek().map(|e| (e.time(), e.event))
+        self.current.last().map(|e| (e.time(), e.event))
     }
 
     /// Time of the earliest pending event.
     pub fn peek_time(&self) -> Option<SimTime> {
-        if let Some(e) = self.current.peek() {
+        if let Some(e) = self.current.last() {
             return Some(e.time());
         }
         let ring_min = self.next_ring_bucket().map(|b| {

@@ -27,7 +27,7 @@ impl Simulator {
                 }
                 let port = crate::ids::PortId((first + i) as u32);
                 if sampler.per_queue {
-                    for (q, &bytes) in p.queue_bytes.iter().enumerate() {
+                    for (q, bytes) in p.queues.iter().map(|q| q.bytes).enumerate() {
                         if bytes > 0 {
                             sampler.queues.push(QueueSample {
                                 time: now,

@@ -90,7 +90,7 @@ impl Simulator {
             let over = match self.switch_cfg.admission {
                 EgressAdmission::DynamicThreshold { alpha } => {
                     let free = (buffer - s.mmu.used_bytes) as f64;
-                    (port.queue_bytes[queue] + size) as f64 > alpha * free
+                    (port.queue_bytes(queue) + size) as f64 > alpha * free
                 }
                 EgressAdmission::StaticPerPort { bytes } => port.backlog_bytes + size > bytes,
             };
@@ -120,7 +120,7 @@ impl Simulator {
         };
         let mark = self.switch_cfg.ecn_enabled
             && !self.switch_cfg.ecn_at_dequeue
-            && self.ecn_decides_mark(egress, self.ports[egress.idx()].queue_bytes[queue]);
+            && self.ecn_decides_mark(egress, self.ports[egress.idx()].queue_bytes(queue));
         pkt.ingress = local_in as u16;
         pkt.queue = queue as u16;
         pkt.enq_ns = self.now.as_ns_wrapping();
@@ -129,10 +129,8 @@ impl Simulator {
             self.counters.ecn_marks += 1;
         }
         let port = &mut self.ports[egress.idx()];
-        port.queue_bytes[queue] += size;
-        port.backlog_bytes += size;
-        port.stats.max_queue_bytes = port.stats.max_queue_bytes.max(port.backlog_bytes);
         port.enqueue(queue, pkt);
+        port.stats.max_queue_bytes = port.stats.max_queue_bytes.max(port.backlog_bytes);
         if let Some(trace) = &mut self.obs.packet_trace {
             trace.record(self.now, PacketEvent::Enqueue, egress, &pkt, port.backlog_bytes);
         }
@@ -161,12 +159,10 @@ impl Simulator {
             return;
         };
         let mut pkt = pt.dequeue(queue).expect("eligible queue is non-empty");
-        pt.rr_next = ((queue + 1) % pt.data_queues.len()) as u16;
+        pt.rr_next = ((queue + 1) % pt.queues.len()) as u16;
         let p = pkt;
         let size = p.wire_bytes as u64;
-        pt.queue_bytes[queue] -= size;
-        pt.backlog_bytes -= size;
-        let queue_after = pt.queue_bytes[queue];
+        let queue_after = pt.queue_bytes(queue);
 
         let sw = self.node_slot[pt.node.idx()] as usize;
         let buffer = self.switch_cfg.buffer_bytes;

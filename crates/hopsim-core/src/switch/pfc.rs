@@ -54,6 +54,17 @@ impl PfcConfig {
     }
 }
 
+/// Accounting of one (ingress port, priority).
+#[derive(Clone, Copy, Debug, Default)]
+struct Ingress {
+    /// Bytes held in reserve and shared pool.
+    bytes: u64,
+    /// Bytes held in headroom.
+    hdrm: u64,
+    /// XOFF sent and not yet XON.
+    paused: bool,
+}
+
 /// Ingress accounting of one switch.
 #[derive(Clone, Debug)]
 pub struct PfcState {
@@ -61,13 +72,11 @@ pub struct PfcState {
     classes: usize,
     reserve: u64,
     resume_offset: u64,
-    /// Per local port.
-    headroom: Vec<u64>,
-    alpha: Vec<f64>,
-    /// Per (local port × classes + priority).
-    ingress_bytes: Vec<u64>,
-    hdrm_bytes: Vec<u64>,
-    paused: Vec<bool>,
+    /// Per local port: (headroom, alpha).
+    port: Vec<(u64, f64)>,
+    /// Per (local port × classes + priority), fields side by side: one cache line per
+    /// ingress touches everything an arrival or departure needs.
+    ingress: Vec<Ingress>,
     shared_used: u64,
     /// Buffer set aside: headroom and reserve of every port (once per port, as the HPCC
     /// simulator counts them).
@@ -84,11 +93,8 @@ impl PfcState {
             classes: cfg.classes,
             reserve: cfg.reserve,
             resume_offset: cfg.resume_offset,
-            headroom: ports.iter().map(|p| p.0).collect(),
-            alpha: ports.iter().map(|p| p.1).collect(),
-            ingress_bytes: vec![0; n],
-            hdrm_bytes: vec![0; n],
-            paused: vec![false; n],
+            port: ports.to_vec(),
+            ingress: vec![Ingress::default(); n],
             shared_used: 0,
             set_aside,
         }
@@ -102,7 +108,7 @@ impl PfcState {
     /// Shared-pool bytes used by (port, priority): what it holds beyond its reserve.
     #[inline]
     fn shared_of(&self, i: usize) -> u64 {
-        self.ingress_bytes[i].saturating_sub(self.reserve)
+        self.ingress[i].bytes.saturating_sub(self.reserve)
     }
 
     /// The XOFF threshold of `port` and the usage compared against it.
@@ -111,9 +117,9 @@ impl PfcState {
         match self.mode {
             PfcMode::Dynamic { .. } => {
                 let free = buffer.saturating_sub(self.set_aside).saturating_sub(self.shared_used);
-                ((free as f64 * self.alpha[port as usize]) as u64, self.shared_of(i))
+                ((free as f64 * self.port[port as usize].1) as u64, self.shared_of(i))
             }
-            PfcMode::Static { xoff, .. } => (xoff, self.ingress_bytes[i]),
+            PfcMode::Static { xoff, .. } => (xoff, self.ingress[i].bytes),
         }
     }
 
@@ -122,16 +128,16 @@ impl PfcState {
     pub fn admits(&self, port: u32, priority: u8, size: u64, buffer: u64) -> bool {
         let i = self.slot(port, priority);
         let (threshold, usage) = self.threshold_and_usage(port, i, buffer);
-        !(size + self.hdrm_bytes[i] > self.headroom[port as usize] && size + usage > threshold)
+        !(size + self.ingress[i].hdrm > self.port[port as usize].0 && size + usage > threshold)
     }
 
     /// Account an admitted packet: reserve first, then shared pool below the threshold,
     /// then headroom.
     pub fn on_enqueue(&mut self, port: u32, priority: u8, size: u64, buffer: u64) {
         let i = self.slot(port, priority);
-        let new_bytes = self.ingress_bytes[i] + size;
+        let new_bytes = self.ingress[i].bytes + size;
         if new_bytes <= self.reserve {
-            self.ingress_bytes[i] = new_bytes;
+            self.ingress[i].bytes = new_bytes;
             return;
         }
         let (threshold, _) = self.threshold_and_usage(port, i, buffer);
@@ -140,9 +146,9 @@ impl PfcState {
             PfcMode::Static { xoff, .. } => new_bytes > xoff,
         };
         if over {
-            self.hdrm_bytes[i] += size;
+            self.ingress[i].hdrm += size;
         } else {
-            self.ingress_bytes[i] = new_bytes;
+            self.ingress[i].bytes = new_bytes;
             self.shared_used += size.min(new_bytes - self.reserve);
         }
     }
@@ -150,30 +156,30 @@ impl PfcState {
     /// Release a departing packet: from headroom first, then the shared pool and reserve.
     pub fn on_dequeue(&mut self, port: u32, priority: u8, size: u64) {
         let i = self.slot(port, priority);
-        let from_hdrm = self.hdrm_bytes[i].min(size);
+        let from_hdrm = self.ingress[i].hdrm.min(size);
         let from_ingress = size - from_hdrm;
         let from_shared = from_ingress.min(self.shared_of(i));
-        self.hdrm_bytes[i] -= from_hdrm;
-        self.ingress_bytes[i] -= from_ingress;
+        self.ingress[i].hdrm -= from_hdrm;
+        self.ingress[i].bytes -= from_ingress;
         self.shared_used -= from_shared;
     }
 
     /// Should (port, priority) send XOFF now? Marks it paused if so.
     pub fn take_pause(&mut self, port: u32, priority: u8, buffer: u64) -> bool {
         let i = self.slot(port, priority);
-        if self.paused[i] {
+        if self.ingress[i].paused {
             return false;
         }
         let (threshold, usage) = self.threshold_and_usage(port, i, buffer);
-        let pause = self.hdrm_bytes[i] > 0 || usage >= threshold;
-        self.paused[i] = pause;
+        let pause = self.ingress[i].hdrm > 0 || usage >= threshold;
+        self.ingress[i].paused = pause;
         pause
     }
 
     /// Should (port, priority) send XON now? Marks it resumed if so.
     pub fn take_resume(&mut self, port: u32, priority: u8, buffer: u64) -> bool {
         let i = self.slot(port, priority);
-        if !self.paused[i] || self.hdrm_bytes[i] > 0 {
+        if !self.ingress[i].paused || self.ingress[i].hdrm > 0 {
             return false;
         }
         let (threshold, usage) = self.threshold_and_usage(port, i, buffer);
@@ -182,17 +188,17 @@ impl PfcState {
             PfcMode::Static { xon, .. } => usage <= xon,
         };
         if resume {
-            self.paused[i] = false;
+            self.ingress[i].paused = false;
         }
         resume
     }
 
     pub fn is_paused(&self, port: u32, priority: u8) -> bool {
-        self.paused[self.slot(port, priority)]
+        self.ingress[self.slot(port, priority)].paused
     }
 
     pub fn total_ingress_bytes(&self) -> u64 {
-        self.ingress_bytes.iter().sum::<u64>() + self.hdrm_bytes.iter().sum::<u64>()
+        self.ingress.iter().map(|g| g.bytes + g.hdrm).sum()
     }
 }
 

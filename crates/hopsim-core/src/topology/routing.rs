@@ -14,23 +14,37 @@ use crate::scenario::EcmpHash;
 
 /// Equal-cost next hops per (switch, destination host).
 ///
-/// Compact for cache residency (the k=16 fat-tree profile showed its table as a miss
-/// source): one `u32` per (switch, host) naming a distinct next-hop set, sets stored once.
+/// Hosts are single-homed, so every shortest path to a host ends with its edge switch
+/// and the link down to it: a switch's next hops towards a host are its next hops
+/// towards that host's edge switch, except at the edge switch itself (the host's port).
+/// The table is therefore indexed by (switch, destination edge switch), not by host —
+/// 8× smaller on a k=16 fat-tree (128 edge switches for 1,024 hosts), so it stays in
+/// cache (its host-indexed predecessor was a top miss source in the k=16 profile). Each
+/// entry is a `u32` naming a distinct next-hop set, stored once.
 #[derive(Clone, Debug)]
 pub struct EcmpTable {
-    hosts: usize,
+    edges: usize,
     /// Dense index of each switch (`u32::MAX` for hosts).
     switch_index: Vec<u32>,
-    /// Next-hop set id, indexed by `switch_index * hosts + host_index`.
+    /// Per host index: its edge switch, that switch's edge index and its port to the host.
+    attach: Vec<HostAttach>,
+    /// Next-hop set id, indexed by `switch_index * edges + edge index`.
     entries: Vec<u32>,
     /// `(start, len)` of each distinct set in `pool`.
     sets: Vec<(u32, u32)>,
     pool: Vec<PortId>,
 }
 
+/// Where a host hangs off the fabric.
+#[derive(Clone, Copy, Debug)]
+struct HostAttach {
+    edge: NodeId,
+    edge_index: u32,
+    port: PortId,
+}
+
 impl EcmpTable {
     pub fn build(topo: &Topology) -> EcmpTable {
-        let hosts = topo.hosts.len();
         let n = topo.node_count();
         let mut switch_index = vec![u32::MAX; n];
         let mut switches = 0u32;
@@ -40,23 +54,40 @@ impl EcmpTable {
                 switches += 1;
             }
         }
-        let mut entries = vec![0u32; switches as usize * hosts];
+        // Edge switches in order of first appearance among the hosts.
+        let mut edge_index = vec![u32::MAX; n];
+        let mut edge_nodes = Vec::new();
+        let attach: Vec<HostAttach> = topo
+            .hosts
+            .iter()
+            .map(|&h| {
+                let nic = topo.host_port(h);
+                let down = topo.ports[nic.idx()].peer;
+                let edge = topo.ports[down.idx()].node;
+                if edge_index[edge.idx()] == u32::MAX {
+                    edge_index[edge.idx()] = edge_nodes.len() as u32;
+                    edge_nodes.push(edge);
+                }
+                HostAttach { edge, edge_index: edge_index[edge.idx()], port: down }
+            })
+            .collect();
+        let edges = edge_nodes.len();
+        let mut entries = vec![0u32; switches as usize * edges];
         let mut sets = Vec::new();
         let mut pool = Vec::new();
         let mut dedupe: HashMap<Vec<PortId>, u32> = HashMap::new();
         let mut candidates = Vec::new();
-        for (hi, &dst) in topo.hosts.iter().enumerate() {
-            let dist = topo.hop_distances(dst);
+        for (ei, &edge) in edge_nodes.iter().enumerate() {
+            let dist = topo.hop_distances(edge);
             for node in 0..n {
                 let node_id = NodeId(node as u32);
-                if topo.is_host(node_id) || dist[node] == u32::MAX {
+                if topo.is_host(node_id) || node_id == edge || dist[node] == u32::MAX {
                     continue;
                 }
                 candidates.clear();
                 for p in topo.ports_of(node_id) {
                     let peer = topo.ports[topo.ports[p as usize].peer.idx()].node;
-                    let transit_ok = peer == dst || !topo.is_host(peer);
-                    if transit_ok && dist[peer.idx()] + 1 == dist[node] {
+                    if !topo.is_host(peer) && dist[peer.idx()] + 1 == dist[node] {
                         candidates.push(PortId(p));
                     }
                 }
@@ -65,17 +96,21 @@ impl EcmpTable {
                     pool.extend_from_slice(&candidates);
                     sets.len() as u32 - 1
                 });
-                entries[switch_index[node] as usize * hosts + hi] = set;
+                entries[switch_index[node] as usize * edges + ei] = set;
             }
         }
-        EcmpTable { hosts, switch_index, entries, sets, pool }
+        EcmpTable { edges, switch_index, attach, entries, sets, pool }
     }
 
     /// Egress ports of switch `node` on shortest paths to the host with index `host_index`.
     #[inline]
     pub fn next_hops(&self, node: NodeId, host_index: u32) -> &[PortId] {
+        let at = &self.attach[host_index as usize];
+        if at.edge == node {
+            return std::slice::from_ref(&at.port);
+        }
         let row = self.switch_index[node.idx()] as usize;
-        let (start, len) = self.sets[self.entries[row * self.hosts + host_index as usize] as usize];
+        let (start, len) = self.sets[self.entries[row * self.edges + at.edge_index as usize] as usize];
         &self.pool[start as usize..(start + len) as usize]
     }
 }
