@@ -36,6 +36,9 @@ REPORT_KEYS = (
     "wall_seconds",
     "peak_rss_bytes",
     "checksum",
+    "peak_packets_in_flight",
+    "bytes_per_packet_in_flight",
+    "bytes_per_flow",
 )
 
 
@@ -113,6 +116,7 @@ def _measure(doc: dict[str, Any], base: str) -> dict[str, Any]:
     sim.run()
     wall = time.perf_counter() - started
     summary = sim.summary()
+    memory = sim.memory()
     events, hops = summary["events"], summary["packet_hops"]
     return {
         "events": events,
@@ -123,6 +127,11 @@ def _measure(doc: dict[str, Any], base: str) -> dict[str, Any]:
         "wall_seconds": wall,
         "peak_rss_bytes": _peak_rss_bytes(),
         "checksum": flow_checksum(sim.flows()),
+        # Allocated packet-ring bytes over the most packets ever in flight (rings keep
+        # their peak capacity), and flow state per flow.
+        "peak_packets_in_flight": memory["peak_packets_in_flight"],
+        "bytes_per_packet_in_flight": memory["bytes_per_packet_in_flight"],
+        "bytes_per_flow": memory["bytes_per_flow"],
     }
 
 
@@ -134,6 +143,8 @@ def _format_report(name: str, report: dict[str, Any]) -> str:
             return f"{value / 2**20:,.1f} MiB"
         if key in ("sim_seconds", "wall_seconds"):
             return f"{value:.6g}"
+        if key.startswith("bytes_per"):
+            return f"{value:,.1f} B"
         if isinstance(value, float):
             return f"{value:,.0f}"
         if isinstance(value, int):

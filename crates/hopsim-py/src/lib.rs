@@ -235,6 +235,22 @@ impl Simulation {
         Ok(d)
     }
 
+    /// Allocated bytes by component (see `hopsim_core::sim::MemoryReport`).
+    fn memory<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let m = self.sim.memory_report();
+        let d = PyDict::new_bound(py);
+        d.set_item("packet_ring_bytes", m.packet_ring_bytes)?;
+        d.set_item("port_bytes", m.port_bytes)?;
+        d.set_item("flow_bytes", m.flow_bytes)?;
+        d.set_item("event_bytes", m.event_bytes)?;
+        d.set_item("routing_bytes", m.routing_bytes)?;
+        d.set_item("int_bytes", m.int_bytes)?;
+        d.set_item("peak_packets_in_flight", m.peak_packets_in_flight)?;
+        d.set_item("bytes_per_packet_in_flight", m.bytes_per_packet_in_flight())?;
+        d.set_item("bytes_per_flow", m.bytes_per_flow())?;
+        Ok(d)
+    }
+
     /// Run-wide counters.
     fn summary<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let s = self.sim.summary();

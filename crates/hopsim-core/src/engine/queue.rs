@@ -289,6 +289,15 @@ impl EventQueue {
     pub fn len(&self) -> usize {
         self.len
     }
+
+    /// Bytes allocated by the ring buckets, the current bucket and the overflow heap.
+    pub fn allocated_bytes(&self) -> u64 {
+        let entry = std::mem::size_of::<Entry>();
+        let buckets: usize =
+            self.ring.iter().map(|b| b.capacity() * entry + std::mem::size_of::<Vec<Entry>>()).sum();
+        (buckets + (self.current.capacity() + self.overflow.capacity()) * entry + self.occupied.len() * 8)
+            as u64
+    }
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }

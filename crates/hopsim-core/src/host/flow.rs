@@ -41,6 +41,13 @@ pub struct IrnFlow {
     pub received: PacketBitmap,
 }
 
+impl IrnFlow {
+    /// Bytes allocated for this state (the box and the bitmap).
+    pub fn heap_bytes(&self) -> u64 {
+        std::mem::size_of::<IrnFlow>() as u64 + self.received.heap_bytes()
+    }
+}
+
 /// One flow.
 #[derive(Clone, Debug)]
 pub struct Flow {

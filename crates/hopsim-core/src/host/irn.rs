@@ -18,6 +18,9 @@ pub struct PacketBitmap {
 }
 
 impl PacketBitmap {
+    pub fn heap_bytes(&self) -> u64 {
+        (self.words.capacity() * 8) as u64
+    }
     pub fn set(&mut self, i: u64) {
         let w = (i / 64) as usize;
         if w >= self.words.len() {

@@ -7,6 +7,7 @@
 
 mod build;
 mod classify;
+mod memory;
 mod observe;
 
 use crate::engine::{Event, EventQueue, RngStream};
@@ -23,6 +24,7 @@ use crate::topology::{Routing, Topology};
 
 pub use build::ValidScenario;
 pub use classify::FlowClass;
+pub use memory::MemoryReport;
 
 /// Wire size of a PFC frame: the 64-byte minimum Ethernet frame (IEEE 802.1Qbb frames
 /// are MAC control frames padded to the minimum size).

@@ -102,6 +102,16 @@ impl EcmpTable {
         EcmpTable { edges, switch_index, attach, entries, sets, pool }
     }
 
+    /// Bytes allocated by the table.
+    pub fn allocated_bytes(&self) -> u64 {
+        use std::mem::size_of;
+        (self.switch_index.capacity() * 4
+            + self.attach.capacity() * size_of::<HostAttach>()
+            + self.entries.capacity() * 4
+            + self.sets.capacity() * 8
+            + self.pool.capacity() * size_of::<PortId>()) as u64
+    }
+
     /// Egress ports of switch `node` on shortest paths to the host with index `host_index`.
     #[inline]
     pub fn next_hops(&self, node: NodeId, host_index: u32) -> &[PortId] {

@@ -1,0 +1,68 @@
+//! Where a run's memory goes: the bytes held by packet rings, events, flows, ports and
+//! routing, for the "bytes per in-flight packet / per flow" figures of the benchmarks.
+//! Capacities are counted (what is allocated), not lengths: a ring keeps the size of its
+//! deepest backlog.
+
+use std::collections::VecDeque;
+use std::mem::size_of;
+
+use crate::packet::Packet;
+use crate::time::SimTime;
+
+use super::Simulator;
+
+/// Allocated bytes by component.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MemoryReport {
+    /// Link, control and data-queue rings of every port (packets stored by value).
+    pub packet_ring_bytes: u64,
+    /// Port structs themselves.
+    pub port_bytes: u64,
+    /// Flow state, including IRN bitmaps.
+    pub flow_bytes: u64,
+    /// The calendar event queue.
+    pub event_bytes: u64,
+    /// ECMP table.
+    pub routing_bytes: u64,
+    /// INT stacks (HPCC only).
+    pub int_bytes: u64,
+    /// Most packets ever in the network at once.
+    pub peak_packets_in_flight: u64,
+    pub flows: u64,
+}
+
+impl MemoryReport {
+    /// Packet-ring bytes per packet at the peak (rings keep their peak capacity).
+    pub fn bytes_per_packet_in_flight(&self) -> f64 {
+        self.packet_ring_bytes as f64 / self.peak_packets_in_flight.max(1) as f64
+    }
+    pub fn bytes_per_flow(&self) -> f64 {
+        self.flow_bytes as f64 / self.flows.max(1) as f64
+    }
+}
+
+fn ring<T>(q: &VecDeque<T>) -> u64 {
+    (q.capacity() * size_of::<T>()) as u64
+}
+
+impl Simulator {
+    pub fn memory_report(&self) -> MemoryReport {
+        let mut packet_ring_bytes = 0;
+        for p in &self.ports {
+            packet_ring_bytes += ring::<(SimTime, Packet)>(&p.in_flight) + ring(&p.control_queue);
+            packet_ring_bytes += p.queues.iter().map(|q| ring(&q.packets)).sum::<u64>();
+        }
+        let flow_bytes = (self.flows.capacity() * size_of::<crate::host::Flow>()) as u64
+            + self.flows.iter().filter_map(|f| f.irn.as_ref()).map(|irn| irn.heap_bytes()).sum::<u64>();
+        MemoryReport {
+            packet_ring_bytes,
+            port_bytes: (self.ports.capacity() * size_of::<crate::port::Port>()) as u64,
+            flow_bytes,
+            event_bytes: self.events.allocated_bytes(),
+            routing_bytes: self.routing.table.allocated_bytes(),
+            int_bytes: (self.int_stacks.capacity() * size_of::<crate::switch::IntStack>()) as u64,
+            peak_packets_in_flight: self.peak_packets,
+            flows: self.flows.len() as u64,
+        }
+    }
+}
