@@ -177,6 +177,16 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _add_outdir(p: argparse.ArgumentParser, default: str) -> None:
+    p.add_argument(
+        "-o",
+        "--output",
+        default=default,
+        metavar="OUTDIR",
+        help=f"output directory (default: {default})",
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="hopsim",
@@ -240,13 +250,7 @@ def _parser() -> argparse.ArgumentParser:
     label_help = "name the runs in legends and tables, one per RUN_DIR (default: folder names)"
     pl = sub.add_parser("plot", help="draw figures (PNG) of one or several runs")
     pl.add_argument("runs", nargs="+", metavar="RUN_DIR")
-    pl.add_argument(
-        "-o",
-        "--output",
-        default="runs/plots",
-        metavar="OUTDIR",
-        help="output directory (default: runs/plots)",
-    )
+    _add_outdir(pl, "runs/plots")
     pl.add_argument(
         "--kind",
         action="append",
@@ -259,13 +263,7 @@ def _parser() -> argparse.ArgumentParser:
 
     rp = sub.add_parser("report", help="write an HTML or Markdown report comparing runs")
     rp.add_argument("runs", nargs="+", metavar="RUN_DIR")
-    rp.add_argument(
-        "-o",
-        "--output",
-        default="runs/report",
-        metavar="OUTDIR",
-        help="output directory (default: runs/report)",
-    )
+    _add_outdir(rp, "runs/report")
     rp.add_argument(
         "--format",
         choices=["html", "md"],

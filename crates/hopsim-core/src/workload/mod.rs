@@ -406,18 +406,38 @@ fn parse_seconds_exact(s: &str) -> Option<u64> {
     int.checked_mul(PS_PER_S)?.checked_add(frac_ps)
 }
 
-/// Read an HPCC simulator flow file: a count line, then `src dst priority dport size start_seconds`.
-pub fn read_hpcc_flows(
+/// Read a flow file and hand its text and name to `parse`.
+fn read_flow_file(
     path: &std::path::Path,
-    topo: &Topology,
-    tag: &str,
+    parse: impl FnOnce(&str, &str) -> Result<Vec<FlowSpec>, ScenarioError>,
 ) -> Result<Vec<FlowSpec>, ScenarioError> {
     let file = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::File {
         file: file.clone(),
         message: format!("cannot read flow file: {e}"),
     })?;
-    parse_hpcc_flows(&text, &file, topo, tag)
+    parse(&text, &file)
+}
+
+/// `check_flow` for a flow read from line `line` of `file`: errors name the file and line.
+fn check_flow_line(topo: &Topology, f: &FlowSpec, file: &str, line: usize) -> Result<(), ScenarioError> {
+    check_flow(topo, f, "flow").map_err(|e| match e {
+        ScenarioError::Field { path, message } => ScenarioError::FileLine {
+            file: file.to_string(),
+            line,
+            message: format!("{}: {message}", path.trim_start_matches("flow.")),
+        },
+        other => other,
+    })
+}
+
+/// Read an HPCC simulator flow file: a count line, then `src dst priority dport size start_seconds`.
+pub fn read_hpcc_flows(
+    path: &std::path::Path,
+    topo: &Topology,
+    tag: &str,
+) -> Result<Vec<FlowSpec>, ScenarioError> {
+    read_flow_file(path, |text, file| parse_hpcc_flows(text, file, topo, tag))
 }
 
 pub fn parse_hpcc_flows(
@@ -464,12 +484,7 @@ pub fn parse_hpcc_flows(
             query: None,
             incast: false,
         };
-        check_flow(topo, &f, "flow").map_err(|e| match e {
-            ScenarioError::Field { path, message } => {
-                err(ln, format!("{}: {message}", path.trim_start_matches("flow.")))
-            }
-            other => other,
-        })?;
+        check_flow_line(topo, &f, file, ln)?;
         flows.push(f);
     }
     if flows.len() != count {

@@ -4,7 +4,7 @@ use crate::scenario::ScenarioError;
 use crate::time::{SimTime, PS_PER_NS};
 use crate::topology::Topology;
 
-use super::{check_flow, FlowSpec, DEFAULT_DPORT};
+use super::{check_flow_line, read_flow_file, FlowSpec, DEFAULT_DPORT};
 
 /// Split one CSV line into fields; double quotes enclose fields with commas, `""` is a
 /// literal quote.
@@ -62,12 +62,7 @@ pub fn read_csv_flows(
     topo: &Topology,
     tag: &str,
 ) -> Result<Vec<FlowSpec>, ScenarioError> {
-    let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::File {
-        file: file.clone(),
-        message: format!("cannot read flow file: {e}"),
-    })?;
-    parse_csv_flows(&text, &file, topo, tag)
+    read_flow_file(path, |text, file| parse_csv_flows(text, file, topo, tag))
 }
 
 pub fn parse_csv_flows(
@@ -145,12 +140,7 @@ pub fn parse_csv_flows(
             query: None,
             incast: false,
         };
-        check_flow(topo, &spec, "flow").map_err(|e| match e {
-            ScenarioError::Field { path, message } => {
-                err(ln, format!("{}: {message}", path.trim_start_matches("flow.")))
-            }
-            other => other,
-        })?;
+        check_flow_line(topo, &spec, file, ln)?;
         flows.push(spec);
     }
     Ok(flows)
