@@ -248,9 +248,7 @@ impl EventQueue {
         if top.time() > limit {
             return None;
         }
-        let e = self.current.pop().expect("checked above");
-        self.len -= 1;
-        Some((e.time(), e.event))
+        Some(self.take_head())
     }
 
     /// Remove the earliest pending event.
@@ -258,9 +256,15 @@ impl EventQueue {
         if !self.advance() {
             return None;
         }
+        Some(self.take_head())
+    }
+
+    /// Pop the head of `current` (which `advance` filled).
+    #[inline]
+    fn take_head(&mut self) -> (SimTime, Event) {
         let e = self.current.pop().expect("advance filled current");
         self.len -= 1;
-        Some((e.time(), e.event))
+        (e.time(), e.event)
     }
 
     /// The earliest pending event (may move the calendar forward; order is unaffected).

@@ -252,11 +252,12 @@ impl Simulator {
         }
         let mtu = t.mtu as u64;
         flow.reorder.on_arrival(data.seq, data.payload, data.retransmit);
-        let new_data = data.seq == flow.rcv_nxt
-            || (data.seq > flow.rcv_nxt
-                && flow.irn.as_ref().is_some_and(|irn| !irn.received.get(data.seq / mtu)));
-        if new_data {
-            if let Some(tp) = &mut self.obs.throughput {
+        if let Some(tp) = &mut self.obs.throughput {
+            // New payload only: in order, or (IRN) out of order and not yet held.
+            let new_data = data.seq == flow.rcv_nxt
+                || (data.seq > flow.rcv_nxt
+                    && flow.irn.as_ref().is_some_and(|irn| !irn.received.get(data.seq / mtu)));
+            if new_data {
                 tp.add(now, data.flow, data.payload as u64);
             }
         }

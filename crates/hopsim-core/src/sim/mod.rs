@@ -397,14 +397,13 @@ impl Simulator {
 
     /// Run-wide counters and conservation figures.
     pub fn summary(&self) -> Summary {
-        let finished = self.flows.iter().filter(|f| f.finish.is_some()).count() as u64;
         let buffer_in_use = self.switches.iter().map(|s| s.mmu.used_bytes).sum();
         Summary {
             seed: self.seed,
             events: self.counters.events,
             sim_time: self.now,
             flows_total: self.flows.len() as u64,
-            flows_finished: finished,
+            flows_finished: self.counters.flows_finished,
             packet_hops: self.counters.packet_hops,
             data_packets_sent: self.counters.data_packets_sent,
             data_packets_delivered: self.counters.data_packets_delivered,

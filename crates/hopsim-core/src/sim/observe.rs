@@ -19,13 +19,12 @@ impl Simulator {
             if s.mmu.used_bytes > 0 {
                 sampler.buffers.push(BufferSample { time: now, node: s.node, bytes: s.mmu.used_bytes });
             }
-            let first = s.first_port as usize;
-            let end = self.topo.node_ports.get(s.node.idx() + 1).map_or(self.ports.len(), |&e| e as usize);
-            for (i, p) in self.ports[first..end].iter().enumerate() {
+            for id in self.topo.ports_of(s.node) {
+                let p = &self.ports[id as usize];
                 if p.backlog_bytes == 0 {
                     continue;
                 }
-                let port = crate::ids::PortId((first + i) as u32);
+                let port = crate::ids::PortId(id);
                 if sampler.per_queue {
                     for (q, bytes) in p.queues.iter().map(|q| q.bytes).enumerate() {
                         if bytes > 0 {
