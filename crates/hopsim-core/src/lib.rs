@@ -37,6 +37,7 @@ pub mod packet;
 pub mod port;
 pub mod scenario;
 pub mod sim;
+pub mod store;
 pub mod switch;
 pub mod time;
 pub mod topology;

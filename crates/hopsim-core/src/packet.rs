@@ -98,6 +98,33 @@ impl Packet {
     }
 }
 
+/// A 1,000-byte data segment at `seq` of flow 0 from node 0 to node 1 (for unit tests).
+#[cfg(test)]
+pub(crate) fn test_packet(seq: u64) -> Packet {
+    Packet {
+        kind: PacketKind::Data,
+        priority: 0,
+        ecn_ce: false,
+        cnp_echo: false,
+        flow: FlowId(0),
+        src: NodeId(0),
+        dst: NodeId(1),
+        sport: 0,
+        dport: 0,
+        seq,
+        payload: 1000,
+        wire_bytes: 1048,
+        sent_at: SimTime::ZERO,
+        ingress: 0,
+        enq_ns: 0,
+        queue: 0,
+        sack: 0,
+        retransmit: false,
+        control: ControlPayload::None,
+        int: NO_INT,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     /// Packets are copied through every queue: keep them within one cache line.

@@ -5,10 +5,8 @@
 //! can be paused on its own by the downstream node's flow control. A host's port has no
 //! data queues of its own: the NIC pulls data from its flows (see `host`).
 
-use std::collections::VecDeque;
-
 use crate::ids::{NodeId, PortId};
-use crate::packet::Packet;
+use crate::store::{PacketList, PacketRef, PacketStore};
 use crate::time::{ByteTime, Delta, Rate, SimTime};
 
 /// Counters of one port, reported per port after the run. Laid out (`repr(C)`) with the
@@ -49,7 +47,8 @@ impl PortStats {
 /// One FIFO data queue of a port.
 #[derive(Clone, Debug, Default)]
 pub struct DataQueue {
-    pub packets: VecDeque<Packet>,
+    /// The queued packets (slots of the [`PacketStore`]).
+    pub packets: PacketList,
     /// Wire bytes of the packets queued.
     pub bytes: u64,
 }
@@ -57,8 +56,8 @@ pub struct DataQueue {
 /// The transmitter of one link direction.
 ///
 /// `repr(C)` with the fields a packet-hop touches first: line 1 holds timing, backlog and
-/// eligibility, line 2 the link and control rings, line 3 the data queues and ECN profile,
-/// line 4 the transmission counters; pause bookkeeping and the rate come last. A k=16 fat-tree has
+/// eligibility, line 2 the link, control and data queue lists, lines 2–3 the transmission
+/// counters, line 4 the ECN profile; pause bookkeeping and the rate come last. A k=16 fat-tree has
 /// 6,144 ports, so their hot part must stay small to stay in cache; ports start on a
 /// cache-line boundary.
 #[repr(C, align(64))]
@@ -77,9 +76,9 @@ pub struct Port {
     pub node: NodeId,
     /// The port at the other end of the link.
     pub peer: PortId,
-    /// Packets on the wire towards the peer with their arrival times (FIFO).
-    pub in_flight: VecDeque<(SimTime, Packet)>,
-    pub control_queue: VecDeque<Packet>,
+    /// Packets on the wire towards the peer, oldest first (each slot holds its arrival time).
+    pub in_flight: PacketList,
+    pub control_queue: PacketList,
     /// Data queues with their byte counts side by side (one cache line per queue head).
     pub queues: Vec<DataQueue>,
     /// Round-robin pointer over data queues.
@@ -87,9 +86,9 @@ pub struct Port {
     /// A `TxDone` event is scheduled at `busy_until`. It is scheduled only when work is
     /// waiting, so a port that sends one packet and falls idle costs no extra event.
     pub txdone_pending: bool,
+    pub stats: PortStats,
     /// ECN marking thresholds for this port's rate (switch ports only).
     pub ecn: Option<crate::switch::RedProfile>,
-    pub stats: PortStats,
     pub rate: Rate,
     /// Per priority: paused by the downstream node.
     pub paused: Vec<bool>,
@@ -114,8 +113,8 @@ impl Port {
             arrival_delay,
             busy_until: SimTime::ZERO,
             txdone_pending: false,
-            in_flight: VecDeque::new(),
-            control_queue: VecDeque::new(),
+            in_flight: PacketList::default(),
+            control_queue: PacketList::default(),
             queues: (0..data_queues).map(|_| DataQueue::default()).collect(),
             backlog_bytes: 0,
             paused: vec![false; classes],
@@ -129,13 +128,14 @@ impl Port {
         }
     }
 
-    /// Append a packet to data queue `queue`.
+    /// Append stored packet `pkt` to data queue `queue`.
     #[inline]
-    pub fn enqueue(&mut self, queue: usize, pkt: Packet) {
+    pub fn enqueue(&mut self, store: &mut PacketStore, queue: usize, pkt: PacketRef) {
+        let wire = store.get(pkt).wire_bytes as u64;
         let q = &mut self.queues[queue];
-        q.bytes += pkt.wire_bytes as u64;
-        q.packets.push_back(pkt);
-        self.backlog_bytes += pkt.wire_bytes as u64;
+        q.bytes += wire;
+        store.push_back(&mut q.packets, pkt);
+        self.backlog_bytes += wire;
         if queue < 64 {
             self.nonempty |= 1 << queue;
         }
@@ -143,11 +143,12 @@ impl Port {
 
     /// Take the head of data queue `queue`.
     #[inline]
-    pub fn dequeue(&mut self, queue: usize) -> Option<Packet> {
+    pub fn dequeue(&mut self, store: &mut PacketStore, queue: usize) -> Option<PacketRef> {
         let q = &mut self.queues[queue];
-        let pkt = q.packets.pop_front()?;
-        q.bytes -= pkt.wire_bytes as u64;
-        self.backlog_bytes -= pkt.wire_bytes as u64;
+        let pkt = store.pop_front(&mut q.packets)?;
+        let wire = store.get(pkt).wire_bytes as u64;
+        q.bytes -= wire;
+        self.backlog_bytes -= wire;
         if q.packets.is_empty() && queue < 64 {
             self.nonempty &= !(1 << queue);
         }
@@ -236,42 +237,16 @@ impl Port {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::{ControlPayload, PacketKind, NO_INT};
+    use crate::packet::test_packet;
 
     /// The fields of a packet-hop fill the first four cache lines of a port.
     #[test]
     fn hot_port_fields_stay_in_four_cache_lines() {
         use std::mem::offset_of;
         assert_eq!(offset_of!(Port, in_flight), 64);
-        assert_eq!(offset_of!(Port, queues), 128);
-        assert!(offset_of!(Port, ecn) + std::mem::size_of::<Option<crate::switch::RedProfile>>() <= 192);
-        assert_eq!(offset_of!(Port, stats), 192);
-        assert!(offset_of!(PortStats, max_queue_bytes) + 8 <= 64);
-    }
-
-    fn pkt() -> Packet {
-        Packet {
-            kind: PacketKind::Data,
-            priority: 0,
-            ecn_ce: false,
-            cnp_echo: false,
-            flow: crate::ids::FlowId(0),
-            src: NodeId(0),
-            dst: NodeId(1),
-            sport: 0,
-            dport: 0,
-            seq: 0,
-            payload: 0,
-            wire_bytes: 64,
-            sent_at: SimTime::ZERO,
-            ingress: 0,
-            enq_ns: 0,
-            queue: 0,
-            sack: 0,
-            retransmit: false,
-            control: ControlPayload::None,
-            int: NO_INT,
-        }
+        assert!(offset_of!(Port, txdone_pending) < 128);
+        assert!(offset_of!(Port, stats) + offset_of!(PortStats, max_queue_bytes) + 8 <= 192);
+        assert!(offset_of!(Port, ecn) + std::mem::size_of::<Option<crate::switch::RedProfile>>() <= 256);
     }
 
     /// Round-robin over non-empty, unpaused queues, for the bitmask (≤ 64 queues) and the
@@ -280,9 +255,11 @@ mod tests {
     fn round_robin_skips_empty_and_paused_queues() {
         for queues in [8usize, 128] {
             let mut p = Port::new(NodeId(0), PortId(1), Rate::gbps(100), Delta::ZERO, queues, queues);
+            let mut store = PacketStore::new();
             assert_eq!(p.next_data_queue(), None);
             for q in [1, 3, 6] {
-                p.enqueue(q, pkt());
+                let r = store.insert(test_packet(q as u64));
+                p.enqueue(&mut store, q, r);
             }
             p.rr_next = 2;
             assert_eq!(p.next_data_queue(), Some(3));
@@ -290,8 +267,8 @@ mod tests {
             assert_eq!(p.next_data_queue(), Some(6));
             p.rr_next = 7;
             assert_eq!(p.next_data_queue(), Some(1), "wraps around");
-            p.dequeue(1);
-            p.dequeue(6);
+            p.dequeue(&mut store, 1);
+            p.dequeue(&mut store, 6);
             assert_eq!(p.next_data_queue(), None, "only the paused queue holds packets");
             p.set_paused(3, false, SimTime(5));
             assert_eq!(p.next_data_queue(), Some(3));

@@ -2,8 +2,8 @@
 //!
 //! Almost every event of a packet simulation is scheduled a little ahead of now (a
 //! serialization time, a link delay), so a calendar queue makes scheduling O(1): time is
-//! cut into buckets of 2^10 ps (~1 ns); a ring sized to the network's link delays (2^12
-//! buckets, ~4 µs, for 1 µs links) covers what packets schedule; events further out
+//! cut into buckets of 2^10 ps (~1 ns); a ring sized to the network's link delays (2^11
+//! buckets, ~2 µs, for 1 µs links) covers what packets schedule; events further out
 //! (timers) wait in an overflow heap and
 //! move into the ring as it advances. The bucket being drained is a small heap ordered by
 //! `(time, seq)`, so the firing order is exactly that of a single priority queue: by

@@ -30,6 +30,7 @@ use crate::ids::{FlowId, NodeId, PortId};
 use crate::packet::{ControlPayload, Packet, PacketKind, NO_INT};
 use crate::scenario::CcKind;
 use crate::sim::Simulator;
+use crate::store::PacketRef;
 use crate::time::{Delta, Rate, SimTime};
 
 /// Transport settings resolved from the scenario.
@@ -104,7 +105,7 @@ impl Simulator {
             }
             return;
         }
-        if let Some(pkt) = self.ports[port.idx()].control_queue.pop_front() {
+        if let Some(pkt) = self.store.pop_front(&mut self.ports[port.idx()].control_queue) {
             self.start_tx(port, pkt);
             if host_has_work(self) {
                 self.wake_when_idle(port);
@@ -153,8 +154,8 @@ impl Simulator {
         }
     }
 
-    /// Cut the next data segment of flow `f`.
-    fn make_data_packet(&mut self, f: FlowId) -> Packet {
+    /// Cut the next data segment of flow `f` (a new packet in the store).
+    fn make_data_packet(&mut self, f: FlowId) -> PacketRef {
         let now = self.now;
         let t = &self.transport;
         let flow = &mut self.flows[f.idx()];
@@ -206,27 +207,24 @@ impl Simulator {
             let delay = t.irn.as_ref().map_or(t.rto, |irn| irn.rto_low);
             self.events.schedule(now + delay, Event::FlowTimer { flow: f, kind: TimerKind::Rto, generation });
         }
-        self.created();
-        if self.switch_cfg.int_enabled {
-            Packet { int: self.alloc_int(), ..pkt }
-        } else {
-            pkt
-        }
+        let pkt = if self.switch_cfg.int_enabled { Packet { int: self.alloc_int(), ..pkt } } else { pkt };
+        self.store.insert(pkt)
     }
 
     /// A packet reached host `h`.
-    pub(crate) fn host_receive(&mut self, h: usize, pkt: Packet) {
-        match pkt.kind {
-            PacketKind::Data => self.receive_data(h, pkt),
+    pub(crate) fn host_receive(&mut self, h: usize, r: PacketRef) {
+        match self.store.get(r).kind {
+            PacketKind::Data => self.receive_data(h, r),
             PacketKind::Ack | PacketKind::Nack => {
+                let pkt = *self.store.get(r);
                 if pkt.int != NO_INT {
                     self.take_ack_int(&pkt);
                 }
-                self.consume(&pkt);
+                self.consume(r);
                 self.receive_ack(h, &pkt);
             }
             PacketKind::Cnp => {
-                self.consume(&pkt);
+                let pkt = self.consume(r);
                 self.on_congestion_notification(pkt.flow);
             }
             PacketKind::Control => unreachable!("control frames are consumed at the port"),
@@ -235,7 +233,8 @@ impl Simulator {
 
     /// Receiver side: in-order data advances `rcv_nxt` and is acknowledged; a gap
     /// triggers a NACK. The ACK / NACK takes over the data packet's INT stack (echo).
-    fn receive_data(&mut self, h: usize, data: Packet) {
+    fn receive_data(&mut self, h: usize, r: PacketRef) {
+        let data = *self.store.get(r);
         self.counters.data_packets_delivered += 1;
         let now = self.now;
         let t = &self.transport;
@@ -323,13 +322,18 @@ impl Simulator {
         let cnp = send_cnp.then(|| reverse(PacketKind::Cnp, 0, false, now, NO_INT));
         let port = self.hosts[h].port;
         match ack {
-            // The data packet becomes its ACK: one packet leaves, one enters.
-            Some(ack) => self.ports[port.idx()].control_queue.push_back(ack),
-            None => self.consume(&data),
+            // The data packet becomes its ACK, in the same slot (INT stack included).
+            Some(ack) => {
+                *self.store.get_mut(r) = ack;
+                self.store.push_back(&mut self.ports[port.idx()].control_queue, r);
+            }
+            None => {
+                self.consume(r);
+            }
         }
         if let Some(cnp) = cnp {
-            self.created();
-            self.ports[port.idx()].control_queue.push_back(cnp);
+            let c = self.store.insert(cnp);
+            self.store.push_back(&mut self.ports[port.idx()].control_queue, c);
         }
         self.nic_try_send(h);
     }

@@ -300,11 +300,13 @@ pub fn ideal_fct(topo: &Topology, path: &[PortId], size: u64, mtu: u32, header: 
     (base_rtt + bottleneck.tx_time(total), base_rtt, bottleneck)
 }
 
-/// How far ahead packet events are scheduled: twice the longest link delay plus the
-/// slowest serialization of a full packet (sizes the calendar ring).
+/// How far ahead packet events are scheduled: the longest link delay plus the slowest
+/// serialization of a full packet (sizes the calendar ring, which rounds it up to a power
+/// of two buckets; a ring no larger than needed reuses its buckets sooner, while they are
+/// still in cache).
 fn sim_horizon(topo: &Topology, packet_bytes: u32) -> Delta {
     let worst = topo.ports.iter().map(|p| p.delay + p.rate.tx_time(packet_bytes as u64)).max();
-    Delta(2 * worst.unwrap_or(Delta::ZERO).0)
+    Delta(worst.unwrap_or(Delta::ZERO).0)
 }
 
 /// Assemble the simulator from a validated scenario.
@@ -466,8 +468,7 @@ pub fn build(v: ValidScenario) -> Simulator {
     let mut sim = Simulator {
         now: SimTime::ZERO,
         events: crate::engine::EventQueue::with_horizon(horizon),
-        live_packets: 0,
-        peak_packets: 0,
+        store: crate::store::PacketStore::new(),
         topo,
         routing,
         ports,

@@ -1,20 +1,16 @@
 //! Where a run's memory goes: the bytes held by packet rings, events, flows, ports and
 //! routing, for the "bytes per in-flight packet / per flow" figures of the benchmarks.
-//! Capacities are counted (what is allocated), not lengths: a ring keeps the size of its
-//! deepest backlog.
+//! Capacities are counted (what is allocated), not lengths: the packet store keeps the
+//! slots of its busiest moment.
 
-use std::collections::VecDeque;
 use std::mem::size_of;
-
-use crate::packet::Packet;
-use crate::time::SimTime;
 
 use super::Simulator;
 
 /// Allocated bytes by component.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct MemoryReport {
-    /// Link, control and data-queue rings of every port (packets stored by value).
+    /// The packet store (every packet on a link or in a queue, one slot each).
     pub packet_ring_bytes: u64,
     /// Port structs themselves.
     pub port_bytes: u64,
@@ -32,7 +28,7 @@ pub struct MemoryReport {
 }
 
 impl MemoryReport {
-    /// Packet-ring bytes per packet at the peak (rings keep their peak capacity).
+    /// Packet-store bytes per packet at the peak (the store keeps its peak size).
     pub fn bytes_per_packet_in_flight(&self) -> f64 {
         self.packet_ring_bytes as f64 / self.peak_packets_in_flight.max(1) as f64
     }
@@ -41,27 +37,18 @@ impl MemoryReport {
     }
 }
 
-fn ring<T>(q: &VecDeque<T>) -> u64 {
-    (q.capacity() * size_of::<T>()) as u64
-}
-
 impl Simulator {
     pub fn memory_report(&self) -> MemoryReport {
-        let mut packet_ring_bytes = 0;
-        for p in &self.ports {
-            packet_ring_bytes += ring::<(SimTime, Packet)>(&p.in_flight) + ring(&p.control_queue);
-            packet_ring_bytes += p.queues.iter().map(|q| ring(&q.packets)).sum::<u64>();
-        }
         let flow_bytes = (self.flows.capacity() * size_of::<crate::host::Flow>()) as u64
             + self.flows.iter().filter_map(|f| f.irn.as_ref()).map(|irn| irn.heap_bytes()).sum::<u64>();
         MemoryReport {
-            packet_ring_bytes,
+            packet_ring_bytes: self.store.allocated_bytes(),
             port_bytes: (self.ports.capacity() * size_of::<crate::port::Port>()) as u64,
             flow_bytes,
             event_bytes: self.events.allocated_bytes(),
             routing_bytes: self.routing.table.allocated_bytes(),
             int_bytes: (self.int_stacks.capacity() * size_of::<crate::switch::IntStack>()) as u64,
-            peak_packets_in_flight: self.peak_packets,
+            peak_packets_in_flight: self.store.peak(),
             flows: self.flows.len() as u64,
         }
     }

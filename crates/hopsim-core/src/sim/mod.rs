@@ -18,6 +18,7 @@ use crate::observe::{Observers, PacketEvent};
 use crate::packet::{ControlPayload, Packet, PacketKind, NO_INT};
 use crate::port::Port;
 use crate::scenario::{Scenario, ScenarioError};
+use crate::store::{PacketRef, PacketStore};
 use crate::switch::{Switch, SwitchConfig};
 use crate::time::SimTime;
 use crate::topology::{Routing, Topology};
@@ -34,9 +35,8 @@ pub const PFC_FRAME_BYTES: u32 = 64;
 pub struct Simulator {
     pub(crate) now: SimTime,
     pub(crate) events: EventQueue,
-    /// Packets in existence (in queues or on links) and the most ever at once.
-    pub(crate) live_packets: u64,
-    pub(crate) peak_packets: u64,
+    /// Every packet in the network (on links and in queues), from creation to consumption.
+    pub(crate) store: PacketStore,
     pub(crate) topo: Topology,
     pub(crate) routing: Routing,
     pub(crate) ports: Vec<Port>,
@@ -153,10 +153,10 @@ impl Simulator {
         match ev {
             Event::Deliver { port } => {
                 let p = &mut self.ports[port.idx()];
-                let (_, pkt) = p.in_flight.pop_front().expect("a pending delivery has a packet");
+                let pkt = self.store.pop_front(&mut p.in_flight).expect("a pending delivery has a packet");
                 let peer = p.peer;
-                if let Some(&(next, _)) = p.in_flight.front() {
-                    self.events.schedule(next, Event::Deliver { port });
+                if let Some(next) = p.in_flight.front() {
+                    self.events.schedule(self.store.arrival(next), Event::Deliver { port });
                 }
                 self.on_arrive(peer, pkt);
             }
@@ -176,20 +176,21 @@ impl Simulator {
         }
     }
 
-    fn on_arrive(&mut self, port: PortId, pkt: Packet) {
+    fn on_arrive(&mut self, port: PortId, r: PacketRef) {
         let node = self.ports[port.idx()].node;
-        if pkt.kind == PacketKind::Control {
-            self.consume(&pkt);
+        let kind = self.store.get(r).kind;
+        if kind == PacketKind::Control {
+            let pkt = self.consume(r);
             self.on_control_frame(port, pkt.control);
             return;
         }
         if self.topo.is_host(node) {
             if let Some(trace) = &mut self.obs.packet_trace {
-                trace.record(self.now, PacketEvent::Receive, port, &pkt, 0);
+                trace.record(self.now, PacketEvent::Receive, port, self.store.get(r), 0);
             }
-            self.host_receive(self.node_slot[node.idx()] as usize, pkt);
+            self.host_receive(self.node_slot[node.idx()] as usize, r);
         } else {
-            self.switch_receive(self.node_slot[node.idx()] as usize, port, pkt);
+            self.switch_receive(self.node_slot[node.idx()] as usize, port, r);
         }
     }
 
@@ -214,26 +215,21 @@ impl Simulator {
         }
     }
 
-    /// A new packet enters the network.
+    /// A packet leaves the network (consumed at its destination or dropped): free its slot
+    /// and its INT stack.
     #[inline]
-    pub(crate) fn created(&mut self) {
-        self.live_packets += 1;
-        self.peak_packets = self.peak_packets.max(self.live_packets);
-    }
-
-    /// A packet leaves the network (consumed at its destination or dropped).
-    #[inline]
-    pub(crate) fn consume(&mut self, pkt: &Packet) {
-        self.live_packets -= 1;
+    pub(crate) fn consume(&mut self, r: PacketRef) -> Packet {
+        let pkt = self.store.remove(r);
         if pkt.int != NO_INT {
             self.int_free.push(pkt.int);
         }
+        pkt
     }
 
     /// Serialize `pkt` on `port` (which must be idle) and schedule its arrival at the peer.
     #[inline]
-    pub(crate) fn start_tx(&mut self, port: PortId, pkt: Packet) {
-        let wire = pkt.wire_bytes as u64;
+    pub(crate) fn start_tx(&mut self, port: PortId, pkt: PacketRef) {
+        let wire = self.store.get(pkt).wire_bytes as u64;
         let p = &mut self.ports[port.idx()];
         debug_assert!(!p.is_busy(self.now), "port {} already transmitting", port.0);
         let tx_time = p.byte_time.tx_time(wire);
@@ -245,10 +241,11 @@ impl Simulator {
         p.stats.first_tx.get_or_insert(self.now);
         p.stats.last_tx_end = tx_end;
         if let Some(trace) = &mut self.obs.packet_trace {
-            trace.record(self.now, PacketEvent::Transmit, port, &pkt, p.backlog_bytes);
+            trace.record(self.now, PacketEvent::Transmit, port, self.store.get(pkt), p.backlog_bytes);
         }
         let arrive = tx_end + p.arrival_delay;
-        p.in_flight.push_back((arrive, pkt));
+        self.store.set_arrival(pkt, arrive);
+        self.store.push_back(&mut p.in_flight, pkt);
         let first_in_flight = p.in_flight.len() == 1;
         self.counters.packet_hops += 1;
         if first_in_flight {
@@ -259,7 +256,6 @@ impl Simulator {
     /// Queue a hop-by-hop control frame on `port` (towards its peer) and kick the port.
     pub(crate) fn send_control_frame(&mut self, port: PortId, payload: ControlPayload) {
         let node = self.ports[port.idx()].node;
-        self.created();
         let pkt = Packet {
             kind: PacketKind::Control,
             priority: 0,
@@ -295,7 +291,8 @@ impl Simulator {
                 log.push(PfcEvent { time: self.now, node, port, priority, pause });
             }
         }
-        self.ports[port.idx()].control_queue.push_back(pkt);
+        let r = self.store.insert(pkt);
+        self.store.push_back(&mut self.ports[port.idx()].control_queue, r);
         self.try_send(port);
     }
 
@@ -410,8 +407,8 @@ impl Simulator {
             drops: self.counters.drops,
             pfc_pause_frames: self.counters.pfc_pause_frames,
             pfc_resume_frames: self.counters.pfc_resume_frames,
-            packets_in_flight: self.live_packets,
-            peak_packets_in_flight: self.peak_packets,
+            packets_in_flight: self.store.live(),
+            peak_packets_in_flight: self.store.peak(),
             buffer_bytes_in_use: buffer_in_use,
             max_buffer_bytes: self.switches.iter().map(|s| s.mmu.peak_bytes).max().unwrap_or(0),
             retransmitted_bytes: self.flows.iter().map(|f| f.retransmitted_bytes).sum(),

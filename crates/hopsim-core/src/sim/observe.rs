@@ -42,7 +42,7 @@ impl Simulator {
             }
         }
         let interval: Delta = sampler.interval;
-        if self.counters.flows_finished < self.flows.len() as u64 || self.live_packets > 0 {
+        if self.counters.flows_finished < self.flows.len() as u64 || self.store.live() > 0 {
             self.events.schedule(now + interval, Event::QueueSample);
         }
     }

@@ -17,8 +17,9 @@ pub use pfc::{PfcConfig, PfcMode, PfcState};
 use crate::ids::{NodeId, PortId};
 use crate::metrics::{DropCause, Drops};
 use crate::observe::PacketEvent;
-use crate::packet::{ControlPayload, Packet};
+use crate::packet::ControlPayload;
 use crate::sim::Simulator;
+use crate::store::PacketRef;
 use crate::topology::routing::routing_tuple;
 
 /// Egress admission for lossy traffic (`[switch.admission]`).
@@ -62,14 +63,15 @@ pub struct Switch {
 
 impl Simulator {
     /// A packet finished arriving on `in_port` of switch `sw`: route, admit, enqueue.
-    pub(crate) fn switch_receive(&mut self, sw: usize, in_port: PortId, mut pkt: Packet) {
+    pub(crate) fn switch_receive(&mut self, sw: usize, in_port: PortId, r: PacketRef) {
         let node = self.switches[sw].node;
+        let pkt = *self.store.get(r);
         let p = &pkt;
         let dst_index = self.topo.host_index[p.dst.idx()];
         let egress = self.routing.select(node, dst_index, routing_tuple(p));
 
         if p.is_control_class() {
-            self.ports[egress.idx()].control_queue.push_back(pkt);
+            self.store.push_back(&mut self.ports[egress.idx()].control_queue, r);
             self.switch_try_send(egress);
             return;
         }
@@ -103,7 +105,7 @@ impl Simulator {
                 let backlog = self.ports[egress.idx()].backlog_bytes;
                 trace.record(self.now, PacketEvent::Drop, egress, &pkt, backlog);
             }
-            self.consume(&pkt);
+            self.consume(r);
             return;
         }
 
@@ -121,18 +123,19 @@ impl Simulator {
         let mark = self.switch_cfg.ecn_enabled
             && !self.switch_cfg.ecn_at_dequeue
             && self.ecn_decides_mark(egress, self.ports[egress.idx()].queue_bytes(queue));
-        pkt.ingress = local_in as u16;
-        pkt.queue = queue as u16;
-        pkt.enq_ns = self.now.as_ns_wrapping();
+        let stored = self.store.get_mut(r);
+        stored.ingress = local_in as u16;
+        stored.queue = queue as u16;
+        stored.enq_ns = self.now.as_ns_wrapping();
         if mark {
-            pkt.ecn_ce = true;
+            stored.ecn_ce = true;
             self.counters.ecn_marks += 1;
         }
         let port = &mut self.ports[egress.idx()];
-        port.enqueue(queue, pkt);
+        port.enqueue(&mut self.store, queue, r);
         port.stats.max_queue_bytes = port.stats.max_queue_bytes.max(port.backlog_bytes);
         if let Some(trace) = &mut self.obs.packet_trace {
-            trace.record(self.now, PacketEvent::Enqueue, egress, &pkt, port.backlog_bytes);
+            trace.record(self.now, PacketEvent::Enqueue, egress, self.store.get(r), port.backlog_bytes);
         }
         if pause {
             self.send_control_frame(in_port, ControlPayload::Pfc { priority, pause: true });
@@ -150,7 +153,7 @@ impl Simulator {
             }
             return;
         }
-        if let Some(pkt) = pt.control_queue.pop_front() {
+        if let Some(pkt) = self.store.pop_front(&mut pt.control_queue) {
             self.start_tx(port, pkt);
             self.wake_if_more_work(port);
             return;
@@ -158,9 +161,9 @@ impl Simulator {
         let Some(queue) = pt.next_data_queue() else {
             return;
         };
-        let mut pkt = pt.dequeue(queue).expect("eligible queue is non-empty");
+        let pkt = pt.dequeue(&mut self.store, queue).expect("eligible queue is non-empty");
         pt.rr_next = ((queue + 1) % pt.queues.len()) as u16;
-        let p = pkt;
+        let p = *self.store.get(pkt);
         let size = p.wire_bytes as u64;
         let queue_after = pt.queue_bytes(queue);
 
@@ -181,11 +184,11 @@ impl Simulator {
             && self.switch_cfg.ecn_at_dequeue
             && self.ecn_decides_mark(port, queue_after)
         {
-            pkt.ecn_ce = true;
+            self.store.get_mut(pkt).ecn_ce = true;
             self.counters.ecn_marks += 1;
         }
         if self.switch_cfg.int_enabled {
-            self.push_int_hop(port, &pkt);
+            self.push_int_hop(port, &p);
         }
         let waited = self.now.as_ns_wrapping().wrapping_sub(p.enq_ns);
         self.obs.queue_delay.record(self.obs.hop_tier[port.idx()], waited as u64);
