@@ -24,12 +24,13 @@ const NIL: u32 = u32::MAX;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PacketRef(u32);
 
-/// One slot: the packet, when it finishes arriving at the far end of the link it is on,
-/// and the next slot of the list it is in.
+/// One slot: the packet, the next slot of the list it is in and, on a link, when that
+/// next packet finishes arriving (kept here so the link's next delivery is scheduled from
+/// the slot just read, not from a cold one).
 #[derive(Clone, Copy)]
 struct Slot {
     pkt: Packet,
-    arrive: SimTime,
+    next_arrival: SimTime,
     next: u32,
 }
 
@@ -68,7 +69,10 @@ impl PacketList {
 /// Slab of packet slots shared by every port of a simulation.
 #[derive(Default)]
 pub struct PacketStore {
-    chunks: Vec<Vec<Slot>>,
+    /// Fixed-size chunks (an index's low bits address a slot with no bounds check).
+    chunks: Vec<Box<[Slot; CHUNK]>>,
+    /// Slots ever used (the next never-used slot).
+    used: u32,
     /// Head of the free-slot list (linked through `Slot::next`).
     free: u32,
     /// Slots holding a packet now, and the most ever.
@@ -78,7 +82,7 @@ pub struct PacketStore {
 
 impl PacketStore {
     pub fn new() -> PacketStore {
-        PacketStore { chunks: Vec::new(), free: NIL, live: 0, peak: 0 }
+        PacketStore { chunks: Vec::new(), used: 0, free: NIL, live: 0, peak: 0 }
     }
 
     #[inline]
@@ -96,7 +100,7 @@ impl PacketStore {
     pub fn insert(&mut self, pkt: Packet) -> PacketRef {
         self.live += 1;
         self.peak = self.peak.max(self.live);
-        let slot = Slot { pkt, arrive: SimTime::ZERO, next: NIL };
+        let slot = Slot { pkt, next_arrival: SimTime::NEVER, next: NIL };
         if self.free != NIL {
             let r = self.free;
             let s = self.slot_mut(r);
@@ -105,12 +109,15 @@ impl PacketStore {
             self.free = next_free;
             return PacketRef(r);
         }
-        if self.chunks.last().is_none_or(|c| c.len() == CHUNK) {
-            self.chunks.push(Vec::with_capacity(CHUNK));
+        let r = self.used;
+        assert!(r != NIL, "fewer than 2^32 - 1 packets in flight");
+        if r as usize == self.chunks.len() * CHUNK {
+            let chunk: Box<[Slot]> = vec![slot; CHUNK].into_boxed_slice();
+            self.chunks.push(chunk.try_into().unwrap_or_else(|_| unreachable!("CHUNK slots")));
         }
-        let index = ((self.chunks.len() - 1) << CHUNK_BITS) | self.chunks.last().map_or(0, Vec::len);
-        self.chunks.last_mut().expect("a chunk with room").push(slot);
-        PacketRef(u32::try_from(index).expect("fewer than 2^32 packets in flight"))
+        self.used += 1;
+        *self.slot_mut(r) = slot;
+        PacketRef(r)
     }
 
     /// Take a packet out of the store (it must not be in any list).
@@ -135,15 +142,26 @@ impl PacketStore {
         &mut self.slot_mut(r.0).pkt
     }
 
-    /// When the packet finishes arriving at the far end of its link.
+    /// Start loading slot `r` into cache: the packet will be read soon (the new head of a
+    /// queue or link), and slots of a deep queue are scattered, which hardware
+    /// prefetchers cannot follow.
     #[inline]
-    pub fn arrival(&self, r: PacketRef) -> SimTime {
-        self.slot(r.0).arrive
-    }
-
-    #[inline]
-    pub fn set_arrival(&mut self, r: PacketRef, at: SimTime) {
-        self.slot_mut(r.0).arrive = at;
+    #[allow(unsafe_code)]
+    fn prefetch(&self, r: u32) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            let first = self.slot(r) as *const Slot as *const i8;
+            let last = first.wrapping_add(std::mem::size_of::<Slot>() - 1);
+            // SAFETY: a prefetch is only a hint: it has no architectural effect and cannot
+            // fault, whatever the address (here, both ends of a live slot).
+            unsafe {
+                _mm_prefetch::<_MM_HINT_T0>(first);
+                _mm_prefetch::<_MM_HINT_T0>(last);
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = r;
     }
 
     /// Append `r` to `list`.
@@ -159,7 +177,18 @@ impl PacketStore {
         list.len += 1;
     }
 
-    /// Unlink the oldest packet of `list`.
+    /// Append `r`, which finishes arriving at `arrival`, to the packets in flight on a
+    /// link. Returns whether it is the only one (its delivery must then be scheduled).
+    #[inline]
+    pub fn push_in_flight(&mut self, list: &mut PacketList, r: PacketRef, arrival: SimTime) -> bool {
+        if list.len > 0 {
+            self.slot_mut(list.tail).next_arrival = arrival;
+        }
+        self.push_back(list, r);
+        list.len == 1
+    }
+
+    /// Unlink the oldest packet of `list` (and start loading the next one).
     #[inline]
     pub fn pop_front(&mut self, list: &mut PacketList) -> Option<PacketRef> {
         if list.len == 0 {
@@ -170,8 +199,18 @@ impl PacketStore {
         list.len -= 1;
         if list.len == 0 {
             list.tail = NIL;
+        } else {
+            self.prefetch(list.head);
         }
         Some(PacketRef(r))
+    }
+
+    /// Unlink the oldest packet in flight on a link; with it, when the next one (now the
+    /// oldest) finishes arriving, if there is one.
+    #[inline]
+    pub fn pop_in_flight(&mut self, list: &mut PacketList) -> Option<(PacketRef, Option<SimTime>)> {
+        let r = self.pop_front(list)?;
+        Some((r, (!list.is_empty()).then(|| self.slot(r.0).next_arrival)))
     }
 
     /// Packets stored now.
@@ -186,7 +225,7 @@ impl PacketStore {
 
     /// Bytes allocated for slots.
     pub fn allocated_bytes(&self) -> u64 {
-        self.chunks.iter().map(|c| (c.capacity() * std::mem::size_of::<Slot>()) as u64).sum()
+        (self.chunks.len() * CHUNK * std::mem::size_of::<Slot>()) as u64
     }
 
     /// Bytes of one slot.
@@ -229,16 +268,17 @@ mod tests {
     fn grows_in_chunks_beyond_one() {
         let mut store = PacketStore::new();
         let mut list = PacketList::default();
-        for seq in 0..(CHUNK as u64 + 3) {
+        let n = CHUNK as u64 + 3;
+        for seq in 0..n {
             let r = store.insert(pkt(seq));
-            store.set_arrival(r, SimTime(seq));
-            store.push_back(&mut list, r);
+            assert_eq!(store.push_in_flight(&mut list, r, SimTime(seq)), seq == 0, "first on the link");
         }
         assert_eq!(store.allocated_bytes(), (2 * CHUNK * PacketStore::SLOT_BYTES) as u64);
-        for seq in 0..(CHUNK as u64 + 3) {
-            let r = store.pop_front(&mut list).unwrap();
-            assert_eq!((store.get(r).seq, store.arrival(r)), (seq, SimTime(seq)));
+        for seq in 0..n {
+            let (r, next) = store.pop_in_flight(&mut list).unwrap();
+            assert_eq!(store.get(r).seq, seq);
+            assert_eq!(next, (seq + 1 < n).then_some(SimTime(seq + 1)), "the next packet's arrival");
         }
-        assert!(store.pop_front(&mut list).is_none());
+        assert!(store.pop_in_flight(&mut list).is_none());
     }
 }

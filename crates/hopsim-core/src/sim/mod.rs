@@ -153,10 +153,11 @@ impl Simulator {
         match ev {
             Event::Deliver { port } => {
                 let p = &mut self.ports[port.idx()];
-                let pkt = self.store.pop_front(&mut p.in_flight).expect("a pending delivery has a packet");
+                let (pkt, next) =
+                    self.store.pop_in_flight(&mut p.in_flight).expect("a pending delivery has a packet");
                 let peer = p.peer;
-                if let Some(next) = p.in_flight.front() {
-                    self.events.schedule(self.store.arrival(next), Event::Deliver { port });
+                if let Some(next) = next {
+                    self.events.schedule(next, Event::Deliver { port });
                 }
                 self.on_arrive(peer, pkt);
             }
@@ -244,9 +245,7 @@ impl Simulator {
             trace.record(self.now, PacketEvent::Transmit, port, self.store.get(pkt), p.backlog_bytes);
         }
         let arrive = tx_end + p.arrival_delay;
-        self.store.set_arrival(pkt, arrive);
-        self.store.push_back(&mut p.in_flight, pkt);
-        let first_in_flight = p.in_flight.len() == 1;
+        let first_in_flight = self.store.push_in_flight(&mut p.in_flight, pkt, arrive);
         self.counters.packet_hops += 1;
         if first_in_flight {
             self.events.schedule(arrive, Event::Deliver { port });

@@ -82,11 +82,18 @@ impl Simulator {
         let buffer = self.switch_cfg.buffer_bytes;
         let s = &mut self.switches[sw];
 
-        // Admission.
+        // Admission (and, with PFC, ingress accounting and the XOFF decision).
+        let mut pause = false;
         let refused = if s.mmu.used_bytes + size > buffer {
             Some(DropCause::BufferFull)
-        } else if let Some(pfc) = &s.pfc {
-            (!pfc.admits(local_in, p.priority, size, buffer)).then_some(DropCause::HeadroomOverflow)
+        } else if let Some(pfc) = &mut s.pfc {
+            match pfc.on_arrival(local_in, p.priority, size, buffer) {
+                Some(xoff) => {
+                    pause = xoff;
+                    None
+                }
+                None => Some(DropCause::HeadroomOverflow),
+            }
         } else {
             let port = &self.ports[egress.idx()];
             let over = match self.switch_cfg.admission {
@@ -113,13 +120,6 @@ impl Simulator {
         s.mmu.used_bytes += size;
         s.mmu.peak_bytes = s.mmu.peak_bytes.max(s.mmu.used_bytes);
         let priority = p.priority;
-        let pause = match &mut s.pfc {
-            Some(pfc) => {
-                pfc.on_enqueue(local_in, priority, size, buffer);
-                pfc.take_pause(local_in, priority, buffer)
-            }
-            None => false,
-        };
         let mark = self.switch_cfg.ecn_enabled
             && !self.switch_cfg.ecn_at_dequeue
             && self.ecn_decides_mark(egress, self.ports[egress.idx()].queue_bytes(queue));

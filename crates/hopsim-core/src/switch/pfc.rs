@@ -111,46 +111,66 @@ impl PfcState {
         self.ingress[i].bytes.saturating_sub(self.reserve)
     }
 
-    /// The XOFF threshold of `port` and the usage compared against it.
+    /// The XOFF threshold of `port`: `alpha × free shared pool`, or the static XOFF.
     #[inline]
-    fn threshold_and_usage(&self, port: u32, i: usize, buffer: u64) -> (u64, u64) {
+    fn threshold(&self, port: u32, buffer: u64) -> u64 {
         match self.mode {
             PfcMode::Dynamic { .. } => {
                 let free = buffer.saturating_sub(self.set_aside).saturating_sub(self.shared_used);
-                ((free as f64 * self.port[port as usize].1) as u64, self.shared_of(i))
+                (free as f64 * self.port[port as usize].1) as u64
             }
-            PfcMode::Static { xoff, .. } => (xoff, self.ingress[i].bytes),
+            PfcMode::Static { xoff, .. } => xoff,
         }
     }
 
-    /// Ingress admission: refuse only when the headroom is exhausted *and* the packet
-    /// would take the shared usage past the threshold.
-    pub fn admits(&self, port: u32, priority: u8, size: u64, buffer: u64) -> bool {
-        let i = self.slot(port, priority);
-        let (threshold, usage) = self.threshold_and_usage(port, i, buffer);
-        !(size + self.ingress[i].hdrm > self.port[port as usize].0 && size + usage > threshold)
+    /// What ingress `i` has that is compared against the threshold: its shared-pool
+    /// bytes (dynamic) or all its bytes (static).
+    #[inline]
+    fn usage(&self, i: usize) -> u64 {
+        match self.mode {
+            PfcMode::Dynamic { .. } => self.shared_of(i),
+            PfcMode::Static { .. } => self.ingress[i].bytes,
+        }
     }
 
-    /// Account an admitted packet: reserve first, then shared pool below the threshold,
-    /// then headroom.
-    pub fn on_enqueue(&mut self, port: u32, priority: u8, size: u64, buffer: u64) {
+    /// A packet arrives at ingress (`port`, `priority`), in the HPCC simulator's order:
+    /// admission (refuse only when the headroom is exhausted *and* the packet would take
+    /// the usage past the threshold), accounting (reserve first, then the shared pool
+    /// below the threshold, then headroom), then the XOFF check. Returns `None` when the
+    /// packet is refused, else whether to send XOFF now (the ingress is then marked
+    /// paused). The threshold is computed once, and again only if the packet entered the
+    /// shared pool (which moves a dynamic threshold).
+    #[inline]
+    pub fn on_arrival(&mut self, port: u32, priority: u8, size: u64, buffer: u64) -> Option<bool> {
         let i = self.slot(port, priority);
+        let threshold = self.threshold(port, buffer);
+        if size + self.ingress[i].hdrm > self.port[port as usize].0 && size + self.usage(i) > threshold {
+            return None;
+        }
+        let shared_before = self.shared_used;
         let new_bytes = self.ingress[i].bytes + size;
         if new_bytes <= self.reserve {
             self.ingress[i].bytes = new_bytes;
-            return;
-        }
-        let (threshold, _) = self.threshold_and_usage(port, i, buffer);
-        let over = match self.mode {
-            PfcMode::Dynamic { .. } => new_bytes - self.reserve > threshold,
-            PfcMode::Static { xoff, .. } => new_bytes > xoff,
-        };
-        if over {
-            self.ingress[i].hdrm += size;
         } else {
-            self.ingress[i].bytes = new_bytes;
-            self.shared_used += size.min(new_bytes - self.reserve);
+            let over = match self.mode {
+                PfcMode::Dynamic { .. } => new_bytes - self.reserve > threshold,
+                PfcMode::Static { xoff, .. } => new_bytes > xoff,
+            };
+            if over {
+                self.ingress[i].hdrm += size;
+            } else {
+                self.ingress[i].bytes = new_bytes;
+                self.shared_used += size.min(new_bytes - self.reserve);
+            }
         }
+        if self.ingress[i].paused {
+            return Some(false);
+        }
+        let threshold =
+            if self.shared_used == shared_before { threshold } else { self.threshold(port, buffer) };
+        let pause = self.ingress[i].hdrm > 0 || self.usage(i) >= threshold;
+        self.ingress[i].paused = pause;
+        Some(pause)
     }
 
     /// Release a departing packet: from headroom first, then the shared pool and reserve.
@@ -164,25 +184,13 @@ impl PfcState {
         self.shared_used -= from_shared;
     }
 
-    /// Should (port, priority) send XOFF now? Marks it paused if so.
-    pub fn take_pause(&mut self, port: u32, priority: u8, buffer: u64) -> bool {
-        let i = self.slot(port, priority);
-        if self.ingress[i].paused {
-            return false;
-        }
-        let (threshold, usage) = self.threshold_and_usage(port, i, buffer);
-        let pause = self.ingress[i].hdrm > 0 || usage >= threshold;
-        self.ingress[i].paused = pause;
-        pause
-    }
-
     /// Should (port, priority) send XON now? Marks it resumed if so.
     pub fn take_resume(&mut self, port: u32, priority: u8, buffer: u64) -> bool {
         let i = self.slot(port, priority);
         if !self.ingress[i].paused || self.ingress[i].hdrm > 0 {
             return false;
         }
-        let (threshold, usage) = self.threshold_and_usage(port, i, buffer);
+        let (threshold, usage) = (self.threshold(port, buffer), self.usage(i));
         let resume = match self.mode {
             PfcMode::Dynamic { .. } => usage == 0 || usage + self.resume_offset <= threshold,
             PfcMode::Static { xon, .. } => usage <= xon,
@@ -215,12 +223,13 @@ mod tests {
     #[test]
     fn static_thresholds_have_hysteresis() {
         let mut s = state(PfcMode::Static { xoff: 5_000, xon: 2_000 });
-        for _ in 0..5 {
-            s.on_enqueue(0, 3, 1_000, 100_000);
+        for _ in 0..4 {
+            assert_eq!(s.on_arrival(0, 3, 1_000, 100_000), Some(false));
         }
-        assert!(s.take_pause(0, 3, 100_000), "XOFF at 5000 B");
-        assert!(!s.take_pause(0, 3, 100_000), "only one XOFF");
-        s.on_enqueue(0, 3, 1_000, 100_000); // goes to headroom
+        assert_eq!(s.on_arrival(0, 3, 1_000, 100_000), Some(true), "XOFF at 5000 B");
+        assert!(s.is_paused(0, 3));
+        // Goes to headroom; only one XOFF.
+        assert_eq!(s.on_arrival(0, 3, 1_000, 100_000), Some(false));
         s.on_dequeue(0, 3, 1_000);
         s.on_dequeue(0, 3, 1_000);
         assert!(!s.take_resume(0, 3, 100_000), "4000 B > XON");
@@ -238,16 +247,25 @@ mod tests {
         // = 78 KB / 8 = 9750 B of shared usage.
         let mut s = state(PfcMode::Dynamic { alpha: 0.125 });
         let mut sent = 0;
-        while !s.take_pause(0, 3, 100_000) {
-            s.on_enqueue(0, 3, 1_000, 100_000);
+        while s.on_arrival(0, 3, 1_000, 100_000) == Some(false) {
             sent += 1;
             assert!(sent < 100);
         }
-        // Reserve 1000 + shared usage ≥ threshold (which shrinks as shared usage grows).
+        sent += 1;
+        // Reserve 1000 + shared usage ≥ threshold (which shrinks as shared usage grows),
+        // and XOFF came with the first packet that got there.
         let shared = sent * 1_000 - 1_000;
         let threshold = (100_000 - 22_000 - shared) / 8;
         assert!(shared >= threshold, "{shared} vs {threshold}");
-        assert!(s.admits(0, 3, 1_000, 100_000), "headroom still free");
+        let before = (shared - 1_000, (100_000 - 22_000 - (shared - 1_000)) / 8);
+        assert!(before.0 < before.1, "one packet earlier it was below: {before:?}");
+        // Further packets go to the 10 KB headroom until it is exhausted; then refused.
+        assert_eq!(s.on_arrival(0, 3, 1_000, 100_000), Some(false), "headroom still free");
+        let admitted = (0..20).take_while(|_| s.on_arrival(0, 3, 1_000, 100_000).is_some()).count();
+        assert!(admitted < 10, "at most 10 KB of headroom: {admitted} more");
+        let before = s.total_ingress_bytes();
+        assert_eq!(s.on_arrival(0, 3, 1_000, 100_000), None, "headroom exhausted");
+        assert_eq!(s.total_ingress_bytes(), before, "a refused packet is not accounted");
     }
 
     #[test]
