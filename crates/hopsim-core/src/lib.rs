@@ -26,7 +26,7 @@
 //!
 //! [`scenario::Scenario`] describes a run; [`Simulator`] runs it.
 
-// One audited exception: `store` issues cache prefetch hints.
+// One audited exception: `prefetch` issues cache prefetch hints.
 #![deny(unsafe_code)]
 
 pub mod engine;
@@ -36,6 +36,7 @@ pub mod metrics;
 pub mod observe;
 pub mod packet;
 pub mod port;
+mod prefetch;
 pub mod scenario;
 pub mod sim;
 pub mod store;

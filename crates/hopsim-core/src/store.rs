@@ -21,7 +21,7 @@ const CHUNK: usize = 1 << CHUNK_BITS;
 const NIL: u32 = u32::MAX;
 
 /// A packet's slot in the [`PacketStore`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct PacketRef(u32);
 
 /// One slot: the packet, the next slot of the list it is in and, on a link, when that
@@ -146,22 +146,13 @@ impl PacketStore {
     /// queue or link), and slots of a deep queue are scattered, which hardware
     /// prefetchers cannot follow.
     #[inline]
-    #[allow(unsafe_code)]
-    fn prefetch(&self, r: u32) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            let first = self.slot(r) as *const Slot as *const i8;
-            let last = first.wrapping_add(std::mem::size_of::<Slot>() - 1);
-            // SAFETY: a prefetch is only a hint: it has no architectural effect and cannot
-            // fault, whatever the address (here, both ends of a live slot).
-            unsafe {
-                _mm_prefetch::<_MM_HINT_T0>(first);
-                _mm_prefetch::<_MM_HINT_T0>(last);
-            }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = r;
+    pub fn prefetch(&self, r: PacketRef) {
+        self.prefetch_slot(r.0);
+    }
+
+    #[inline]
+    fn prefetch_slot(&self, r: u32) {
+        crate::prefetch::prefetch(self.slot(r));
     }
 
     /// Append `r` to `list`.
@@ -200,7 +191,7 @@ impl PacketStore {
         if list.len == 0 {
             list.tail = NIL;
         } else {
-            self.prefetch(list.head);
+            self.prefetch_slot(list.head);
         }
         Some(PacketRef(r))
     }
@@ -208,9 +199,12 @@ impl PacketStore {
     /// Unlink the oldest packet in flight on a link; with it, when the next one (now the
     /// oldest) finishes arriving, if there is one.
     #[inline]
-    pub fn pop_in_flight(&mut self, list: &mut PacketList) -> Option<(PacketRef, Option<SimTime>)> {
+    pub fn pop_in_flight(
+        &mut self,
+        list: &mut PacketList,
+    ) -> Option<(PacketRef, Option<(SimTime, PacketRef)>)> {
         let r = self.pop_front(list)?;
-        Some((r, (!list.is_empty()).then(|| self.slot(r.0).next_arrival)))
+        Some((r, list.front().map(|next| (self.slot(r.0).next_arrival, next))))
     }
 
     /// Packets stored now.
@@ -277,7 +271,12 @@ mod tests {
         for seq in 0..n {
             let (r, next) = store.pop_in_flight(&mut list).unwrap();
             assert_eq!(store.get(r).seq, seq);
-            assert_eq!(next, (seq + 1 < n).then_some(SimTime(seq + 1)), "the next packet's arrival");
+            let next = next.map(|(at, next)| (at, store.get(next).seq));
+            assert_eq!(
+                next,
+                (seq + 1 < n).then_some((SimTime(seq + 1), seq + 1)),
+                "the next packet and its arrival"
+            );
         }
         assert!(store.pop_in_flight(&mut list).is_none());
     }

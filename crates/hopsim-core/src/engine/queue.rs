@@ -15,6 +15,7 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use crate::ids::{FlowId, NodeId, PortId};
+use crate::store::PacketRef;
 use crate::time::SimTime;
 
 /// Host-side timers. Each flow keeps a generation number per timer kind; a fired timer
@@ -35,8 +36,9 @@ pub enum Event {
     /// The oldest packet in flight on the link leaving `port` finishes arriving (last bit
     /// received) at the peer port. Links deliver in FIFO order, so each link has at most
     /// one pending `Deliver` (htsim's one-event-per-busy-component rule): the event queue
-    /// grows with busy links, not with packets in flight.
-    Deliver { port: PortId },
+    /// grows with busy links, not with packets in flight. `pkt` is that packet (so the loop
+    /// can start loading it while the event before it runs).
+    Deliver { port: PortId, pkt: PacketRef },
     /// `port` finished serializing its current packet and may start the next one.
     TxDone { port: PortId },
     /// A host NIC should try to transmit (a rate limiter or window may have opened).
@@ -265,6 +267,14 @@ impl EventQueue {
         let e = self.current.pop().expect("advance filled current");
         self.len -= 1;
         (e.time(), e.event)
+    }
+
+    /// The event `ahead` places after the next one in the bucket being drained, if any,
+    /// without moving the calendar: a look-ahead for prefetching (it fires soon, unless
+    /// earlier events are scheduled in between).
+    #[inline]
+    pub fn peek_drained(&self, ahead: usize) -> Option<&Event> {
+        self.current.len().checked_sub(ahead + 1).map(|i| &self.current[i].event)
     }
 
     /// The earliest pending event (may move the calendar forward; order is unaffected).

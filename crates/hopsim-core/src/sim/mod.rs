@@ -31,6 +31,10 @@ pub use memory::MemoryReport;
 /// are MAC control frames padded to the minimum size).
 pub const PFC_FRAME_BYTES: u32 = 64;
 
+/// How many events ahead the loop prefetches what an event will touch (0: the next one;
+/// measured best on k=16 against 6 and against none).
+const PREFETCH_AHEAD: usize = 0;
+
 /// A whole simulation run.
 pub struct Simulator {
     pub(crate) now: SimTime,
@@ -112,6 +116,16 @@ impl Simulator {
             }
             self.now = t;
             self.counters.events += 1;
+            // Start loading what the next event will read: a delivery's packet (written a
+            // link delay ago, at k=16 often no longer even in L3) and link, a port's queues.
+            match self.events.peek_drained(PREFETCH_AHEAD) {
+                Some(&Event::Deliver { pkt, port }) => {
+                    self.store.prefetch(pkt);
+                    crate::prefetch::prefetch(&self.ports[port.idx()].in_flight);
+                }
+                Some(&Event::TxDone { port }) => crate::prefetch::prefetch(&self.ports[port.idx()].queues),
+                _ => {}
+            }
             self.dispatch(ev);
         }
         self.drop_stale_head();
@@ -151,13 +165,14 @@ impl Simulator {
 
     fn dispatch(&mut self, ev: Event) {
         match ev {
-            Event::Deliver { port } => {
+            Event::Deliver { port, pkt: head } => {
                 let p = &mut self.ports[port.idx()];
                 let (pkt, next) =
                     self.store.pop_in_flight(&mut p.in_flight).expect("a pending delivery has a packet");
+                debug_assert_eq!(pkt, head, "links deliver in order");
                 let peer = p.peer;
-                if let Some(next) = next {
-                    self.events.schedule(next, Event::Deliver { port });
+                if let Some((at, next)) = next {
+                    self.events.schedule(at, Event::Deliver { port, pkt: next });
                 }
                 self.on_arrive(peer, pkt);
             }
@@ -248,7 +263,7 @@ impl Simulator {
         let first_in_flight = self.store.push_in_flight(&mut p.in_flight, pkt, arrive);
         self.counters.packet_hops += 1;
         if first_in_flight {
-            self.events.schedule(arrive, Event::Deliver { port });
+            self.events.schedule(arrive, Event::Deliver { port, pkt });
         }
     }
 
