@@ -206,6 +206,17 @@ def test_bench_json_is_stable(capsys):
     assert reports[0]["events"] == reports[1]["events"]
 
 
+def test_bench_several_names_one_process_each(capfd):
+    from hopsim.cli import main
+
+    assert main(["bench", "tiny", "tiny", "--json"]) == 0
+    lines = capfd.readouterr().out.splitlines()
+    reports = [json.loads(line) for line in lines]
+    assert [r["benchmark"] for r in reports] == ["tiny", "tiny"]
+    assert tuple(reports[0])[1:] == REPORT_KEYS
+    assert reports[0]["checksum"] == reports[1]["checksum"]
+
+
 def test_bench_human_table_and_unknown_name(capsys):
     code, out, _ = run_cli(capsys, "bench", "tiny")
     assert code == 0

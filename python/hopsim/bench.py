@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -22,7 +23,14 @@ from hopsim import _core
 from hopsim.results import flow_checksum
 from hopsim.scenario import load_toml, to_json
 
-__all__ = ["BENCH_DIR", "BenchmarkSkipped", "find_anchor", "list_benchmarks", "run_benchmark"]
+__all__ = [
+    "BENCH_DIR",
+    "BenchmarkSkipped",
+    "find_anchor",
+    "list_benchmarks",
+    "main_many",
+    "run_benchmark",
+]
 
 BENCH_DIR = Path(__file__).resolve().parent / "benchmarks"
 
@@ -127,8 +135,8 @@ def _measure(doc: dict[str, Any], base: str) -> dict[str, Any]:
         "wall_seconds": wall,
         "peak_rss_bytes": _peak_rss_bytes(),
         "checksum": flow_checksum(sim.flows()),
-        # Allocated packet-ring bytes over the most packets ever in flight (rings keep
-        # their peak capacity), and flow state per flow.
+        # Packet-store bytes over the most packets ever in flight (the store keeps its
+        # peak size), and flow state per flow.
         "peak_packets_in_flight": memory["peak_packets_in_flight"],
         "bytes_per_packet_in_flight": memory["bytes_per_packet_in_flight"],
         "bytes_per_flow": memory["bytes_per_flow"],
@@ -171,3 +179,28 @@ def main(name: str, as_json: bool = False) -> int:
     report = _measure(doc, base)
     print(json.dumps(report) if as_json else _format_report(name, report))
     return 0
+
+
+def main_many(names: list[str], as_json: bool = False) -> int:
+    """``hopsim bench NAME NAME ... | --all``: run each benchmark in a fresh process (so
+    each reports its own peak RSS), one after the other. With ``as_json``, print one JSON
+    object per line with the benchmark's name under ``"benchmark"``."""
+    known = {n for n, _ in list_benchmarks()}
+    for name in names:
+        if name not in known:
+            raise _core.ScenarioError(
+                f"unknown benchmark {name!r}; expected one of {', '.join(sorted(known))}"
+            )
+    status = 0
+    for name in names:
+        cmd = [sys.executable, "-m", "hopsim.cli", "bench", name, *(["--json"] if as_json else [])]
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, check=False)
+        status = status or proc.returncode
+        if proc.returncode != 0:
+            print(f"benchmark {name} failed (exit status {proc.returncode})", file=sys.stderr)
+            continue
+        if as_json:
+            print(json.dumps({"benchmark": name, **json.loads(proc.stdout)}), flush=True)
+        else:
+            print(proc.stdout, end="\n", flush=True)
+    return status

@@ -2,7 +2,7 @@
 
     hopsim run SCENARIO.toml [-o OUTDIR] [--set KEY=VALUE ...] [--force] [--quiet]
     hopsim validate SCENARIO.toml [--set KEY=VALUE ...]
-    hopsim bench NAME [--json] | hopsim bench --list
+    hopsim bench NAME... [--json] | hopsim bench --all [--json] | hopsim bench --list
     hopsim sweep SWEEP.toml [-o OUTDIR] [-j N] [--ray ADDRESS] [--dry-run] [--quiet]
     hopsim workloads
     hopsim plot RUN_DIR... [-o OUTDIR] [--kind KIND ...] [--label NAME ...] [--force]
@@ -72,9 +72,15 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         for name, description in bench.list_benchmarks():
             print(f"{name:<26} {description}")
         return EXIT_OK
+    if args.all:
+        if args.name:
+            raise _InputError("bench: give benchmark NAMEs or --all, not both")
+        return bench.main_many([name for name, _ in bench.list_benchmarks()], as_json=args.json)
     if not args.name:
-        raise _InputError("bench: give a benchmark NAME or --list")
-    return bench.main(args.name, as_json=args.json)
+        raise _InputError("bench: give a benchmark NAME, --all or --list")
+    if len(args.name) > 1:
+        return bench.main_many(args.name, as_json=args.json)
+    return bench.main(args.name[0], as_json=args.json)
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
@@ -220,9 +226,10 @@ def _parser() -> argparse.ArgumentParser:
     v.set_defaults(func=_cmd_validate)
 
     b = sub.add_parser("bench", help="run a reference benchmark and report its speed")
-    b.add_argument("name", nargs="?", metavar="NAME")
+    b.add_argument("name", nargs="*", metavar="NAME")
     b.add_argument("--list", action="store_true", help="list the benchmarks")
-    b.add_argument("--json", action="store_true", help="print one JSON object")
+    b.add_argument("--all", action="store_true", help="run every benchmark, one process each")
+    b.add_argument("--json", action="store_true", help="print one JSON object (per benchmark)")
     b.set_defaults(func=_cmd_bench)
 
     s = sub.add_parser(
