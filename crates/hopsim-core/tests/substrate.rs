@@ -240,6 +240,11 @@ fn poisson_mix_conserves_packets() {
     "#);
     assert_drained(&s);
     assert_eq!(s.summary().drops.total(), 0, "PFC keeps the fabric lossless");
+    // The packet store holds whole chunks of 4,096 slots: what its busiest moment needed.
+    let m = s.memory_report();
+    assert!(m.peak_packets_in_flight > 0);
+    let slots = m.peak_packets_in_flight.div_ceil(4096) * 4096;
+    assert_eq!(m.packet_store_bytes, slots * hopsim_core::store::PacketStore::SLOT_BYTES as u64);
 }
 
 /// INT: a data packet collects one telemetry record per switch egress, in time order.

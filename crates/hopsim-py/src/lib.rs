@@ -239,7 +239,7 @@ impl Simulation {
     fn memory<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let m = self.sim.memory_report();
         let d = PyDict::new_bound(py);
-        d.set_item("packet_ring_bytes", m.packet_ring_bytes)?;
+        d.set_item("packet_store_bytes", m.packet_store_bytes)?;
         d.set_item("port_bytes", m.port_bytes)?;
         d.set_item("flow_bytes", m.flow_bytes)?;
         d.set_item("event_bytes", m.event_bytes)?;

@@ -11,7 +11,7 @@ use super::Simulator;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct MemoryReport {
     /// The packet store (every packet on a link or in a queue, one slot each).
-    pub packet_ring_bytes: u64,
+    pub packet_store_bytes: u64,
     /// Port structs themselves.
     pub port_bytes: u64,
     /// Flow state, including IRN bitmaps.
@@ -30,7 +30,7 @@ pub struct MemoryReport {
 impl MemoryReport {
     /// Packet-store bytes per packet at the peak (the store keeps its peak size).
     pub fn bytes_per_packet_in_flight(&self) -> f64 {
-        self.packet_ring_bytes as f64 / self.peak_packets_in_flight.max(1) as f64
+        self.packet_store_bytes as f64 / self.peak_packets_in_flight.max(1) as f64
     }
     pub fn bytes_per_flow(&self) -> f64 {
         self.flow_bytes as f64 / self.flows.max(1) as f64
@@ -42,7 +42,7 @@ impl Simulator {
         let flow_bytes = (self.flows.capacity() * size_of::<crate::host::Flow>()) as u64
             + self.flows.iter().filter_map(|f| f.irn.as_ref()).map(|irn| irn.heap_bytes()).sum::<u64>();
         MemoryReport {
-            packet_ring_bytes: self.store.allocated_bytes(),
+            packet_store_bytes: self.store.allocated_bytes(),
             port_bytes: (self.ports.capacity() * size_of::<crate::port::Port>()) as u64,
             flow_bytes,
             event_bytes: self.events.allocated_bytes(),
