@@ -1,9 +1,9 @@
 //! Packets.
 //!
-//! A packet is a compact plain `Copy` struct moved by value: from the NIC into a link's
-//! in-flight queue, into a switch egress queue, onto the next link. Queues are ring
-//! buffers, so a packet's bytes are touched in order and never through a pointer chase
-//! into a global arena (which the profile showed as the top cache-miss site). Control frames (PFC, and later BFC / Pyrrha / OFC frames) carry a
+//! A packet is a compact plain `Copy` struct (64 B). It lives in one slot of the
+//! [`PacketStore`](crate::store::PacketStore) from creation at a NIC or switch until it is
+//! consumed; links and queues hold lists of slots, so forwarding never copies it. Control
+//! frames (PFC, and later BFC / Pyrrha / OFC frames) carry a
 //! typed [`ControlPayload`] and bypass data buffer accounting.
 
 use crate::ids::{FlowId, NodeId};
@@ -127,7 +127,7 @@ pub(crate) fn test_packet(seq: u64) -> Packet {
 
 #[cfg(test)]
 mod tests {
-    /// Packets are copied through every queue: keep them within one cache line.
+    /// A packet is read at every hop: keep it within one cache line.
     #[test]
     fn packet_fits_a_cache_line() {
         assert!(std::mem::size_of::<super::Packet>() <= 64, "{}", std::mem::size_of::<super::Packet>());

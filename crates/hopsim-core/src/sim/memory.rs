@@ -1,4 +1,4 @@
-//! Where a run's memory goes: the bytes held by packet rings, events, flows, ports and
+//! Where a run's memory goes: the bytes held by the packet store, events, flows, ports and
 //! routing, for the "bytes per in-flight packet / per flow" figures of the benchmarks.
 //! Capacities are counted (what is allocated), not lengths: the packet store keeps the
 //! slots of its busiest moment.
