@@ -5,7 +5,7 @@
 //! cut into buckets of 2^10 ps (~1 ns); a ring sized to the network's link delays (2^11
 //! buckets, ~2 µs, for 1 µs links) covers what packets schedule; events further out
 //! (timers) wait in an overflow heap and
-//! move into the ring as it advances. The bucket being drained is a small heap ordered by
+//! move into the ring as it advances. The bucket being drained is a vector sorted by
 //! `(time, seq)`, so the firing order is exactly that of a single priority queue: by
 //! time, ties in insertion order. Bucket width was chosen by instruction counts
 //! (cachegrind) on the k=8 fat-tree: 1 ns buckets hold a few events each at ~7 events per
@@ -90,6 +90,28 @@ impl Ord for Entry {
     }
 }
 
+/// Sort a bucket by key. Its events were pushed in sequence order, so it is usually
+/// nearly sorted by time too: insertion sort (about one comparison per event then); large
+/// buckets (bursts of same-time events, overflow drains) go to the library sort.
+fn sort_nearly_sorted(v: &mut [Entry]) {
+    if v.len() > 32 {
+        v.sort_unstable_by_key(|e| e.key);
+        return;
+    }
+    for i in 1..v.len() {
+        let e = v[i];
+        if e.key >= v[i - 1].key {
+            continue;
+        }
+        let mut j = i;
+        while j > 0 && v[j - 1].key > e.key {
+            v[j] = v[j - 1];
+            j -= 1;
+        }
+        v[j] = e;
+    }
+}
+
 /// log2 of the bucket width in picoseconds.
 const BUCKET_SHIFT: u32 = 10;
 /// Bounds of log2 of the number of buckets in the ring.
@@ -106,10 +128,12 @@ pub struct EventQueue {
     /// Absolute index (time >> BUCKET_SHIFT) of the bucket being drained.
     cur: u64,
     /// Events of bucket `cur` (and of any earlier bucket scheduled late), sorted by key
-    /// *descending*: the earliest event is last, so popping is `Vec::pop`. A bucket is
-    /// 1 ns wide and holds a handful of events, so sorting it once when it becomes current
-    /// and inserting late arrivals in place is cheaper than a heap.
+    /// ascending from `head` (the events before `head` have fired). A bucket is 1 ns wide
+    /// and holds a handful of events that arrived in sequence order, so it is nearly
+    /// sorted already: an insertion sort puts it in order at about one comparison per
+    /// event, and late arrivals are inserted in place; cheaper than a heap.
     current: Vec<Entry>,
+    head: usize,
     /// Events of buckets `cur+1 .. cur+ring_len`, unsorted, at `bucket & mask`.
     ring: Vec<Vec<Entry>>,
     /// One bit per ring slot: the slot holds events.
@@ -143,6 +167,7 @@ impl EventQueue {
             mask: ring_len - 1,
             cur: 0,
             current: Vec::new(),
+            head: 0,
             ring: (0..ring_len).map(|_| Vec::new()).collect(),
             occupied: vec![0; (ring_len / 64) as usize],
             overflow: BinaryHeap::new(),
@@ -168,7 +193,7 @@ impl EventQueue {
     fn place(&mut self, entry: Entry) {
         let b = entry.bucket();
         if b <= self.cur {
-            let at = self.current.partition_point(|e| e.key > entry.key);
+            let at = self.head + self.current[self.head..].partition_point(|e| e.key < entry.key);
             self.current.insert(at, entry);
         } else if b - self.cur < self.ring_len {
             let slot = (b & self.mask) as usize;
@@ -186,7 +211,7 @@ impl EventQueue {
         let words = self.occupied.len();
         let first_word = (start / 64) as usize;
         for step in 0..=words {
-            let w = (first_word + step) % words;
+            let w = (first_word + step) & (words - 1); // words is a power of two
             let mut bits = self.occupied[w];
             if step == 0 {
                 bits &= !0u64 << (start % 64);
@@ -205,11 +230,13 @@ impl EventQueue {
     /// Make `current` hold the earliest events; false when the queue is empty.
     #[inline]
     fn advance(&mut self) -> bool {
-        !self.current.is_empty() || self.advance_bucket()
+        self.head < self.current.len() || self.advance_bucket()
     }
 
     /// `current` is empty: move the calendar to the next non-empty bucket.
     fn advance_bucket(&mut self) -> bool {
+        self.current.clear();
+        self.head = 0;
         if self.len == 0 {
             return false;
         }
@@ -227,7 +254,7 @@ impl EventQueue {
             self.occupied[slot / 64] &= !(1 << (slot % 64));
             // `current` is empty: trade allocations with the bucket instead of copying.
             std::mem::swap(&mut self.current, &mut self.ring[slot]);
-            self.current.sort_unstable_by_key(|e| std::cmp::Reverse(e.key));
+            sort_nearly_sorted(&mut self.current);
         }
         // The ring now reaches further: pull in overflow events that fall inside it.
         while let Some(e) = self.overflow.peek() {
@@ -246,7 +273,7 @@ impl EventQueue {
         if !self.advance() {
             return None;
         }
-        let top = self.current.last().expect("advance filled current");
+        let top = &self.current[self.head];
         if top.time() > limit {
             return None;
         }
@@ -264,7 +291,8 @@ impl EventQueue {
     /// Pop the head of `current` (which `advance` filled).
     #[inline]
     fn take_head(&mut self) -> (SimTime, Event) {
-        let e = self.current.pop().expect("advance filled current");
+        let e = self.current[self.head];
+        self.head += 1;
         self.len -= 1;
         (e.time(), e.event)
     }
@@ -274,7 +302,7 @@ impl EventQueue {
     /// earlier events are scheduled in between).
     #[inline]
     pub fn peek_drained(&self, ahead: usize) -> Option<&Event> {
-        self.current.len().checked_sub(ahead + 1).map(|i| &self.current[i].event)
+        self.current.get(self.head + ahead).map(|e| &e.event)
     }
 
     /// The earliest pending event (may move the calendar forward; order is unaffected).
@@ -282,12 +310,12 @@ impl EventQueue {
         if !self.advance() {
             return None;
         }
-        self.current.last().map(|e| (e.time(), e.event))
+        self.current.get(self.head).map(|e| (e.time(), e.event))
     }
 
     /// Time of the earliest pending event.
     pub fn peek_time(&self) -> Option<SimTime> {
-        if let Some(e) = self.current.last() {
+        if let Some(e) = self.current.get(self.head) {
             return Some(e.time());
         }
         let ring_min = self.next_ring_bucket().map(|b| {

@@ -120,7 +120,8 @@ impl Simulator {
         let mut earliest = SimTime::NEVER;
         let start = self.hosts[h].rr % n;
         for i in 0..n {
-            let idx = (start + i) % n;
+            // (start + i) mod n, without a division per flow scanned.
+            let idx = if start + i < n { start + i } else { start + i - n };
             let f = self.hosts[h].active[idx];
             let mtu = self.transport.mtu;
             let flow = &mut self.flows[f.idx()];

@@ -162,7 +162,7 @@ impl Simulator {
             return;
         };
         let pkt = pt.dequeue(&mut self.store, queue).expect("eligible queue is non-empty");
-        pt.rr_next = ((queue + 1) % pt.queues.len()) as u16;
+        pt.rr_next = if queue + 1 == pt.queues.len() { 0 } else { queue as u16 + 1 };
         let p = *self.store.get(pkt);
         let size = p.wire_bytes as u64;
         let queue_after = pt.queue_bytes(queue);
