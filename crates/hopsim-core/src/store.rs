@@ -67,7 +67,6 @@ impl PacketList {
 }
 
 /// Slab of packet slots shared by every port of a simulation.
-#[derive(Default)]
 pub struct PacketStore {
     /// Fixed-size chunks (an index's low bits address a slot with no bounds check).
     chunks: Vec<Box<[Slot; CHUNK]>>,
@@ -78,6 +77,12 @@ pub struct PacketStore {
     /// Slots holding a packet now, and the most ever.
     live: u32,
     peak: u32,
+}
+
+impl Default for PacketStore {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl PacketStore {
@@ -260,7 +265,7 @@ mod tests {
 
     #[test]
     fn grows_in_chunks_beyond_one() {
-        let mut store = PacketStore::new();
+        let mut store = PacketStore::default();
         let mut list = PacketList::default();
         let n = CHUNK as u64 + 3;
         for seq in 0..n {

@@ -36,6 +36,11 @@ impl ScenarioError {
     pub fn field(path: impl Into<String>, message: impl Into<String>) -> Self {
         ScenarioError::Field { path: path.into(), message: message.into() }
     }
+
+    /// A maker of `file:line` errors for the input file `file` (used by its parsers).
+    pub fn in_file(file: &str) -> impl Fn(usize, String) -> ScenarioError + '_ {
+        move |line, message| ScenarioError::FileLine { file: file.to_string(), line, message }
+    }
 }
 
 /// One simulation run.

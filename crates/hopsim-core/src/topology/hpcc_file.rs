@@ -25,8 +25,7 @@ pub fn read_hpcc_topology(path: &Path) -> Result<Topology, ScenarioError> {
 
 /// Parse the text of an HPCC-format topology; `file` names it in errors.
 pub fn parse_hpcc_topology(text: &str, file: &str) -> Result<Topology, ScenarioError> {
-    let err =
-        |line: usize, message: String| ScenarioError::FileLine { file: file.to_string(), line, message };
+    let err = ScenarioError::in_file(file);
     let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l)).filter(|(_, l)| !l.trim().is_empty());
 
     let (ln, header) =

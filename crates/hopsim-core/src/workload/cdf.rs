@@ -74,8 +74,7 @@ impl EmpiricalCdf {
 
     /// Parse CDF text; `file` names it in errors.
     pub fn parse(text: &str, file: &str) -> Result<EmpiricalCdf, ScenarioError> {
-        let err =
-            |line: usize, message: String| ScenarioError::FileLine { file: file.to_string(), line, message };
+        let err = ScenarioError::in_file(file);
         let mut sizes = Vec::new();
         let mut probs = Vec::new();
         let mut interpolation = Interpolation::Linear;

@@ -446,8 +446,7 @@ pub fn parse_hpcc_flows(
     topo: &Topology,
     tag: &str,
 ) -> Result<Vec<FlowSpec>, ScenarioError> {
-    let err =
-        |line: usize, message: String| ScenarioError::FileLine { file: file.to_string(), line, message };
+    let err = ScenarioError::in_file(file);
     let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l.trim())).filter(|(_, l)| !l.is_empty());
     let (ln, head) = lines.next().ok_or_else(|| err(1, "empty file; expected the flow count".into()))?;
     let count: usize =

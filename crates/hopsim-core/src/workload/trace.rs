@@ -71,8 +71,7 @@ pub fn parse_csv_flows(
     topo: &Topology,
     tag: &str,
 ) -> Result<Vec<FlowSpec>, ScenarioError> {
-    let err =
-        |line: usize, message: String| ScenarioError::FileLine { file: file.to_string(), line, message };
+    let err = ScenarioError::in_file(file);
     let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l.trim_end_matches('\r')));
     let (ln, head) = lines
         .by_ref()
