@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+import hopsim
 from hopsim import ScenarioError
 from hopsim.scenario import (
     absolute_paths,
@@ -123,3 +124,18 @@ def test_absolute_paths_and_json():
     assert resolved["workload"]["file"] == str((DATA / "star_flows.txt").resolve())
     assert doc["topology"]["file"] == "star_topology.txt"
     assert json.loads(to_json(resolved)) == resolved
+
+
+@pytest.mark.parametrize(
+    ("override", "field"),
+    [
+        ("transport.mtu=65500", "transport.mtu"),
+        ("transport.ack_bytes=65530", "transport.ack_bytes"),
+    ],
+)
+def test_packets_larger_than_16_bit_wire_sizes_are_refused(override, field):
+    with pytest.raises(ScenarioError, match=f"{field}: expected .*65,5"):
+        hopsim.validate(Path(__file__).parent / "data" / "small.toml", overrides=[override])
+    hopsim.validate(
+        Path(__file__).parent / "data" / "small.toml", overrides=["transport.mtu=9000"]
+    )  # jumbo frames are fine

@@ -281,6 +281,8 @@ pub struct PacketRecord {
     pub flow: u32,
     pub seq: u64,
     pub wire_bytes: u32,
+    /// The data queue (traffic class) of a data packet; 0 for control-class packets,
+    /// which wait in a port's strict-priority control queue.
     pub queue: u16,
     /// Bytes in the port's data queues after the event.
     pub port_backlog: u64,
@@ -322,10 +324,10 @@ impl PacketTrace {
             kind: pkt.kind,
             flow: pkt.flow.0,
             seq: pkt.seq,
-            wire_bytes: pkt.wire_bytes,
-            queue: pkt.queue,
+            wire_bytes: pkt.wire_bytes as u32,
+            queue: if pkt.is_control_class() { 0 } else { pkt.priority as u16 },
             port_backlog: backlog,
-            ecn_ce: pkt.ecn_ce,
+            ecn_ce: pkt.ecn_ce(),
         });
     }
 }

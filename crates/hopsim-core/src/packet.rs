@@ -1,6 +1,6 @@
 //! Packets.
 //!
-//! A packet is a compact plain `Copy` struct (64 B). It lives in one slot of the
+//! A packet is a compact plain `Copy` struct (52 B). It lives in one slot of the
 //! [`PacketStore`](crate::store::PacketStore) from creation at a NIC or switch until it is
 //! consumed; links and queues hold lists of slots, so forwarding never copies it. Control
 //! frames (PFC, and later BFC / Pyrrha / OFC frames) carry a
@@ -47,47 +47,75 @@ pub enum ControlPayload {
     },
 }
 
-/// One packet on the wire or in a queue.
-#[derive(Clone, Copy, Debug)]
-pub struct Packet {
-    pub kind: PacketKind,
-    /// Traffic class (PFC priority). Control-class packets (ACK/NACK/CNP/PFC) ignore it.
-    pub priority: u8,
+/// One-bit header fields of a [`Packet`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PacketFlags(u8);
+
+impl PacketFlags {
+    pub const NONE: PacketFlags = PacketFlags(0);
     /// ECN Congestion Experienced.
-    pub ecn_ce: bool,
-    /// ACK/NACK: the receiver saw CE marks since its last ACK (DCQCN notification
-    /// echoed in the ACK, as the HPCC simulator does when CNPs are not paced).
-    pub cnp_echo: bool,
+    pub const ECN_CE: PacketFlags = PacketFlags(1);
+    /// ACK/NACK: the receiver saw CE marks since its last ACK (DCQCN notification echoed
+    /// in the ACK, as the HPCC simulator does when CNPs are not paced).
+    pub const CNP_ECHO: PacketFlags = PacketFlags(2);
+    /// Retransmitted data (counted in the flow's retransmitted bytes).
+    pub const RETRANSMIT: PacketFlags = PacketFlags(4);
+    /// Carries an INT stack (kept beside the packet's slot, see `switch::int`).
+    pub const INT: PacketFlags = PacketFlags(8);
+
+    #[inline]
+    pub fn contains(self, flag: PacketFlags) -> bool {
+        self.0 & flag.0 != 0
+    }
+
+    /// These flags with `flag` set when `on` (and left as they are otherwise).
+    #[inline]
+    pub fn with(self, flag: PacketFlags, on: bool) -> PacketFlags {
+        if on {
+            PacketFlags(self.0 | flag.0)
+        } else {
+            self
+        }
+    }
+}
+
+/// One packet on the wire or in a queue.
+///
+/// 52 bytes, 4-byte aligned, so that with its store links a packet fills exactly one
+/// 64-byte cache line (`store::Slot`): a hop then touches one line of the packet, not
+/// two. Hence 16-bit sizes (the scenario check caps a packet at 65,535 bytes on the
+/// wire), one-bit fields in [`PacketFlags`], and INT stacks kept beside the slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, packed(4))]
+pub struct Packet {
+    pub seq: u64,
+    /// Data: when the sender emitted it; ACK: echo of that time (for RTT).
+    pub sent_at: SimTime,
     pub flow: FlowId,
     pub src: NodeId,
     pub dst: NodeId,
-    pub sport: u16,
-    pub dport: u16,
-    pub seq: u64,
-    pub payload: u32,
-    /// Bytes on the wire (payload + headers).
-    pub wire_bytes: u32,
-    /// Data: when the sender emitted it; ACK: echo of that time (for RTT).
-    pub sent_at: SimTime,
-    /// At a switch: the port number (within the switch) the packet arrived on, for
-    /// ingress / PFC accounting.
-    pub ingress: u16,
+    /// IRN NACK: index (seq / MTU) of the out-of-order packet that triggered it.
+    pub sack: u32,
     /// At a switch: when it entered its egress queue, in ns modulo 2^32 (queuing delay is
     /// the wrapping difference, exact for waits under 4.29 s).
     pub enq_ns: u32,
-    /// At a switch: the egress queue index it was placed in.
-    pub queue: u16,
-    /// IRN NACK: index (seq / MTU) of the out-of-order packet that triggered it.
-    pub sack: u32,
-    /// Retransmitted data (counted in the flow's retransmitted bytes).
-    pub retransmit: bool,
+    pub sport: u16,
+    pub dport: u16,
+    pub payload: u16,
+    /// Bytes on the wire (payload + headers).
+    pub wire_bytes: u16,
+    /// At a switch: the port number (within the switch) the packet arrived on, for
+    /// ingress / PFC accounting.
+    pub ingress: u16,
+    pub kind: PacketKind,
+    /// Traffic class (PFC priority). Control-class packets (ACK/NACK/CNP/PFC) ignore it.
+    pub priority: u8,
+    pub flags: PacketFlags,
     pub control: ControlPayload,
-    /// Slot of this packet's INT stack (`NO_INT` when INT is off).
-    pub int: u32,
 }
 
-/// `Packet::int` of a packet without telemetry.
-pub const NO_INT: u32 = u32::MAX;
+/// Largest packet on the wire, in bytes (`Packet::wire_bytes` is 16 bits).
+pub const MAX_WIRE_BYTES: u32 = u16::MAX as u32;
 
 impl Packet {
     /// Hop-by-hop control frames and the transport's control packets go to the
@@ -95,6 +123,33 @@ impl Packet {
     #[inline]
     pub fn is_control_class(&self) -> bool {
         !matches!(self.kind, PacketKind::Data)
+    }
+
+    #[inline]
+    pub fn ecn_ce(&self) -> bool {
+        self.flags.contains(PacketFlags::ECN_CE)
+    }
+
+    #[inline]
+    pub fn cnp_echo(&self) -> bool {
+        self.flags.contains(PacketFlags::CNP_ECHO)
+    }
+
+    #[inline]
+    pub fn retransmit(&self) -> bool {
+        self.flags.contains(PacketFlags::RETRANSMIT)
+    }
+
+    /// Whether the packet carries an INT stack.
+    #[inline]
+    pub fn has_int(&self) -> bool {
+        self.flags.contains(PacketFlags::INT)
+    }
+
+    /// Mark Congestion Experienced.
+    #[inline]
+    pub fn mark_ce(&mut self) {
+        self.flags = self.flags.with(PacketFlags::ECN_CE, true);
     }
 }
 
@@ -104,8 +159,7 @@ pub(crate) fn test_packet(seq: u64) -> Packet {
     Packet {
         kind: PacketKind::Data,
         priority: 0,
-        ecn_ce: false,
-        cnp_echo: false,
+        flags: PacketFlags::NONE,
         flow: FlowId(0),
         src: NodeId(0),
         dst: NodeId(1),
@@ -117,19 +171,27 @@ pub(crate) fn test_packet(seq: u64) -> Packet {
         sent_at: SimTime::ZERO,
         ingress: 0,
         enq_ns: 0,
-        queue: 0,
         sack: 0,
-        retransmit: false,
         control: ControlPayload::None,
-        int: NO_INT,
     }
 }
 
 #[cfg(test)]
 mod tests {
-    /// A packet is read at every hop: keep it within one cache line.
+    use super::*;
+
+    /// A packet and its store links fill one cache line (see `store::Slot`).
     #[test]
-    fn packet_fits_a_cache_line() {
-        assert!(std::mem::size_of::<super::Packet>() <= 64, "{}", std::mem::size_of::<super::Packet>());
+    fn packet_is_52_bytes() {
+        assert_eq!(std::mem::size_of::<Packet>(), 52);
+        assert_eq!(std::mem::align_of::<Packet>(), 4);
+    }
+
+    #[test]
+    fn flags_are_independent_bits() {
+        let f = PacketFlags::NONE.with(PacketFlags::ECN_CE, true).with(PacketFlags::INT, true);
+        assert!(f.contains(PacketFlags::ECN_CE) && f.contains(PacketFlags::INT));
+        assert!(!f.contains(PacketFlags::CNP_ECHO) && !f.contains(PacketFlags::RETRANSMIT));
+        assert_eq!(f.with(PacketFlags::CNP_ECHO, false), f);
     }
 }

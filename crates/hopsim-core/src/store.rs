@@ -14,7 +14,7 @@
 use crate::packet::Packet;
 use crate::time::SimTime;
 
-/// log2 of the slots per chunk (4,096 slots of 80 B: 320 KiB).
+/// log2 of the slots per chunk (4,096 slots of 64 B: 256 KiB).
 const CHUNK_BITS: u32 = 12;
 const CHUNK: usize = 1 << CHUNK_BITS;
 /// End of a list (and of the free list).
@@ -24,13 +24,24 @@ const NIL: u32 = u32::MAX;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct PacketRef(u32);
 
+impl PacketRef {
+    /// The slot's number (dense: below the most packets ever stored at once, rounded up
+    /// to a chunk), for state kept beside a packet (its INT stack).
+    #[inline]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
 /// One slot: the packet, the next slot of the list it is in and, on a link, when that
 /// next packet finishes arriving (kept here so the link's next delivery is scheduled from
-/// the slot just read, not from a cold one).
+/// the slot just read, not from a cold one). Exactly one cache line, aligned to one, so
+/// reading or writing a packet touches one line.
 #[derive(Clone, Copy)]
+#[repr(C, align(64))]
 struct Slot {
-    pkt: Packet,
     next_arrival: SimTime,
+    pkt: Packet,
     next: u32,
 }
 
@@ -105,7 +116,7 @@ impl PacketStore {
     pub fn insert(&mut self, pkt: Packet) -> PacketRef {
         self.live += 1;
         self.peak = self.peak.max(self.live);
-        let slot = Slot { pkt, next_arrival: SimTime::NEVER, next: NIL };
+        let slot = Slot { next_arrival: SimTime::NEVER, pkt, next: NIL };
         if self.free != NIL {
             let r = self.free;
             let s = self.slot_mut(r);
@@ -237,6 +248,12 @@ mod tests {
     use crate::packet::test_packet as pkt;
 
     #[test]
+    fn a_slot_is_one_cache_line() {
+        assert_eq!(PacketStore::SLOT_BYTES, 64);
+        assert_eq!(std::mem::align_of::<Slot>(), 64);
+    }
+
+    #[test]
     fn lists_are_fifo_and_slots_are_reused_last_in_first_out() {
         let mut store = PacketStore::new();
         let (mut a, mut b) = (PacketList::default(), PacketList::default());
@@ -246,7 +263,7 @@ mod tests {
         }
         assert_eq!((a.len(), b.len(), store.live()), (5, 5, 10));
         let r = store.pop_front(&mut a).unwrap();
-        assert_eq!(store.get(r).seq, 0);
+        assert_eq!({ store.get(r).seq }, 0);
         // Relink onto the other list: it goes to the back.
         store.push_back(&mut b, r);
         let mut order = Vec::new();
@@ -257,7 +274,7 @@ mod tests {
         assert!(b.is_empty() && b.front().is_none());
         // The slot freed last is handed out first.
         let last_freed = store.insert(pkt(99));
-        assert_eq!(store.get(last_freed).seq, 99);
+        assert_eq!({ store.get(last_freed).seq }, 99);
         assert_eq!(store.live(), 5);
         assert_eq!(store.peak(), 10);
         assert_eq!(store.allocated_bytes(), (CHUNK * PacketStore::SLOT_BYTES) as u64);
@@ -275,7 +292,7 @@ mod tests {
         assert_eq!(store.allocated_bytes(), (2 * CHUNK * PacketStore::SLOT_BYTES) as u64);
         for seq in 0..n {
             let (r, next) = store.pop_in_flight(&mut list).unwrap();
-            assert_eq!(store.get(r).seq, seq);
+            assert_eq!({ store.get(r).seq }, seq);
             let next = next.map(|(at, next)| (at, store.get(next).seq));
             assert_eq!(
                 next,

@@ -27,7 +27,7 @@ pub use timely::{Timely, TimelyParams};
 
 use crate::engine::{Event, TimerKind};
 use crate::ids::{FlowId, NodeId, PortId};
-use crate::packet::{ControlPayload, Packet, PacketKind, NO_INT};
+use crate::packet::{ControlPayload, Packet, PacketFlags, PacketKind};
 use crate::scenario::CcKind;
 use crate::sim::Simulator;
 use crate::store::PacketRef;
@@ -162,29 +162,27 @@ impl Simulator {
         let flow = &mut self.flows[f.idx()];
         let (seq, hole) = flow.next_segment(t.mtu).expect("the NIC picks flows with data to send");
         let payload = (flow.size - seq).min(t.mtu as u64) as u32;
-        let wire = payload + t.header_bytes + t.int_data_bytes;
+        let wire = payload + t.header_bytes + t.int_data_bytes; // ≤ MAX_WIRE_BYTES (checked)
         let retransmit = hole || seq < flow.high_water;
         let pkt = Packet {
             kind: PacketKind::Data,
             priority: flow.priority,
-            ecn_ce: false,
-            cnp_echo: false,
+            flags: PacketFlags::NONE
+                .with(PacketFlags::RETRANSMIT, retransmit)
+                .with(PacketFlags::INT, self.switch_cfg.int_enabled),
             flow: f,
             src: flow.src,
             dst: flow.dst,
             sport: flow.sport,
             dport: flow.dport,
             seq,
-            payload,
-            wire_bytes: wire,
+            payload: payload as u16,
+            wire_bytes: wire as u16,
             sent_at: now,
             ingress: 0,
             enq_ns: 0,
-            queue: 0,
             sack: 0,
-            retransmit,
             control: ControlPayload::None,
-            int: NO_INT,
         };
         if retransmit {
             flow.retransmitted_bytes += payload as u64;
@@ -208,8 +206,11 @@ impl Simulator {
             let delay = t.irn.as_ref().map_or(t.rto, |irn| irn.rto_low);
             self.events.schedule(now + delay, Event::FlowTimer { flow: f, kind: TimerKind::Rto, generation });
         }
-        let pkt = if self.switch_cfg.int_enabled { Packet { int: self.alloc_int(), ..pkt } } else { pkt };
-        self.store.insert(pkt)
+        let r = self.store.insert(pkt);
+        if self.switch_cfg.int_enabled {
+            self.clear_int(r);
+        }
+        r
     }
 
     /// A packet reached host `h`.
@@ -218,8 +219,8 @@ impl Simulator {
             PacketKind::Data => self.receive_data(h, r),
             PacketKind::Ack | PacketKind::Nack => {
                 let pkt = *self.store.get(r);
-                if pkt.int != NO_INT {
-                    self.take_ack_int(&pkt);
+                if pkt.has_int() {
+                    self.take_ack_int(r, pkt.flow);
                 }
                 self.consume(r);
                 self.receive_ack(h, &pkt);
@@ -241,7 +242,7 @@ impl Simulator {
         let t = &self.transport;
         let flow = &mut self.flows[data.flow.idx()];
         let mut send_cnp = false;
-        if data.ecn_ce {
+        if data.ecn_ce() {
             // DCQCN may pace CNPs; every other CC reads ECN echoed in each ACK.
             if t.cnp_interval == Delta::ZERO || !matches!(flow.cc, CcState::Dcqcn(_)) {
                 flow.ce_pending = true;
@@ -251,7 +252,7 @@ impl Simulator {
             }
         }
         let mtu = t.mtu as u64;
-        flow.reorder.on_arrival(data.seq, data.payload, data.retransmit);
+        flow.reorder.on_arrival(data.seq, data.payload as u32, data.retransmit());
         if let Some(tp) = &mut self.obs.throughput {
             // New payload only: in order, or (IRN) out of order and not yet held.
             let new_data = data.seq == flow.rcv_nxt
@@ -293,11 +294,10 @@ impl Simulator {
             None // duplicate of data already received
         };
         // Replies travel back on the reversed 5-tuple, in the control class.
-        let reverse = |kind: PacketKind, seq: u64, cnp_echo: bool, sent_at: SimTime, int: u32| Packet {
+        let reverse = |kind: PacketKind, seq: u64, cnp_echo: bool, sent_at: SimTime, int: bool| Packet {
             kind,
             priority: data.priority,
-            ecn_ce: false,
-            cnp_echo,
+            flags: PacketFlags::NONE.with(PacketFlags::CNP_ECHO, cnp_echo).with(PacketFlags::INT, int),
             flow: data.flow,
             src: data.dst,
             dst: data.src,
@@ -306,21 +306,18 @@ impl Simulator {
             seq,
             payload: 0,
             sack,
-            wire_bytes: t.ack_bytes + if int == NO_INT { 0 } else { t.int_ack_bytes },
+            wire_bytes: (t.ack_bytes + if int { t.int_ack_bytes } else { 0 }) as u16,
             sent_at,
             ingress: 0,
             enq_ns: 0,
-            queue: 0,
-            retransmit: false,
             control: ControlPayload::None,
-            int,
         };
         let ack = reply.map(|kind| {
             flow.unacked_packets = 0;
             let echo = std::mem::take(&mut flow.ce_pending);
-            reverse(kind, flow.rcv_nxt, echo, data.sent_at, data.int)
+            reverse(kind, flow.rcv_nxt, echo, data.sent_at, data.has_int())
         });
-        let cnp = send_cnp.then(|| reverse(PacketKind::Cnp, 0, false, now, NO_INT));
+        let cnp = send_cnp.then(|| reverse(PacketKind::Cnp, 0, false, now, false));
         let port = self.hosts[h].port;
         match ack {
             // The data packet becomes its ACK, in the same slot (INT stack included).
@@ -382,7 +379,7 @@ impl Simulator {
         }
         if let CcState::Dctcp(d) = &mut flow.cc {
             let (line, rate) = (flow.line_rate, flow.rate);
-            if let Some(r) = d.on_ack(p.seq, p.cnp_echo, flow.snd_nxt, rate, line, &self.transport.dctcp) {
+            if let Some(r) = d.on_ack(p.seq, p.cnp_echo(), flow.snd_nxt, rate, line, &self.transport.dctcp) {
                 flow.rate = r;
             }
         }
@@ -407,7 +404,7 @@ impl Simulator {
                 }
             }
         }
-        if p.cnp_echo {
+        if p.cnp_echo() {
             self.on_congestion_notification(p.flow);
         }
         self.nic_try_send(h);

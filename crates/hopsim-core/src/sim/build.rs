@@ -205,7 +205,16 @@ fn transport_config(t: &TransportSpec, int_enabled: bool) -> Result<TransportCon
     check(t.ack_bytes > 0, "transport.ack_bytes", "expected a positive size")?;
     check(t.ack_every > 0, "transport.ack_every", "expected a positive packet count")?;
     check(t.rto.0 > Delta::ZERO, "transport.rto", "expected a positive duration")?;
-    check(t.mtu as u64 + t.header_bytes as u64 <= u32::MAX as u64 / 2, "transport.mtu", "too large")?;
+    check(
+        t.mtu as u64 + t.header_bytes as u64 + 42 <= crate::packet::MAX_WIRE_BYTES as u64,
+        "transport.mtu",
+        "expected mtu + header_bytes (+ 42 B of INT) of at most 65,535 bytes on the wire",
+    )?;
+    check(
+        t.ack_bytes as u64 + 28 <= crate::packet::MAX_WIRE_BYTES as u64,
+        "transport.ack_bytes",
+        "expected at most 65,507 bytes",
+    )?;
     let d = &t.dcqcn;
     fraction(d.g, "transport.dcqcn.g", true)?;
     for (name, v) in [
@@ -491,7 +500,6 @@ pub fn build(v: ValidScenario) -> Simulator {
         rate_trace: Vec::new(),
         ecn_rng: rng_stream(scenario.seed, "switch/ecn"),
         int_stacks: Vec::new(),
-        int_free: Vec::new(),
         flow_int,
         limit: scenario.duration.map_or(SimTime::NEVER, |d| SimTime(d.0 .0)),
         seed: scenario.seed,

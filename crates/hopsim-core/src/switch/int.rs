@@ -1,12 +1,13 @@
 //! In-band network telemetry (INT) as HPCC uses it (Li et al., SIGCOMM 2019, §3.2): each
 //! switch egress appends (queue length, cumulative tx bytes, timestamp, link rate) to a
 //! data packet; the receiver echoes the stack in its ACK, and the sender keeps the stack of
-//! the last ACK per flow for its congestion control. Stacks live in a slab with a free
-//! list (a packet carries its slot number), used only when INT is on.
+//! the last ACK per flow for its congestion control. A packet's stack lives beside it, at
+//! its packet-store slot's number (an ACK takes over its data packet's slot, stack
+//! included), in a table used only when INT is on.
 
 use crate::ids::{FlowId, PortId};
-use crate::packet::Packet;
 use crate::sim::Simulator;
+use crate::store::PacketRef;
 use crate::time::{Rate, SimTime};
 
 /// Hops recorded at most (HPCC's `maxHop`).
@@ -31,37 +32,29 @@ pub struct IntStack {
 }
 
 impl Simulator {
-    /// A fresh, empty INT stack slot for a new data packet.
-    pub(crate) fn alloc_int(&mut self) -> u32 {
-        match self.int_free.pop() {
-            Some(slot) => {
-                self.int_stacks[slot as usize].hops = 0;
-                slot
-            }
-            None => {
-                self.int_stacks.push(IntStack::default());
-                self.int_stacks.len() as u32 - 1
-            }
+    /// Give the new data packet in slot `r` an empty INT stack.
+    pub(crate) fn clear_int(&mut self, r: PacketRef) {
+        if self.int_stacks.len() <= r.index() {
+            self.int_stacks.resize(r.index() + 1, IntStack::default());
         }
+        self.int_stacks[r.index()].hops = 0;
     }
 
-    /// Append this egress port's telemetry to a departing data packet.
-    pub(crate) fn push_int_hop(&mut self, port: PortId, pkt: &Packet) {
+    /// Append this egress port's telemetry to the departing data packet in slot `r`.
+    pub(crate) fn push_int_hop(&mut self, port: PortId, r: PacketRef) {
         let p = &self.ports[port.idx()];
         let hop =
             IntHop { queue_bytes: p.backlog_bytes, tx_bytes: p.stats.tx_bytes, time: self.now, rate: p.rate };
-        let stack = &mut self.int_stacks[pkt.int as usize];
+        let stack = &mut self.int_stacks[r.index()];
         if (stack.hops as usize) < INT_MAX_HOPS {
             stack.hop[stack.hops as usize] = hop;
             stack.hops += 1;
         }
     }
 
-    /// The sender received an ACK carrying telemetry: keep it for the flow.
-    pub(crate) fn take_ack_int(&mut self, pkt: &Packet) {
-        if let Some(stack) = self.int_stacks.get(pkt.int as usize) {
-            self.flow_int[pkt.flow.idx()] = *stack;
-        }
+    /// The sender received an ACK (slot `r`) carrying telemetry: keep it for `flow`.
+    pub(crate) fn take_ack_int(&mut self, r: PacketRef, flow: FlowId) {
+        self.flow_int[flow.idx()] = self.int_stacks[r.index()];
     }
 
     /// Telemetry of the last ACK `flow`'s sender received (None when INT is off).

@@ -125,10 +125,9 @@ impl Simulator {
             && self.ecn_decides_mark(egress, self.ports[egress.idx()].queue_bytes(queue));
         let stored = self.store.get_mut(r);
         stored.ingress = local_in as u16;
-        stored.queue = queue as u16;
         stored.enq_ns = self.now.as_ns_wrapping();
         if mark {
-            stored.ecn_ce = true;
+            stored.mark_ce();
             self.counters.ecn_marks += 1;
         }
         let port = &mut self.ports[egress.idx()];
@@ -184,11 +183,11 @@ impl Simulator {
             && self.switch_cfg.ecn_at_dequeue
             && self.ecn_decides_mark(port, queue_after)
         {
-            self.store.get_mut(pkt).ecn_ce = true;
+            self.store.get_mut(pkt).mark_ce();
             self.counters.ecn_marks += 1;
         }
         if self.switch_cfg.int_enabled {
-            self.push_int_hop(port, &p);
+            self.push_int_hop(port, pkt);
         }
         let waited = self.now.as_ns_wrapping().wrapping_sub(p.enq_ns);
         self.obs.queue_delay.record(self.obs.hop_tier[port.idx()], waited as u64);
