@@ -129,15 +129,9 @@ impl Ord for Overflow {
     }
 }
 
-/// Sort a bucket by time, keeping insertion order among equal times (stable). Its events
-/// were appended in scheduling order, so it is usually nearly sorted by time too:
-/// insertion sort (about one comparison per event then); large buckets (bursts of
-/// same-time events, overflow drains) go to the library's stable sort.
-fn sort_nearly_sorted(v: &mut [Entry]) {
-    if v.len() > 32 {
-        v.sort_by_key(|e| e.time);
-        return;
-    }
+/// Sort a nearly sorted bucket by time, keeping insertion order among equal times
+/// (stable): an insertion sort, about one comparison per event.
+fn insertion_sort(v: &mut [Entry]) {
     for i in 1..v.len() {
         let e = v[i];
         if e.time >= v[i - 1].time {
@@ -387,6 +381,9 @@ impl EventQueue {
         let base = b << BUCKET_SHIFT;
         let n = bucket.len as usize;
         let blocks = n.div_ceil(BLOCK_ENTRIES);
+        // More than this many events in one sub-bucket may be far from sorted: the
+        // library's stable sort then (bursts of timers, overflow drains).
+        let mut crowded = false;
         if n <= SMALL_BUCKET {
             let block = &self.blocks[bucket.head as usize].0;
             for e in &block[..n] {
@@ -403,6 +400,7 @@ impl EventQueue {
                 }
                 block = self.block_next[block as usize];
             }
+            crowded = start.iter().any(|&c| c > 32);
             for k in 1..=SUB_BUCKETS {
                 start[k] += start[k - 1];
             }
@@ -429,7 +427,11 @@ impl EventQueue {
             self.free_block = block;
             block = next;
         }
-        sort_nearly_sorted(&mut self.current);
+        if crowded {
+            self.current.sort_by_key(|e| e.time);
+        } else {
+            insertion_sort(&mut self.current);
+        }
     }
 
     /// Remove and return the earliest event if it is due at or before `limit`.

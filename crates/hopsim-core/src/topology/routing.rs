@@ -20,19 +20,46 @@ use crate::scenario::EcmpHash;
 /// The table is therefore indexed by (switch, destination edge switch), not by host —
 /// 8× smaller on a k=16 fat-tree (128 edge switches for 1,024 hosts), so it stays in
 /// cache (its host-indexed predecessor was a top miss source in the k=16 profile). Each
-/// entry is a `u32` naming a distinct next-hop set, stored once.
+/// entry names one of its switch's distinct next-hop sets: a byte when no switch has more
+/// than 256 of them (every fat-tree and leaf-spine up to 256 leaves), so the k=16 table is
+/// 41 KB rather than the 164 KB of global 32-bit set ids (whose loads were the top stall of
+/// ECMP selection in the k=16 profile).
 #[derive(Clone, Debug)]
 pub struct EcmpTable {
     edges: usize,
-    /// Dense index of each switch (`u32::MAX` for hosts).
-    switch_index: Vec<u32>,
+    /// Per node: its switch row and the global id of the row's first set (hosts: NO_ROW).
+    rows: Vec<SwitchRow>,
     /// Per host index: its edge switch, that switch's edge index and its port to the host.
     attach: Vec<HostAttach>,
-    /// Next-hop set id, indexed by `switch_index * edges + edge index`.
-    entries: Vec<u32>,
-    /// `(start, len)` of each distinct set in `pool`.
+    /// Set id local to the switch, indexed by `row * edges + edge index`.
+    entries: LocalSetIds,
+    /// `(start, len)` in `pool` of each distinct set, grouped by switch.
     sets: Vec<(u32, u32)>,
     pool: Vec<PortId>,
+}
+
+/// A switch's row of the table and where its sets start in `EcmpTable::sets`.
+#[derive(Clone, Copy, Debug)]
+struct SwitchRow {
+    row: u32,
+    first_set: u32,
+}
+
+/// Entries of the table: bytes when every switch has at most 256 distinct sets.
+#[derive(Clone, Debug)]
+enum LocalSetIds {
+    Narrow(Vec<u8>),
+    Wide(Vec<u32>),
+}
+
+impl LocalSetIds {
+    #[inline]
+    fn get(&self, i: usize) -> u32 {
+        match self {
+            LocalSetIds::Narrow(v) => v[i] as u32,
+            LocalSetIds::Wide(v) => v[i],
+        }
+    }
 }
 
 /// Where a host hangs off the fabric.
@@ -72,11 +99,8 @@ impl EcmpTable {
             })
             .collect();
         let edges = edge_nodes.len();
-        let mut entries = vec![0u32; switches as usize * edges];
-        let mut sets = Vec::new();
-        let mut pool = Vec::new();
-        let mut dedupe: HashMap<Vec<PortId>, u32> = HashMap::new();
-        let mut candidates = Vec::new();
+        // Next-hop sets of each switch towards each edge switch.
+        let mut candidates_of = vec![Vec::new(); switches as usize * edges];
         for (ei, &edge) in edge_nodes.iter().enumerate() {
             let dist = topo.hop_distances(edge);
             for node in 0..n {
@@ -84,30 +108,58 @@ impl EcmpTable {
                 if topo.is_host(node_id) || node_id == edge || dist[node] == u32::MAX {
                     continue;
                 }
-                candidates.clear();
+                let candidates = &mut candidates_of[switch_index[node] as usize * edges + ei];
                 for p in topo.ports_of(node_id) {
                     let peer = topo.ports[topo.ports[p as usize].peer.idx()].node;
                     if !topo.is_host(peer) && dist[peer.idx()] + 1 == dist[node] {
                         candidates.push(PortId(p));
                     }
                 }
-                let set = *dedupe.entry(candidates.clone()).or_insert_with(|| {
-                    sets.push((pool.len() as u32, candidates.len() as u32));
-                    pool.extend_from_slice(&candidates);
-                    sets.len() as u32 - 1
-                });
-                entries[switch_index[node] as usize * edges + ei] = set;
             }
         }
-        EcmpTable { edges, switch_index, attach, entries, sets, pool }
+        // Number each switch's distinct sets from 0, in order of first use.
+        let mut rows = vec![SwitchRow { row: u32::MAX, first_set: 0 }; n];
+        let mut local = vec![0u32; switches as usize * edges];
+        let mut sets = Vec::new();
+        let mut pool = Vec::new();
+        let mut most_sets = 0;
+        for node in 0..n {
+            let row = switch_index[node];
+            if row == u32::MAX {
+                continue;
+            }
+            rows[node] = SwitchRow { row, first_set: sets.len() as u32 };
+            let mut dedupe: HashMap<&[PortId], u32> = HashMap::new();
+            for ei in 0..edges {
+                let candidates = candidates_of[row as usize * edges + ei].as_slice();
+                let next = dedupe.len() as u32;
+                let id = *dedupe.entry(candidates).or_insert_with(|| {
+                    sets.push((pool.len() as u32, candidates.len() as u32));
+                    pool.extend_from_slice(candidates);
+                    next
+                });
+                local[row as usize * edges + ei] = id;
+            }
+            most_sets = most_sets.max(dedupe.len());
+        }
+        let entries = if most_sets <= 256 {
+            LocalSetIds::Narrow(local.iter().map(|&id| id as u8).collect())
+        } else {
+            LocalSetIds::Wide(local)
+        };
+        EcmpTable { edges, rows, attach, entries, sets, pool }
     }
 
     /// Bytes allocated by the table.
     pub fn allocated_bytes(&self) -> u64 {
         use std::mem::size_of;
-        (self.switch_index.capacity() * 4
+        let entries = match &self.entries {
+            LocalSetIds::Narrow(v) => v.capacity(),
+            LocalSetIds::Wide(v) => v.capacity() * 4,
+        };
+        (self.rows.capacity() * size_of::<SwitchRow>()
             + self.attach.capacity() * size_of::<HostAttach>()
-            + self.entries.capacity() * 4
+            + entries
             + self.sets.capacity() * 8
             + self.pool.capacity() * size_of::<PortId>()) as u64
     }
@@ -119,8 +171,9 @@ impl EcmpTable {
         if at.edge == node {
             return std::slice::from_ref(&at.port);
         }
-        let row = self.switch_index[node.idx()] as usize;
-        let (start, len) = self.sets[self.entries[row * self.edges + at.edge_index as usize] as usize];
+        let r = self.rows[node.idx()];
+        let id = self.entries.get(r.row as usize * self.edges + at.edge_index as usize);
+        let (start, len) = self.sets[(r.first_set + id) as usize];
         &self.pool[start as usize..(start + len) as usize]
     }
 }
@@ -250,6 +303,36 @@ mod tests {
     use super::*;
     use crate::time::{Delta, Rate};
     use crate::topology::builders::fat_tree;
+
+    /// Every next hop of `table` at switch `node` towards host `dst` lies on a shortest path.
+    fn assert_shortest(t: &Topology, table: &EcmpTable) {
+        for &dst in &t.hosts {
+            let dist = t.hop_distances(dst);
+            for node in (0..t.node_count() as u32).map(NodeId).filter(|n| !t.is_host(*n)) {
+                let hops = table.next_hops(node, t.host_index[dst.idx()]);
+                assert!(!hops.is_empty());
+                for p in hops {
+                    let peer = t.ports[t.ports[p.idx()].peer.idx()].node;
+                    assert_eq!(dist[peer.idx()] + 1, dist[node.idx()], "node {} to host {}", node.0, dst.0);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn table_ids_are_bytes_up_to_256_sets_per_switch_and_words_beyond() {
+        use crate::topology::builders::leaf_spine;
+        let (rate, delay) = (Rate::gbps(100), Delta::from_us(1));
+        let small = fat_tree(8, rate, rate, delay);
+        let table = EcmpTable::build(&small);
+        assert!(matches!(table.entries, LocalSetIds::Narrow(_)));
+        assert_shortest(&small, &table);
+        // A spine of 300 leaves has 300 one-port sets: ids no longer fit a byte.
+        let wide = leaf_spine(2, 300, 1, 1, (rate, delay), (rate, delay));
+        let table = EcmpTable::build(&wide);
+        assert!(matches!(table.entries, LocalSetIds::Wide(_)));
+        assert_shortest(&wide, &table);
+    }
 
     #[test]
     fn crc32_check_value() {
