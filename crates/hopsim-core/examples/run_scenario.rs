@@ -5,13 +5,10 @@ use std::time::Instant;
 
 fn main() {
     let path = std::env::args().nth(1).expect("usage: run_scenario SCENARIO.toml");
-    let text = std::fs::read_to_string(&path).expect("readable scenario");
-    let mut scenario = hopsim_core::Scenario::from_toml_str(&text).unwrap_or_else(|e| {
+    let scenario = hopsim_core::Scenario::from_toml_file(path.as_ref()).unwrap_or_else(|e| {
         eprintln!("error: {e}");
         std::process::exit(2)
     });
-    let base = std::path::Path::new(&path).parent().unwrap_or(std::path::Path::new("."));
-    scenario.resolve_paths(base);
     let t0 = Instant::now();
     let mut sim = hopsim_core::Simulator::new(scenario).unwrap_or_else(|e| {
         eprintln!("error: {e}");

@@ -1184,6 +1184,16 @@ impl Scenario {
         })
     }
 
+    /// Read and parse a scenario file; its relative input paths are resolved against the
+    /// file's folder.
+    pub fn from_toml_file(path: &Path) -> Result<Scenario, ScenarioError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| ScenarioError::File { file: path.display().to_string(), message: e.to_string() })?;
+        let mut scenario = Scenario::from_toml_str(&text)?;
+        scenario.resolve_paths(path.parent().unwrap_or(Path::new(".")));
+        Ok(scenario)
+    }
+
     /// Parse JSON text (as sent by the Python front end).
     pub fn from_json_str(text: &str) -> Result<Scenario, ScenarioError> {
         let mut de = serde_json::Deserializer::from_str(text);
@@ -1225,6 +1235,19 @@ impl Scenario {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_scenario_file_resolves_its_inputs_beside_it_and_a_missing_one_is_named() {
+        let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data");
+        let s = Scenario::from_toml_file(&data.join("star.toml")).expect("valid");
+        let TopologySpec::File(TopologyFileSpec { file, .. }) = &s.topology else {
+            panic!("star.toml reads its topology from a file")
+        };
+        assert_eq!(file, &data.join("star_topology.txt"));
+        let missing = data.join("no_such.toml");
+        let err = Scenario::from_toml_file(&missing).expect_err("missing file").to_string();
+        assert!(err.starts_with(&missing.display().to_string()), "{err}");
+    }
 
     const MINIMAL: &str = r#"
         [topology]
