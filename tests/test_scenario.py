@@ -130,7 +130,7 @@ def test_absolute_paths_and_json():
     ("override", "field"),
     [
         ("transport.mtu=65500", "transport.mtu"),
-        ("transport.ack_bytes=65530", "transport.ack_bytes"),
+        ("transport.ack_bytes=65536", "transport.ack_bytes"),
     ],
 )
 def test_packets_larger_than_16_bit_wire_sizes_are_refused(override, field):

@@ -129,6 +129,17 @@ impl Ord for Overflow {
     }
 }
 
+/// The blocks of `bucket`'s chain, each as the slice of its events.
+fn chain<'a>(blocks: &'a [Block], next: &'a [u32], bucket: Bucket) -> impl Iterator<Item = &'a [RingEntry]> {
+    let n = bucket.len as usize;
+    let mut block = bucket.head;
+    (0..n.div_ceil(BLOCK_ENTRIES)).map(move |i| {
+        let entries = &blocks[block as usize].0[..(n - i * BLOCK_ENTRIES).min(BLOCK_ENTRIES)];
+        block = next[block as usize];
+        entries
+    })
+}
+
 /// Sort a nearly sorted bucket by time, keeping insertion order among equal times
 /// (stable): an insertion sort, about one comparison per event.
 fn insertion_sort(v: &mut [Entry]) {
@@ -240,6 +251,13 @@ impl EventQueue {
     #[inline]
     pub fn schedule(&mut self, time: SimTime, event: Event) {
         self.len += 1;
+        self.place(time, event);
+    }
+
+    /// Put a pending event where its time belongs: the current bucket, the ring or the
+    /// overflow heap.
+    #[inline]
+    fn place(&mut self, time: SimTime, event: Event) {
         let b = time.0 >> BUCKET_SHIFT;
         if b <= self.cur {
             // Fires after every pending event of the same time (all scheduled earlier).
@@ -320,14 +338,9 @@ impl EventQueue {
     fn ring_events(&self, b: u64) -> impl Iterator<Item = Entry> + '_ {
         let bucket = self.ring[(b & self.mask) as usize];
         let base = b << BUCKET_SHIFT;
-        let mut block = bucket.head;
-        (0..bucket.len as usize).map(move |i| {
-            let e = self.blocks[block as usize].0[i % BLOCK_ENTRIES];
-            if i % BLOCK_ENTRIES == BLOCK_ENTRIES - 1 {
-                block = self.block_next[block as usize];
-            }
-            Entry { time: SimTime(base + e.offset as u64), event: e.event }
-        })
+        chain(&self.blocks, &self.block_next, bucket)
+            .flatten()
+            .map(move |e| Entry { time: SimTime(base + e.offset as u64), event: e.event })
     }
 
     /// Make `current` hold the earliest events; false when the queue is empty.
@@ -361,8 +374,7 @@ impl EventQueue {
                 break;
             }
             let e = self.overflow.pop().expect("peeked");
-            self.len -= 1;
-            self.schedule(e.time(), e.event);
+            self.place(e.time(), e.event);
         }
         true
     }
@@ -381,24 +393,20 @@ impl EventQueue {
         let base = b << BUCKET_SHIFT;
         let n = bucket.len as usize;
         let blocks = n.div_ceil(BLOCK_ENTRIES);
+        let entry = |e: &RingEntry| Entry { time: SimTime(base + e.offset as u64), event: e.event };
         // More than this many events in one sub-bucket may be far from sorted: the
         // library's stable sort then (bursts of timers, overflow drains).
         let mut crowded = false;
         if n <= SMALL_BUCKET {
-            let block = &self.blocks[bucket.head as usize].0;
-            for e in &block[..n] {
-                self.current.push(Entry { time: SimTime(base + e.offset as u64), event: e.event });
-            }
+            let block = &self.blocks[bucket.head as usize].0[..n];
+            self.current.extend(block.iter().map(entry));
         } else {
             // Sub-bucket starts (counts, then running sums).
             let mut start = [0u32; SUB_BUCKETS + 1];
-            let mut block = bucket.head;
-            for i in 0..blocks {
-                let len = if i + 1 == blocks { n - i * BLOCK_ENTRIES } else { BLOCK_ENTRIES };
-                for e in &self.blocks[block as usize].0[..len] {
+            for block in chain(&self.blocks, &self.block_next, bucket) {
+                for e in block {
                     start[(e.offset >> SUB_SHIFT) as usize + 1] += 1;
                 }
-                block = self.block_next[block as usize];
             }
             crowded = start.iter().any(|&c| c > 32);
             for k in 1..=SUB_BUCKETS {
@@ -406,16 +414,12 @@ impl EventQueue {
             }
             let filler = Entry { time: SimTime::ZERO, event: Event::TraceSample };
             self.current.resize(n, filler);
-            let mut block = bucket.head;
-            for i in 0..blocks {
-                let len = if i + 1 == blocks { n - i * BLOCK_ENTRIES } else { BLOCK_ENTRIES };
-                for e in &self.blocks[block as usize].0[..len] {
+            for block in chain(&self.blocks, &self.block_next, bucket) {
+                for e in block {
                     let at = &mut start[(e.offset >> SUB_SHIFT) as usize];
-                    self.current[*at as usize] =
-                        Entry { time: SimTime(base + e.offset as u64), event: e.event };
+                    self.current[*at as usize] = entry(e);
                     *at += 1;
                 }
-                block = self.block_next[block as usize];
             }
         }
         // Return the chain to the free list head first, so its tail (the line written
