@@ -202,8 +202,47 @@ def test_bench_json_is_stable(capsys):
         assert report["events"] > 0 and report["packet_hops"] > 0
         assert report["wall_seconds"] > 0 and 0 < report["sim_seconds"] <= 200e-6
         assert len(report["checksum"]) == 16
+        # The flow table is the one recorded in tiny.toml: any change in results shows.
+        assert report["checksum"] == report["expected_checksum"]
+        assert report["checksum_matches"] is True
+        assert report["cpu"]
     assert reports[0]["checksum"] == reports[1]["checksum"]
     assert reports[0]["events"] == reports[1]["events"]
+
+
+SHIPPED_BENCHMARKS = Path(__file__).resolve().parents[1] / "python" / "hopsim" / "benchmarks"
+
+
+def _bench_copy(monkeypatch, tmp_path, old: str, new: str) -> None:
+    """Point the benchmarks at a copy of tiny.toml with `old` replaced by `new`."""
+    from hopsim import bench
+
+    text = (SHIPPED_BENCHMARKS / "tiny.toml").read_text()
+    assert old in text
+    (tmp_path / "tiny.toml").write_text(text.replace(old, new))
+    monkeypatch.setattr(bench, "BENCH_DIR", tmp_path)
+
+
+def test_bench_reports_changed_results(capsys, monkeypatch, tmp_path):
+    _bench_copy(monkeypatch, tmp_path, 'checksum = "', 'checksum = "0000000000000000" } #')
+    code, out, err = run_cli(capsys, "bench", "tiny", "--json")
+    assert code == 1
+    report = json.loads(out)
+    assert report["checksum_matches"] is False
+    assert report["expected_checksum"] == "0000000000000000"
+    assert "differs from the recorded 0000000000000000" in err
+    assert str(tmp_path / "tiny.toml") in err
+
+
+def test_bench_table_keys_are_checked(capsys, monkeypatch, tmp_path):
+    _bench_copy(monkeypatch, tmp_path, "checksum =", "chcksum =")
+    code, _, err = run_cli(capsys, "bench", "tiny")
+    assert code == 2
+    assert "bench.chcksum" in one_line_error(err)
+    _bench_copy(monkeypatch, tmp_path, 'checksum = "', 'checksum = "XY')
+    code, _, err = run_cli(capsys, "bench", "tiny")
+    assert code == 2
+    assert "bench.checksum must be 16 lower-case hex digits" in one_line_error(err)
 
 
 def test_bench_several_names_one_process_each(capfd):

@@ -2,8 +2,11 @@
 
 Each benchmark is a scenario file in ``hopsim/benchmarks/NAME.toml``. An optional
 ``[bench]`` table (removed before the scenario reaches the core) holds a one-line
-``description`` and, for scenarios built on external input files, ``anchor``: the name
-of a folder under ``shared/anchors`` that the scenario's relative paths point into.
+``description``, the ``checksum`` of the flow table the scenario is known to produce
+(a run whose checksum differs is reported and exits with status 1, so a speed-up that
+changes results is caught), and, for scenarios built on external input files,
+``anchor``: the name of a folder under ``shared/anchors`` that the scenario's relative
+paths point into.
 That folder is looked up in ``$HOPSIM_ANCHORS``, then upwards from the current
 directory and from this package's location; a benchmark whose anchor is missing is
 skipped.
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import subprocess
 import sys
 import time
@@ -47,6 +51,9 @@ REPORT_KEYS = (
     "peak_packets_in_flight",
     "bytes_per_packet_in_flight",
     "bytes_per_flow",
+    "expected_checksum",
+    "checksum_matches",
+    "cpu",
 )
 
 
@@ -79,16 +86,37 @@ def find_anchor(name: str) -> Path | None:
     return None
 
 
-def _load(name: str) -> tuple[dict[str, Any], str]:
+def _path(name: str) -> Path:
     path = BENCH_DIR / f"{name}.toml"
     if not path.is_file():
         known = ", ".join(n for n, _ in list_benchmarks())
         raise _core.ScenarioError(f"unknown benchmark {name!r}; expected one of {known}")
+    return path
+
+
+def _load(name: str) -> tuple[dict[str, Any], str, str | None]:
+    """The scenario (without its ``[bench]`` table), the folder its relative paths are
+    resolved in, and its recorded checksum (if any)."""
+    path = _path(name)
     doc = load_toml(path)
     meta = doc.pop("bench", {})
+    unknown = sorted(set(meta) - {"description", "checksum", "anchor"})
+    if unknown:
+        raise _core.ScenarioError(
+            f"{path}: unknown key bench.{unknown[0]}; expected description, checksum or anchor"
+        )
+    expected = meta.get("checksum")
+    if expected is not None and not (
+        isinstance(expected, str)
+        and len(expected) == 16
+        and all(c in "0123456789abcdef" for c in expected)
+    ):
+        raise _core.ScenarioError(
+            f"{path}: bench.checksum must be 16 lower-case hex digits, got {expected!r}"
+        )
     anchor = meta.get("anchor")
     if not anchor:
-        return doc, str(BENCH_DIR)
+        return doc, str(BENCH_DIR), expected
     folder = find_anchor(anchor)
     if folder is None:
         raise BenchmarkSkipped(
@@ -96,7 +124,27 @@ def _load(name: str) -> tuple[dict[str, Any], str]:
             "(searched upwards from here and from the package; set HOPSIM_ANCHORS to "
             "the anchors folder)"
         )
-    return doc, str(folder)
+    return doc, str(folder), expected
+
+
+def cpu_model() -> str:
+    """The processor's model name and the number of CPUs this process may use, so that
+    figures from different machines are not mistaken for a change in speed."""
+    name = ""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    name = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    name = name or platform.processor() or platform.machine() or "unknown"
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cpus = os.cpu_count() or 0
+    return f"{name} ({cpus} CPUs)"
 
 
 def _peak_rss_bytes() -> int | None:
@@ -113,11 +161,11 @@ def run_benchmark(name: str) -> dict[str, Any]:
 
     Wall time covers building the network and the workload and running to the end.
     """
-    doc, base = _load(name)
-    return _measure(doc, base)
+    doc, base, expected = _load(name)
+    return _measure(doc, base, expected)
 
 
-def _measure(doc: dict[str, Any], base: str) -> dict[str, Any]:
+def _measure(doc: dict[str, Any], base: str, expected: str | None) -> dict[str, Any]:
     payload = to_json(doc)
     started = time.perf_counter()
     sim = _core.Simulation(payload, base)
@@ -126,6 +174,10 @@ def _measure(doc: dict[str, Any], base: str) -> dict[str, Any]:
     summary = sim.summary()
     memory = sim.memory()
     events, hops = summary["events"], summary["packet_hops"]
+    # Peak RSS of building and running the simulation, read before the flow table is
+    # turned into Python objects for the checksum.
+    peak_rss = _peak_rss_bytes()
+    checksum = flow_checksum(sim.flows())
     return {
         "events": events,
         "events_per_sec": events / wall if wall > 0 else None,
@@ -133,13 +185,16 @@ def _measure(doc: dict[str, Any], base: str) -> dict[str, Any]:
         "packet_hops_per_sec": hops / wall if wall > 0 else None,
         "sim_seconds": summary["sim_time_ns"] / 1e9,
         "wall_seconds": wall,
-        "peak_rss_bytes": _peak_rss_bytes(),
-        "checksum": flow_checksum(sim.flows()),
+        "peak_rss_bytes": peak_rss,
+        "checksum": checksum,
         # Packet-store bytes over the most packets ever in flight (the store keeps its
         # peak size), and flow state per flow.
         "peak_packets_in_flight": memory["peak_packets_in_flight"],
         "bytes_per_packet_in_flight": memory["bytes_per_packet_in_flight"],
         "bytes_per_flow": memory["bytes_per_flow"],
+        "expected_checksum": expected,
+        "checksum_matches": None if expected is None else checksum == expected,
+        "cpu": cpu_model(),
     }
 
 
@@ -151,6 +206,8 @@ def _format_report(name: str, report: dict[str, Any]) -> str:
             return f"{value / 2**20:,.1f} MiB"
         if key in ("sim_seconds", "wall_seconds"):
             return f"{value:.6g}"
+        if key == "checksum_matches":
+            return {True: "yes", False: "NO: results changed"}[value]
         if key.startswith("bytes_per"):
             return f"{value:,.1f} B"
         if isinstance(value, float):
@@ -159,15 +216,15 @@ def _format_report(name: str, report: dict[str, Any]) -> str:
             return f"{value:,}"
         return str(value)
 
-    lines = [f"{'benchmark':<22}{name}"]
-    lines += [f"{key:<22}{cell(key, report[key])}" for key in REPORT_KEYS]
+    lines = [f"{'benchmark':<28}{name}"]
+    lines += [f"{key:<28}{cell(key, report[key])}" for key in REPORT_KEYS]
     return "\n".join(lines)
 
 
 def main(name: str, as_json: bool = False) -> int:
     """``hopsim bench NAME``: run it and print the report; returns the exit status."""
     try:
-        doc, base = _load(name)
+        doc, base, expected = _load(name)
     except BenchmarkSkipped as exc:
         if as_json:
             print(json.dumps({"skipped": f"{name}: {exc}"}))
@@ -176,8 +233,16 @@ def main(name: str, as_json: bool = False) -> int:
         return 0
     if not as_json:
         print(f"running benchmark {name} ...", file=sys.stderr, flush=True)
-    report = _measure(doc, base)
+    report = _measure(doc, base, expected)
     print(json.dumps(report) if as_json else _format_report(name, report))
+    if report["checksum_matches"] is False:
+        print(
+            f"benchmark {name}: flow-table checksum {report['checksum']} differs from the "
+            f"recorded {expected} (bench.checksum in {_path(name)}); the run's results "
+            "changed. If that is intended, record the new checksum there.",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 
