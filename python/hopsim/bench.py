@@ -128,23 +128,31 @@ def _load(name: str) -> tuple[dict[str, Any], str, str | None]:
 
 
 def cpu_model() -> str:
-    """The processor's model name and the number of CPUs this process may use, so that
-    figures from different machines are not mistaken for a change in speed."""
-    name = ""
+    """The processor (model name, and on Linux its family, model and cache size, which tell
+    apart CPU generations that share a model name in virtual machines) and the number of
+    CPUs this process may use, so that figures from different machines are not mistaken
+    for a change in speed."""
+    fields: dict[str, str] = {}
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as f:
             for line in f:
-                if line.startswith("model name"):
-                    name = line.split(":", 1)[1].strip()
-                    break
+                if not line.strip():
+                    break  # the first processor is enough
+                key, _, value = line.partition(":")
+                fields.setdefault(key.strip(), value.strip())
     except OSError:
         pass
-    name = name or platform.processor() or platform.machine() or "unknown"
+    name = fields.get("model name") or platform.processor() or platform.machine() or "unknown"
+    details = [
+        f"{label} {fields[key]}"
+        for key, label in (("cpu family", "family"), ("model", "model"), ("cache size", "cache"))
+        if fields.get(key)
+    ]
     try:
         cpus = len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
         cpus = os.cpu_count() or 0
-    return f"{name} ({cpus} CPUs)"
+    return f"{name} ({', '.join([*details, f'{cpus} CPUs'])})"
 
 
 def _peak_rss_bytes() -> int | None:
