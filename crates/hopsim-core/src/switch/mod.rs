@@ -67,8 +67,7 @@ impl Simulator {
         let node = self.switches[sw].node;
         let pkt = *self.store.get(r);
         let p = &pkt;
-        let dst_index = self.topo.host_index[p.dst.idx()];
-        let egress = self.routing.select(node, dst_index, routing_tuple(p));
+        let egress = self.routing.select(node, routing_tuple(p));
 
         if p.is_control_class() {
             self.store.push_back(&mut self.ports[egress.idx()].control_queue, r);

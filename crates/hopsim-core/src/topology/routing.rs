@@ -24,26 +24,51 @@ use crate::scenario::EcmpHash;
 /// than 256 of them (every fat-tree and leaf-spine up to 256 leaves), so the k=16 table is
 /// 41 KB rather than the 164 KB of global 32-bit set ids (whose loads were the top stall of
 /// ECMP selection in the k=16 profile).
+///
+/// Selection is a chain of dependent loads (destination → its edge switch → entry → set →
+/// port), so the table keeps it short: the attachment is indexed by the destination's node
+/// id (no host-index lookup first), and when every switch has at most 256 ports and every
+/// set at most 15, each set is also stored as one 16-byte record of port numbers local to
+/// its switch, so the set and its ports come in one load instead of two.
 #[derive(Clone, Debug)]
 pub struct EcmpTable {
     edges: usize,
-    /// Per node: its switch row and the global id of the row's first set (hosts: NO_ROW).
+    /// Per node: its switch row, the global id of the row's first set, its first port and
+    /// its hash seed (hosts: unused).
     rows: Vec<SwitchRow>,
-    /// Per host index: its edge switch, that switch's edge index and its port to the host.
+    /// Per node (meaningful for hosts only): its edge switch, that switch's edge index and
+    /// its port to the host.
     attach: Vec<HostAttach>,
     /// Set id local to the switch, indexed by `row * edges + edge index`.
     entries: LocalSetIds,
     /// `(start, len)` in `pool` of each distinct set, grouped by switch.
     sets: Vec<(u32, u32)>,
     pool: Vec<PortId>,
+    /// The same sets as one-line records, when every set fits one (see above).
+    compact: Option<Vec<CompactSet>>,
 }
 
-/// A switch's row of the table and where its sets start in `EcmpTable::sets`.
+/// A switch's row of the table, where its sets start in `EcmpTable::sets`, its first port
+/// (compact sets hold ports relative to it) and its ECMP hash seed (set by `Routing`), in
+/// one 16-byte record so that selection loads it once.
 #[derive(Clone, Copy, Debug)]
+#[repr(C, align(16))]
 struct SwitchRow {
     row: u32,
     first_set: u32,
+    first_port: u32,
+    seed: u32,
 }
+
+/// Up to 15 egress ports of one switch, as offsets from its first port, in 16 bytes.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(16))]
+struct CompactSet {
+    len: u8,
+    local: [u8; COMPACT_PORTS],
+}
+
+const COMPACT_PORTS: usize = 15;
 
 /// Entries of the table: bytes when every switch has at most 256 distinct sets.
 #[derive(Clone, Debug)]
@@ -84,20 +109,18 @@ impl EcmpTable {
         // Edge switches in order of first appearance among the hosts.
         let mut edge_index = vec![u32::MAX; n];
         let mut edge_nodes = Vec::new();
-        let attach: Vec<HostAttach> = topo
-            .hosts
-            .iter()
-            .map(|&h| {
-                let nic = topo.host_port(h);
-                let down = topo.ports[nic.idx()].peer;
-                let edge = topo.ports[down.idx()].node;
-                if edge_index[edge.idx()] == u32::MAX {
-                    edge_index[edge.idx()] = edge_nodes.len() as u32;
-                    edge_nodes.push(edge);
-                }
-                HostAttach { edge, edge_index: edge_index[edge.idx()], port: down }
-            })
-            .collect();
+        let unattached = HostAttach { edge: NodeId(u32::MAX), edge_index: u32::MAX, port: PortId(u32::MAX) };
+        let mut attach = vec![unattached; n];
+        for &h in &topo.hosts {
+            let nic = topo.host_port(h);
+            let down = topo.ports[nic.idx()].peer;
+            let edge = topo.ports[down.idx()].node;
+            if edge_index[edge.idx()] == u32::MAX {
+                edge_index[edge.idx()] = edge_nodes.len() as u32;
+                edge_nodes.push(edge);
+            }
+            attach[h.idx()] = HostAttach { edge, edge_index: edge_index[edge.idx()], port: down };
+        }
         let edges = edge_nodes.len();
         // Next-hop sets of each switch towards each edge switch.
         let mut candidates_of = vec![Vec::new(); switches as usize * edges];
@@ -118,7 +141,7 @@ impl EcmpTable {
             }
         }
         // Number each switch's distinct sets from 0, in order of first use.
-        let mut rows = vec![SwitchRow { row: u32::MAX, first_set: 0 }; n];
+        let mut rows = vec![SwitchRow { row: u32::MAX, first_set: 0, first_port: 0, seed: 0 }; n];
         let mut local = vec![0u32; switches as usize * edges];
         let mut sets = Vec::new();
         let mut pool = Vec::new();
@@ -128,7 +151,8 @@ impl EcmpTable {
             if row == u32::MAX {
                 continue;
             }
-            rows[node] = SwitchRow { row, first_set: sets.len() as u32 };
+            let first_port = topo.ports_of(NodeId(node as u32)).start;
+            rows[node] = SwitchRow { row, first_set: sets.len() as u32, first_port, seed: 0 };
             let mut dedupe: HashMap<&[PortId], u32> = HashMap::new();
             for ei in 0..edges {
                 let candidates = candidates_of[row as usize * edges + ei].as_slice();
@@ -147,7 +171,43 @@ impl EcmpTable {
         } else {
             LocalSetIds::Wide(local)
         };
-        EcmpTable { edges, rows, attach, entries, sets, pool }
+        let compact = Self::compact_sets(topo, &rows, &sets, &pool);
+        EcmpTable { edges, rows, attach, entries, sets, pool, compact }
+    }
+
+    /// Every set as a `CompactSet`, or `None` if some switch has more than 256 ports or
+    /// some set more than 15.
+    fn compact_sets(
+        topo: &Topology,
+        rows: &[SwitchRow],
+        sets: &[(u32, u32)],
+        pool: &[PortId],
+    ) -> Option<Vec<CompactSet>> {
+        let mut out = Vec::with_capacity(sets.len());
+        for (node, r) in rows.iter().enumerate() {
+            if r.row == u32::MAX {
+                continue;
+            }
+            if topo.ports_of(NodeId(node as u32)).len() > 256 {
+                return None;
+            }
+            let end = rows[node + 1..]
+                .iter()
+                .find(|s| s.row != u32::MAX)
+                .map_or(sets.len(), |s| s.first_set as usize);
+            for &(start, len) in &sets[r.first_set as usize..end] {
+                if len as usize > COMPACT_PORTS {
+                    return None;
+                }
+                let mut set = CompactSet { len: len as u8, local: [0; COMPACT_PORTS] };
+                for (slot, p) in set.local.iter_mut().zip(&pool[start as usize..(start + len) as usize]) {
+                    *slot = (p.0 - r.first_port) as u8;
+                }
+                out.push(set);
+            }
+        }
+        debug_assert_eq!(out.len(), sets.len());
+        Some(out)
     }
 
     /// Bytes allocated by the table.
@@ -161,20 +221,25 @@ impl EcmpTable {
             + self.attach.capacity() * size_of::<HostAttach>()
             + entries
             + self.sets.capacity() * 8
-            + self.pool.capacity() * size_of::<PortId>()) as u64
+            + self.pool.capacity() * size_of::<PortId>()
+            + self.compact.as_ref().map_or(0, |c| c.capacity() * size_of::<CompactSet>())) as u64
     }
 
-    /// Egress ports of switch `node` on shortest paths to the host with index `host_index`.
-    #[inline]
-    pub fn next_hops(&self, node: NodeId, host_index: u32) -> &[PortId] {
-        let at = &self.attach[host_index as usize];
+    /// Egress ports of switch `node` on shortest paths to host `dst`.
+    pub fn next_hops(&self, node: NodeId, dst: NodeId) -> &[PortId] {
+        let at = &self.attach[dst.idx()];
         if at.edge == node {
             return std::slice::from_ref(&at.port);
         }
-        let r = self.rows[node.idx()];
-        let id = self.entries.get(r.row as usize * self.edges + at.edge_index as usize);
-        let (start, len) = self.sets[(r.first_set + id) as usize];
+        let (start, len) = self.sets[self.set_id(node, at) as usize];
         &self.pool[start as usize..(start + len) as usize]
+    }
+
+    /// Global id of switch `node`'s set towards the edge switch of `at`.
+    #[inline]
+    fn set_id(&self, node: NodeId, at: &HostAttach) -> u32 {
+        let r = self.rows[node.idx()];
+        r.first_set + self.entries.get(r.row as usize * self.edges + at.edge_index as usize)
     }
 }
 
@@ -193,38 +258,53 @@ pub fn routing_tuple(p: &crate::packet::Packet) -> FiveTuple {
     FiveTuple { src: p.src, dst: p.dst, sport: p.sport, dport: p.dport }
 }
 
-/// Routing state: the ECMP table plus per-switch hash seeds.
+/// Routing state: the ECMP table (which also holds the per-switch hash seeds) and the hash.
 #[derive(Clone, Debug)]
 pub struct Routing {
     pub table: EcmpTable,
-    seeds: Vec<u32>,
     hash: EcmpHash,
 }
 
 impl Routing {
     pub fn new(topo: &Topology, hash: EcmpHash, seed: u64) -> Routing {
-        let seeds =
-            (0..topo.node_count()).map(|n| stream_seed(seed, &format!("ecmp/switch/{n}")) as u32).collect();
-        Routing { table: EcmpTable::build(topo), seeds, hash }
+        let mut table = EcmpTable::build(topo);
+        for (n, row) in table.rows.iter_mut().enumerate() {
+            row.seed = stream_seed(seed, &format!("ecmp/switch/{n}")) as u32;
+        }
+        Routing { table, hash }
     }
 
     /// The egress port `node` uses for a packet of `tuple` heading to host `dst_index`.
     #[inline]
-    pub fn select(&self, node: NodeId, dst_index: u32, tuple: FiveTuple) -> PortId {
-        let hops = self.table.next_hops(node, dst_index);
-        debug_assert!(!hops.is_empty(), "no route from node {} to host index {}", node.0, dst_index);
-        if hops.len() == 1 {
-            return hops[0];
+    pub fn select(&self, node: NodeId, tuple: FiveTuple) -> PortId {
+        let t = &self.table;
+        let at = &t.attach[tuple.dst.idx()];
+        if at.edge == node {
+            return at.port;
         }
-        let h = self.hash_of(node, tuple);
-        let n = hops.len() as u64;
-        // h mod n; a mask when n is a power of two (every fat-tree), sparing a division.
-        let i = if n.is_power_of_two() { h & (n - 1) } else { h % n };
-        hops[i as usize]
+        let id = t.set_id(node, at) as usize;
+        if let Some(compact) = &t.compact {
+            let set = &compact[id];
+            let i = if set.len == 1 { 0 } else { self.pick(node, tuple, set.len as u64) };
+            return PortId(t.rows[node.idx()].first_port + set.local[i] as u32);
+        }
+        let (start, len) = t.sets[id];
+        debug_assert!(len > 0, "no route from node {} to host {}", node.0, tuple.dst.0);
+        let i = if len == 1 { 0 } else { self.pick(node, tuple, len as u64) };
+        t.pool[start as usize + i]
     }
 
+    /// ECMP's choice among `n` > 1 equal-cost ports: the 5-tuple's hash modulo `n`.
+    #[inline]
+    fn pick(&self, node: NodeId, tuple: FiveTuple, n: u64) -> usize {
+        let h = self.hash_of(node, tuple);
+        // h mod n; a mask when n is a power of two (every fat-tree), sparing a division.
+        (if n.is_power_of_two() { h & (n - 1) } else { h % n }) as usize
+    }
+
+    #[inline(always)]
     fn hash_of(&self, node: NodeId, t: FiveTuple) -> u64 {
-        let seed = self.seeds[node.idx()];
+        let seed = self.table.rows[node.idx()].seed;
         match self.hash {
             EcmpHash::Mix => {
                 let a = ((t.src.0 as u64) << 32) | t.dst.0 as u64;
@@ -250,11 +330,10 @@ impl Routing {
     /// The egress ports a packet of `tuple` crosses from its source host to its
     /// destination (first the source's NIC port, last the destination ToR's port).
     pub fn path_of(&self, topo: &Topology, tuple: FiveTuple) -> Vec<PortId> {
-        let dst_index = topo.host_index[tuple.dst.idx()];
         let mut path = vec![topo.host_port(tuple.src)];
         let mut node = topo.ports[topo.ports[path[0].idx()].peer.idx()].node;
         while node != tuple.dst {
-            let p = self.select(node, dst_index, tuple);
+            let p = self.select(node, tuple);
             path.push(p);
             node = topo.ports[topo.ports[p.idx()].peer.idx()].node;
             assert!(path.len() <= topo.node_count(), "routing loop towards node {}", tuple.dst.0);
@@ -309,7 +388,7 @@ mod tests {
         for &dst in &t.hosts {
             let dist = t.hop_distances(dst);
             for node in (0..t.node_count() as u32).map(NodeId).filter(|n| !t.is_host(*n)) {
-                let hops = table.next_hops(node, t.host_index[dst.idx()]);
+                let hops = table.next_hops(node, dst);
                 assert!(!hops.is_empty());
                 for p in hops {
                     let peer = t.ports[t.ports[p.idx()].peer.idx()].node;
@@ -326,12 +405,43 @@ mod tests {
         let small = fat_tree(8, rate, rate, delay);
         let table = EcmpTable::build(&small);
         assert!(matches!(table.entries, LocalSetIds::Narrow(_)));
+        assert!(table.compact.is_some());
         assert_shortest(&small, &table);
-        // A spine of 300 leaves has 300 one-port sets: ids no longer fit a byte.
+        // A spine of 300 leaves has 300 one-port sets: ids no longer fit a byte, and its
+        // 300 ports no longer fit a compact set's byte offsets.
         let wide = leaf_spine(2, 300, 1, 1, (rate, delay), (rate, delay));
         let table = EcmpTable::build(&wide);
         assert!(matches!(table.entries, LocalSetIds::Wide(_)));
+        assert!(table.compact.is_none());
         assert_shortest(&wide, &table);
+    }
+
+    /// Selection through the compact sets picks exactly the port the pooled sets give.
+    #[test]
+    fn compact_sets_select_as_pooled_sets_do() {
+        use crate::topology::builders::leaf_spine;
+        let (rate, delay) = (Rate::gbps(100), Delta::from_us(1));
+        for t in [fat_tree(8, rate, rate, delay), leaf_spine(3, 6, 4, 1, (rate, delay), (rate, delay))] {
+            for hash in [EcmpHash::Mix, EcmpHash::Crc32] {
+                let compact = Routing::new(&t, hash, 7);
+                assert!(compact.table.compact.is_some());
+                let mut pooled = compact.clone();
+                pooled.table.compact = None;
+                let mut spread = std::collections::BTreeSet::new();
+                for &dst in &t.hosts {
+                    for node in (0..t.node_count() as u32).map(NodeId).filter(|n| !t.is_host(*n)) {
+                        for sport in 0..16 {
+                            let tuple = FiveTuple { src: t.hosts[0], dst, sport, dport: 4791 };
+                            let p = compact.select(node, tuple);
+                            assert_eq!(p, pooled.select(node, tuple));
+                            assert!(compact.table.next_hops(node, dst).contains(&p));
+                            spread.insert(p);
+                        }
+                    }
+                }
+                assert!(spread.len() > t.hosts.len(), "up-links are used as well as host ports");
+            }
+        }
     }
 
     #[test]
