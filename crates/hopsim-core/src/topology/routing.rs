@@ -183,18 +183,16 @@ impl EcmpTable {
         sets: &[(u32, u32)],
         pool: &[PortId],
     ) -> Option<Vec<CompactSet>> {
+        // Switches in node order, as `build` numbered their sets: a switch's sets end where
+        // the next switch's begin.
+        let switches: Vec<usize> = (0..rows.len()).filter(|&n| rows[n].row != u32::MAX).collect();
         let mut out = Vec::with_capacity(sets.len());
-        for (node, r) in rows.iter().enumerate() {
-            if r.row == u32::MAX {
-                continue;
-            }
+        for (k, &node) in switches.iter().enumerate() {
             if topo.ports_of(NodeId(node as u32)).len() > 256 {
                 return None;
             }
-            let end = rows[node + 1..]
-                .iter()
-                .find(|s| s.row != u32::MAX)
-                .map_or(sets.len(), |s| s.first_set as usize);
+            let r = rows[node];
+            let end = switches.get(k + 1).map_or(sets.len(), |&next| rows[next].first_set as usize);
             for &(start, len) in &sets[r.first_set as usize..end] {
                 if len as usize > COMPACT_PORTS {
                     return None;
@@ -274,7 +272,7 @@ impl Routing {
         Routing { table, hash }
     }
 
-    /// The egress port `node` uses for a packet of `tuple` heading to host `dst_index`.
+    /// The egress port switch `node` uses for a packet of `tuple` (heading to host `tuple.dst`).
     #[inline]
     pub fn select(&self, node: NodeId, tuple: FiveTuple) -> PortId {
         let t = &self.table;
