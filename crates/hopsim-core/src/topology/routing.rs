@@ -229,15 +229,18 @@ impl EcmpTable {
         if at.edge == node {
             return std::slice::from_ref(&at.port);
         }
-        let (start, len) = self.sets[self.set_id(node, at) as usize];
+        let (_, id) = self.set_of(node, at);
+        let (start, len) = self.sets[id];
         &self.pool[start as usize..(start + len) as usize]
     }
 
-    /// Global id of switch `node`'s set towards the edge switch of `at`.
+    /// Switch `node`'s row record and the global id of its set towards the edge switch of
+    /// `at` (the row also gives selection its first port and hash seed).
     #[inline]
-    fn set_id(&self, node: NodeId, at: &HostAttach) -> u32 {
+    fn set_of(&self, node: NodeId, at: &HostAttach) -> (SwitchRow, usize) {
         let r = self.rows[node.idx()];
-        r.first_set + self.entries.get(r.row as usize * self.edges + at.edge_index as usize)
+        let id = r.first_set + self.entries.get(r.row as usize * self.edges + at.edge_index as usize);
+        (r, id as usize)
     }
 }
 
@@ -280,29 +283,29 @@ impl Routing {
         if at.edge == node {
             return at.port;
         }
-        let id = t.set_id(node, at) as usize;
+        let (row, id) = t.set_of(node, at);
         if let Some(compact) = &t.compact {
             let set = &compact[id];
-            let i = if set.len == 1 { 0 } else { self.pick(node, tuple, set.len as u64) };
-            return PortId(t.rows[node.idx()].first_port + set.local[i] as u32);
+            let i = if set.len == 1 { 0 } else { self.pick(row.seed, tuple, set.len as u64) };
+            return PortId(row.first_port + set.local[i] as u32);
         }
         let (start, len) = t.sets[id];
         debug_assert!(len > 0, "no route from node {} to host {}", node.0, tuple.dst.0);
-        let i = if len == 1 { 0 } else { self.pick(node, tuple, len as u64) };
+        let i = if len == 1 { 0 } else { self.pick(row.seed, tuple, len as u64) };
         t.pool[start as usize + i]
     }
 
-    /// ECMP's choice among `n` > 1 equal-cost ports: the 5-tuple's hash modulo `n`.
+    /// ECMP's choice among `n` > 1 equal-cost ports: the 5-tuple's hash (with the switch's
+    /// `seed`) modulo `n`.
     #[inline]
-    fn pick(&self, node: NodeId, tuple: FiveTuple, n: u64) -> usize {
-        let h = self.hash_of(node, tuple);
+    fn pick(&self, seed: u32, tuple: FiveTuple, n: u64) -> usize {
+        let h = self.hash_of(seed, tuple);
         // h mod n; a mask when n is a power of two (every fat-tree), sparing a division.
         (if n.is_power_of_two() { h & (n - 1) } else { h % n }) as usize
     }
 
     #[inline(always)]
-    fn hash_of(&self, node: NodeId, t: FiveTuple) -> u64 {
-        let seed = self.table.rows[node.idx()].seed;
+    fn hash_of(&self, seed: u32, t: FiveTuple) -> u64 {
         match self.hash {
             EcmpHash::Mix => {
                 let a = ((t.src.0 as u64) << 32) | t.dst.0 as u64;
