@@ -23,7 +23,7 @@ use crate::switch::{Switch, SwitchConfig};
 use crate::time::SimTime;
 use crate::topology::{Routing, Topology};
 
-pub use build::ValidScenario;
+pub use crate::scenario::ValidScenario;
 pub use classify::FlowClass;
 pub use memory::MemoryReport;
 

@@ -1,0 +1,81 @@
+//! `[output]`: what a run records besides the flow table and the summary.
+
+use super::Duration;
+use serde::{Deserialize, Serialize};
+
+/// What the run records besides the flow table and the summary.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputSpec {
+    /// Record every PFC PAUSE / RESUME frame (time, node, port, priority) in `pfc_events`.
+    #[serde(default)]
+    pub pfc_events: bool,
+    /// Sample the sending rate, window and bytes in flight of chosen flows.
+    #[serde(default)]
+    pub rate_trace: Option<RateTraceSpec>,
+    /// Sample switch egress queues and shared buffers periodically.
+    #[serde(default)]
+    pub queues: Option<QueueSamplerSpec>,
+    /// Delivered bytes per flow per time bin (throughput over time).
+    #[serde(default)]
+    pub throughput: Option<ThroughputSpec>,
+    /// Every packet event (enqueue, transmit, drop, receive) of chosen flows.
+    #[serde(default)]
+    pub packet_trace: Option<PacketTraceSpec>,
+}
+
+/// `[output.queues]`: egress queue and shared-buffer occupancy of every switch.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct QueueSamplerSpec {
+    /// Sampling interval. Default 10 µs.
+    #[serde(default = "default_trace_interval")]
+    pub interval: Duration,
+    /// One row per data queue (true) or per port, all queues summed (false, default).
+    #[serde(default)]
+    pub per_queue: bool,
+}
+
+/// `[output.throughput]`: bin width of the delivered-bytes time series.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ThroughputSpec {
+    /// Bin width. Default 100 µs.
+    #[serde(default = "default_throughput_interval")]
+    pub interval: Duration,
+}
+
+/// `[output.packet_trace]`: a per-packet log for debugging small runs.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PacketTraceSpec {
+    /// Flow ids to trace; omitted = every flow and every control frame.
+    #[serde(default)]
+    pub flows: Option<Vec<u32>>,
+    /// Stop recording after this many records (the summary counts the rest). Default 1,000,000.
+    #[serde(default = "default_max_records")]
+    pub max_records: u64,
+}
+
+fn default_throughput_interval() -> Duration {
+    Duration::us(100)
+}
+
+fn default_max_records() -> u64 {
+    1_000_000
+}
+
+/// `[output.rate_trace]`: which flows to sample and how often.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RateTraceSpec {
+    /// Flow ids (in start order, as in the flows table).
+    pub flows: Vec<u32>,
+    /// Sampling interval. Default 10 µs.
+    #[serde(default = "default_trace_interval")]
+    pub interval: Duration,
+}
+
+fn default_trace_interval() -> Duration {
+    Duration::us(10)
+}

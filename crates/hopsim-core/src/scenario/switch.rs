@@ -1,0 +1,220 @@
+//! `[switch]`: the shared-buffer switch, its flow control, admission and ECN.
+
+use super::tagged::kind_tagged;
+use super::{rate_100g, yes, zero_duration, Bytes, Duration, RateSpec};
+use serde::{Deserialize, Serialize};
+
+/// The output-queued shared-buffer switch (modelled on the MMU of the HPCC ns-3 simulator).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SwitchSpec {
+    /// Shared packet buffer per switch. Default 32 MB: the buffer of the HPCC simulator
+    /// runs in `../shared/anchors/ns3-fattree320` (BUFFER_SIZE 32).
+    #[serde(default = "default_buffer")]
+    pub buffer_bytes: Bytes,
+    /// Data queues per egress port (priorities / isolation queues). Default 8 (802.1Q classes).
+    #[serde(default = "default_queues")]
+    pub queues: u32,
+    /// Switching (pipeline) latency added between arrival and enqueue. Default 0.
+    #[serde(default = "zero_duration")]
+    pub latency: Duration,
+    /// Egress admission for lossy (non-PFC) traffic.
+    #[serde(default)]
+    pub admission: AdmissionSpec,
+    #[serde(default)]
+    pub pfc: PfcSpec,
+    #[serde(default)]
+    pub ecn: EcnSpec,
+    /// Append in-band network telemetry (per-hop queue length, tx bytes, time, rate) to
+    /// data packets, for HPCC.
+    #[serde(default)]
+    pub int: bool,
+}
+
+impl Default for SwitchSpec {
+    fn default() -> Self {
+        SwitchSpec {
+            buffer_bytes: default_buffer(),
+            queues: default_queues(),
+            latency: zero_duration(),
+            admission: AdmissionSpec::default(),
+            pfc: PfcSpec::default(),
+            ecn: EcnSpec::default(),
+            int: false,
+        }
+    }
+}
+
+fn default_buffer() -> Bytes {
+    Bytes(32_000_000)
+}
+fn default_queues() -> u32 {
+    8
+}
+
+kind_tagged!(AdmissionSpec { "dynamic_threshold" => DynamicThreshold, "static_per_port" => StaticPerPort });
+
+/// Egress admission of lossy traffic.
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum AdmissionSpec {
+    /// Dynamic threshold (Choudhury & Hahne, 1998): a queue may grow to
+    /// `alpha × (free shared buffer)`. Default alpha 1.
+    DynamicThreshold(DynamicThresholdSpec),
+    /// A fixed byte limit per egress port (all its queues together), e.g. 300 KB per port
+    /// in the deflection experiments.
+    StaticPerPort(StaticPerPortSpec),
+}
+
+/// A fixed byte limit per egress port (all its queues together).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct StaticPerPortSpec {
+    pub bytes: Bytes,
+}
+
+/// Dynamic threshold (Choudhury & Hahne, 1998): a queue may grow to
+/// `alpha × (free shared buffer)`. Default alpha 1.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DynamicThresholdSpec {
+    #[serde(default = "one_f64")]
+    pub alpha: f64,
+}
+
+impl Default for AdmissionSpec {
+    fn default() -> Self {
+        AdmissionSpec::DynamicThreshold(DynamicThresholdSpec { alpha: 1.0 })
+    }
+}
+
+fn one_f64() -> f64 {
+    1.0
+}
+
+/// Priority flow control (IEEE 802.1Qbb).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PfcSpec {
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// How the XOFF threshold is set.
+    #[serde(default)]
+    pub threshold: PfcThreshold,
+    /// Dynamic mode: XOFF when an ingress (port, priority) uses more shared buffer than
+    /// `alpha × (free shared buffer)`. Default 1/8: the HPCC simulator's `pfc_a_shift` 3.
+    #[serde(default = "default_pfc_alpha")]
+    pub alpha: f64,
+    /// Static mode: XOFF when the ingress (port, priority) holds this many bytes.
+    #[serde(default)]
+    pub xoff_bytes: Option<Bytes>,
+    /// Static mode: XON when it falls to this many bytes.
+    #[serde(default)]
+    pub xon_bytes: Option<Bytes>,
+    /// Headroom per (ingress port, priority) absorbing what arrives after XOFF. Default:
+    /// computed per port from its rate and delay (see `docs/model.md`).
+    #[serde(default)]
+    pub headroom_bytes: Option<Bytes>,
+    /// Bytes per (ingress port, priority) reserved before the shared pool is used.
+    /// Default 4 KB, as in the HPCC simulator's MMU.
+    #[serde(default = "default_reserve")]
+    pub reserve_bytes: Bytes,
+    /// XON hysteresis in dynamic mode: resume when usage + offset ≤ threshold.
+    /// Default 3 KB, as in the HPCC simulator's MMU.
+    #[serde(default = "default_resume_offset")]
+    pub resume_offset_bytes: Bytes,
+}
+
+impl Default for PfcSpec {
+    fn default() -> Self {
+        PfcSpec {
+            enabled: true,
+            threshold: PfcThreshold::Dynamic,
+            alpha: default_pfc_alpha(),
+            xoff_bytes: None,
+            xon_bytes: None,
+            headroom_bytes: None,
+            reserve_bytes: default_reserve(),
+            resume_offset_bytes: default_resume_offset(),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum PfcThreshold {
+    #[default]
+    Dynamic,
+    Static,
+}
+
+fn default_pfc_alpha() -> f64 {
+    0.125
+}
+fn default_reserve() -> Bytes {
+    Bytes(4_000)
+}
+fn default_resume_offset() -> Bytes {
+    Bytes(3_000)
+}
+
+/// ECN marking with a RED profile on the egress queue length.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct EcnSpec {
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// Below `kmin` bytes nothing is marked. Default 400 KB at 100 Gb/s (HPCC simulator
+    /// KMIN_MAP, as listed in `../shared/anchors/ns3-fattree320`).
+    #[serde(default = "default_kmin")]
+    pub kmin: Bytes,
+    /// Above `kmax` bytes everything is marked. Default 1600 KB at 100 Gb/s.
+    #[serde(default = "default_kmax")]
+    pub kmax: Bytes,
+    /// Marking probability at `kmax`. Default 0.2.
+    #[serde(default = "default_pmax")]
+    pub pmax: f64,
+    /// The rate `kmin`/`kmax` are given for; other ports scale them by rate / this.
+    #[serde(default = "rate_100g")]
+    pub reference_rate: RateSpec,
+    /// Scale thresholds linearly with port rate (the HPCC simulator's maps do: ×4 at 400G).
+    #[serde(default = "yes")]
+    pub scale_with_rate: bool,
+    /// Where the mark is decided.
+    #[serde(default)]
+    pub mark_at: EcnMarkPoint,
+}
+
+impl Default for EcnSpec {
+    fn default() -> Self {
+        EcnSpec {
+            enabled: true,
+            kmin: default_kmin(),
+            kmax: default_kmax(),
+            pmax: default_pmax(),
+            reference_rate: rate_100g(),
+            scale_with_rate: true,
+            mark_at: EcnMarkPoint::Dequeue,
+        }
+    }
+}
+
+fn default_kmin() -> Bytes {
+    Bytes(400_000)
+}
+fn default_kmax() -> Bytes {
+    Bytes(1_600_000)
+}
+fn default_pmax() -> f64 {
+    0.2
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum EcnMarkPoint {
+    /// Decide when the packet leaves the queue (the HPCC simulator does).
+    #[default]
+    Dequeue,
+    /// Decide when the packet joins the queue (classic RED).
+    Enqueue,
+}

@@ -1,0 +1,417 @@
+//! `[transport]`: the hosts' reliable transport and congestion control.
+
+use super::{one, Bytes, Duration, RateSpec};
+use serde::{Deserialize, Serialize};
+
+/// The RoCEv2-like reliable transport of the hosts and its congestion control.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TransportSpec {
+    /// Payload bytes per data packet. Default 1000, as the HPCC simulator runs.
+    #[serde(default = "default_mtu")]
+    pub mtu: u32,
+    /// Header bytes added to each data packet on the wire.
+    #[serde(default = "default_header")]
+    pub header_bytes: u32,
+    /// Wire size of ACK / NACK / CNP packets.
+    #[serde(default = "default_ack_bytes")]
+    pub ack_bytes: u32,
+    /// Receiver sends one ACK per this many in-order data packets (and always for the last).
+    #[serde(default = "one")]
+    pub ack_every: u32,
+    /// Data priority (traffic class) of flows, `0 .. switch.queues`.
+    #[serde(default = "default_priority")]
+    pub priority: u8,
+    #[serde(default)]
+    pub loss_recovery: LossRecovery,
+    /// Retransmission timeout: go back to the first unacknowledged byte when no ACK
+    /// advanced for this long.
+    #[serde(default = "default_rto")]
+    pub rto: Duration,
+    /// Minimum gap between two NACKs of one flow for the same missing byte.
+    #[serde(default = "default_nack_interval")]
+    pub nack_interval: Duration,
+    /// Cap on in-flight bytes per flow: `"none"`, `"bdp"` (base RTT × bottleneck rate of
+    /// the flow's path) or a size.
+    #[serde(default)]
+    pub window: WindowSpec,
+    #[serde(default)]
+    pub cc: CcKind,
+    #[serde(default)]
+    pub dcqcn: DcqcnSpec,
+    #[serde(default)]
+    pub hpcc: HpccSpec,
+    #[serde(default)]
+    pub dctcp: DctcpSpec,
+    #[serde(default)]
+    pub timely: TimelySpec,
+    #[serde(default)]
+    pub irn: IrnSpec,
+    /// Congestion control per group of sending hosts (`[[transport.groups]]`), overriding
+    /// `cc` for flows whose source is in the group: mixed deployments in one run.
+    #[serde(default)]
+    pub groups: Vec<CcGroup>,
+}
+
+/// Hosts whose flows use a given congestion control.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CcGroup {
+    pub hosts: Vec<u32>,
+    pub cc: CcKind,
+}
+
+/// TIMELY parameters. Defaults are those of the TIMELY authors' published code snippet
+/// (as used by eRPC): EWMA α 0.02, β 0.8, T_low 50 µs, T_high 1 ms, δ 40 Mb/s (5 MB/s),
+/// hyperactive increase after 5 non-positive gradients; 16 KB segments (the paper's
+/// smallest completion unit, §4).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimelySpec {
+    #[serde(default = "default_timely_alpha")]
+    pub alpha: f64,
+    #[serde(default = "default_timely_beta")]
+    pub beta: f64,
+    #[serde(default = "default_t_low")]
+    pub t_low: Duration,
+    #[serde(default = "default_t_high")]
+    pub t_high: Duration,
+    #[serde(default = "default_timely_delta")]
+    pub delta: RateSpec,
+    #[serde(default = "default_hai_threshold")]
+    pub hai_threshold: u32,
+    #[serde(default = "default_segment")]
+    pub segment: Bytes,
+    #[serde(default = "default_hpcc_min_rate")]
+    pub min_rate: RateSpec,
+}
+
+impl Default for TimelySpec {
+    fn default() -> Self {
+        TimelySpec {
+            alpha: default_timely_alpha(),
+            beta: default_timely_beta(),
+            t_low: default_t_low(),
+            t_high: default_t_high(),
+            delta: default_timely_delta(),
+            hai_threshold: default_hai_threshold(),
+            segment: default_segment(),
+            min_rate: default_hpcc_min_rate(),
+        }
+    }
+}
+
+fn default_timely_alpha() -> f64 {
+    0.02
+}
+fn default_timely_beta() -> f64 {
+    0.8
+}
+fn default_t_low() -> Duration {
+    Duration::us(50)
+}
+fn default_t_high() -> Duration {
+    Duration::us(1000)
+}
+fn default_timely_delta() -> RateSpec {
+    RateSpec::mbps(40)
+}
+fn default_hai_threshold() -> u32 {
+    5
+}
+fn default_segment() -> Bytes {
+    Bytes(16_000)
+}
+
+/// DCTCP parameters. Use it with step marking (`switch.ecn.kmin = kmax`, `pmax = 1`), as
+/// DCTCP specifies (§3.1: mark when the instantaneous queue exceeds K).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DctcpSpec {
+    /// EWMA gain g. Default 1/16 (DCTCP paper §3.1).
+    #[serde(default = "default_dctcp_g")]
+    pub g: f64,
+    /// Additive increase per window of data. Default 1 Gb/s: TCP's one segment per RTT at
+    /// 1000 B per ~8 µs round trip.
+    #[serde(default = "default_dctcp_ai")]
+    pub rate_ai: RateSpec,
+    /// Lowest rate. Default 100 Mb/s.
+    #[serde(default = "default_hpcc_min_rate")]
+    pub min_rate: RateSpec,
+}
+
+impl Default for DctcpSpec {
+    fn default() -> Self {
+        DctcpSpec { g: default_dctcp_g(), rate_ai: default_dctcp_ai(), min_rate: default_hpcc_min_rate() }
+    }
+}
+
+fn default_dctcp_g() -> f64 {
+    1.0 / 16.0
+}
+fn default_dctcp_ai() -> RateSpec {
+    RateSpec::mbps(1000)
+}
+
+/// HPCC parameters: η and maxStage from the HPCC paper (§3.3, §5.1), the additive step
+/// from the HPCC simulator's runs listed in `../shared/anchors/ns3-fattree320/README.md`.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct HpccSpec {
+    /// Target utilisation η. Default 0.95.
+    #[serde(default = "default_eta")]
+    pub eta: f64,
+    /// Additive stages before a multiplicative step. Default 5.
+    #[serde(default = "default_max_stage")]
+    pub max_stage: u32,
+    /// Additive increase per update. Default 50 Mb/s.
+    #[serde(default = "default_hpcc_ai")]
+    pub rate_ai: RateSpec,
+    /// Lowest rate. Default 100 Mb/s (the HPCC simulator's `MinRate`).
+    #[serde(default = "default_hpcc_min_rate")]
+    pub min_rate: RateSpec,
+}
+
+impl Default for HpccSpec {
+    fn default() -> Self {
+        HpccSpec {
+            eta: default_eta(),
+            max_stage: default_max_stage(),
+            rate_ai: default_hpcc_ai(),
+            min_rate: default_hpcc_min_rate(),
+        }
+    }
+}
+
+fn default_eta() -> f64 {
+    0.95
+}
+fn default_max_stage() -> u32 {
+    5
+}
+fn default_hpcc_ai() -> RateSpec {
+    RateSpec::mbps(50)
+}
+fn default_hpcc_min_rate() -> RateSpec {
+    RateSpec::mbps(100)
+}
+
+impl Default for TransportSpec {
+    fn default() -> Self {
+        TransportSpec {
+            mtu: default_mtu(),
+            header_bytes: default_header(),
+            ack_bytes: default_ack_bytes(),
+            ack_every: 1,
+            priority: default_priority(),
+            loss_recovery: LossRecovery::GoBackN,
+            rto: default_rto(),
+            nack_interval: default_nack_interval(),
+            window: WindowSpec::None,
+            cc: CcKind::Dcqcn,
+            dcqcn: DcqcnSpec::default(),
+            hpcc: HpccSpec::default(),
+            dctcp: DctcpSpec::default(),
+            timely: TimelySpec::default(),
+            irn: IrnSpec::default(),
+            groups: Vec::new(),
+        }
+    }
+}
+
+fn default_mtu() -> u32 {
+    1000
+}
+fn default_header() -> u32 {
+    48
+}
+fn default_ack_bytes() -> u32 {
+    60
+}
+fn default_priority() -> u8 {
+    3
+}
+/// 4 ms: a RoCE NIC's local ACK timeout of 4.096 µs × 2^10. The HPCC simulator has no
+/// timeout at all; a timeout near the RTT fires spuriously behind deep PFC queues.
+fn default_rto() -> Duration {
+    Duration::us(4096)
+}
+/// 500 µs: the HPCC simulator's NACK generation interval (`rdma-hw.cc`).
+fn default_nack_interval() -> Duration {
+    Duration::us(500)
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum LossRecovery {
+    /// RoCEv2: a NACK or timeout rewinds the sender to the first missing byte.
+    #[default]
+    GoBackN,
+    /// IRN (Mittal et al., SIGCOMM 2018): the receiver keeps out-of-order packets and
+    /// NACKs with a selective acknowledgement; the sender retransmits only the holes.
+    Irn,
+}
+
+/// IRN timeouts (IRN paper §3.1: RTO_low 100 µs while at most N = 3 packets are in flight,
+/// RTO_high 320 µs otherwise).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct IrnSpec {
+    #[serde(default = "default_rto_low")]
+    pub rto_low: Duration,
+    #[serde(default = "default_rto_high")]
+    pub rto_high: Duration,
+    #[serde(default = "default_rto_low_packets")]
+    pub rto_low_packets: u32,
+}
+
+impl Default for IrnSpec {
+    fn default() -> Self {
+        IrnSpec {
+            rto_low: default_rto_low(),
+            rto_high: default_rto_high(),
+            rto_low_packets: default_rto_low_packets(),
+        }
+    }
+}
+
+fn default_rto_low() -> Duration {
+    Duration::us(100)
+}
+fn default_rto_high() -> Duration {
+    Duration::us(320)
+}
+fn default_rto_low_packets() -> u32 {
+    3
+}
+
+/// Per-flow in-flight cap.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub enum WindowSpec {
+    #[default]
+    None,
+    Bdp,
+    Bytes(u64),
+}
+
+impl<'de> Deserialize<'de> for WindowSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Int(u64),
+            Str(String),
+        }
+        let expected = "\"none\", \"bdp\", or a size such as \"64KB\"";
+        match Raw::deserialize(d).map_err(|_| serde::de::Error::custom(format!("expected {expected}")))? {
+            Raw::Int(b) => Ok(WindowSpec::Bytes(b)),
+            Raw::Str(s) if s == "none" => Ok(WindowSpec::None),
+            Raw::Str(s) if s == "bdp" => Ok(WindowSpec::Bdp),
+            Raw::Str(s) => crate::time::parse_bytes(&s)
+                .map(WindowSpec::Bytes)
+                .map_err(|_| serde::de::Error::custom(format!("expected {expected}, got \"{s}\""))),
+        }
+    }
+}
+
+/// Host congestion control.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum CcKind {
+    /// Send at line rate (window permitting).
+    None,
+    /// DCQCN (Zhu et al., SIGCOMM 2015).
+    #[default]
+    Dcqcn,
+    /// HPCC (Li et al., SIGCOMM 2019); turns on INT in the switches.
+    Hpcc,
+    /// DCTCP's control law on a sending rate (the HPCC simulator's DCTCP mode).
+    Dctcp,
+    /// TIMELY (Mittal et al., SIGCOMM 2015).
+    Timely,
+}
+
+/// DCQCN parameters. Defaults follow the HPCC simulator's DCQCN runs (`CC_MODE 1`) as
+/// listed in `../shared/anchors/ns3-fattree320/README.md`; the CNP interval follows the
+/// DCQCN paper §3 (the notification point sends at most one CNP per 50 µs per flow).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DcqcnSpec {
+    /// Gain of the alpha EWMA (g). Default 1/256.
+    #[serde(default = "default_g")]
+    pub g: f64,
+    /// Period of the alpha update. Default 1 µs.
+    #[serde(default = "default_alpha_interval")]
+    pub alpha_interval: Duration,
+    /// Minimum gap between two rate decreases. Default 4 µs.
+    #[serde(default = "default_decrease_interval")]
+    pub decrease_interval: Duration,
+    /// Rate-increase timer period. Default 300 µs.
+    #[serde(default = "default_increase_timer")]
+    pub increase_timer: Duration,
+    /// Rate-increase byte counter; `0` disables it (the HPCC simulator's default).
+    #[serde(default)]
+    pub byte_counter: Bytes,
+    /// Number of fast-recovery steps (F) before additive increase. Default 1.
+    #[serde(default = "one")]
+    pub fast_recovery_steps: u32,
+    /// Additive-increase step. Default 20 Mb/s.
+    #[serde(default = "default_rate_ai")]
+    pub rate_ai: RateSpec,
+    /// Hyper-increase step. Default 200 Mb/s.
+    #[serde(default = "default_rate_hai")]
+    pub rate_hai: RateSpec,
+    /// Lowest sending rate. Default 1000 Mb/s.
+    #[serde(default = "default_min_rate")]
+    pub min_rate: RateSpec,
+    /// Notification point: at most one CNP per flow per this interval. Default 50 µs.
+    #[serde(default = "default_cnp_interval")]
+    pub cnp_interval: Duration,
+    /// Set the target rate to the current rate on every decrease, not only once the
+    /// increase timer has run since the last one. Default false (`CLAMP_TARGET_RATE 0`).
+    #[serde(default)]
+    pub clamp_target_rate: bool,
+}
+
+impl Default for DcqcnSpec {
+    fn default() -> Self {
+        DcqcnSpec {
+            g: default_g(),
+            alpha_interval: default_alpha_interval(),
+            decrease_interval: default_decrease_interval(),
+            increase_timer: default_increase_timer(),
+            byte_counter: Bytes(0),
+            fast_recovery_steps: 1,
+            rate_ai: default_rate_ai(),
+            rate_hai: default_rate_hai(),
+            min_rate: default_min_rate(),
+            cnp_interval: default_cnp_interval(),
+            clamp_target_rate: false,
+        }
+    }
+}
+
+fn default_g() -> f64 {
+    1.0 / 256.0
+}
+fn default_alpha_interval() -> Duration {
+    Duration::us(1)
+}
+fn default_decrease_interval() -> Duration {
+    Duration::us(4)
+}
+fn default_increase_timer() -> Duration {
+    Duration::us(300)
+}
+fn default_rate_ai() -> RateSpec {
+    RateSpec::mbps(20)
+}
+fn default_rate_hai() -> RateSpec {
+    RateSpec::mbps(200)
+}
+fn default_min_rate() -> RateSpec {
+    RateSpec::mbps(1000)
+}
+fn default_cnp_interval() -> Duration {
+    Duration::us(50)
+}

@@ -1,0 +1,280 @@
+//! Validation: everything a user wrote is checked here, naming the field at fault, and
+//! resolved into the settings the simulator runs with. `ValidScenario::new` also builds the
+//! topology and the flow list; `sim::build` then assembles the simulator and cannot fail.
+
+use crate::host::{DcqcnParams, DctcpParams, HpccParams, IrnParams, TimelyParams, TransportConfig};
+use crate::ids::NodeId;
+use crate::scenario::{
+    AdmissionSpec, CcKind, DynamicThresholdSpec, PacketTraceSpec, PfcThreshold, Scenario, ScenarioError,
+    StaticPerPortSpec, TransportSpec,
+};
+use crate::switch::{EgressAdmission, PfcConfig, PfcMode, SwitchConfig};
+use crate::time::Delta;
+use crate::topology::{self, Topology};
+use crate::workload::{self, FlowSpec};
+
+/// A scenario that passed validation, with its topology and flows built.
+pub struct ValidScenario {
+    pub scenario: Scenario,
+    pub topo: Topology,
+    pub flows: Vec<FlowSpec>,
+    pub switch_cfg: SwitchConfig,
+    pub transport: TransportConfig,
+}
+
+pub(crate) fn check(ok: bool, field: &str, message: impl Into<String>) -> Result<(), ScenarioError> {
+    if ok {
+        Ok(())
+    } else {
+        Err(ScenarioError::field(field, message))
+    }
+}
+
+pub(crate) fn fraction(v: f64, field: &str, open_zero: bool) -> Result<(), ScenarioError> {
+    let ok = v.is_finite() && v <= 1.0 && if open_zero { v > 0.0 } else { v >= 0.0 };
+    let range = if open_zero { "(0, 1]" } else { "[0, 1]" };
+    check(ok, field, format!("expected a number in {range}, got {v}"))
+}
+
+impl ValidScenario {
+    pub fn new(scenario: Scenario) -> Result<ValidScenario, ScenarioError> {
+        let topo = topology::build(&scenario.topology)?;
+        let switch_cfg = switch_config(&scenario)?;
+        let transport = transport_config(&scenario.transport, switch_cfg.int_enabled)?;
+        check(
+            (scenario.transport.priority as usize) < switch_cfg.queues,
+            "transport.priority",
+            format!(
+                "expected a priority below switch.queues ({}), got {}",
+                switch_cfg.queues, scenario.transport.priority
+            ),
+        )?;
+        if let Some(d) = scenario.duration {
+            check(d.0 > Delta::ZERO, "duration", "expected a positive duration")?;
+        }
+        let mut grouped = vec![false; topo.node_count()];
+        for (g, group) in scenario.transport.groups.iter().enumerate() {
+            for h in &group.hosts {
+                let field = format!("transport.groups[{g}].hosts");
+                check(
+                    (*h as usize) < topo.node_count() && topo.is_host(NodeId(*h)),
+                    &field,
+                    format!("node {h} is not a host"),
+                )?;
+                check(!grouped[*h as usize], &field, format!("host {h} is already in another group"))?;
+                grouped[*h as usize] = true;
+            }
+        }
+        let flows = workload::generate(scenario.workload.as_slice(), &topo, scenario.seed)?;
+        if let Some(trace) = &scenario.output.rate_trace {
+            check(
+                trace.interval.0 > Delta::ZERO,
+                "output.rate_trace.interval",
+                "expected a positive duration",
+            )?;
+            for f in &trace.flows {
+                check(
+                    (*f as usize) < flows.len(),
+                    "output.rate_trace.flows",
+                    format!("flow {f} does not exist; the workload has {} flows", flows.len()),
+                )?;
+            }
+        }
+        let out = &scenario.output;
+        if let Some(q) = &out.queues {
+            check(q.interval.0 > Delta::ZERO, "output.queues.interval", "expected a positive duration")?;
+        }
+        if let Some(t) = &out.throughput {
+            check(t.interval.0 > Delta::ZERO, "output.throughput.interval", "expected a positive duration")?;
+        }
+        if let Some(PacketTraceSpec { flows: Some(ids), .. }) = &out.packet_trace {
+            for f in ids {
+                check(
+                    (*f as usize) < flows.len(),
+                    "output.packet_trace.flows",
+                    format!("flow {f} does not exist; the workload has {} flows", flows.len()),
+                )?;
+            }
+        }
+        for f in &flows {
+            if let Some(p) = f.priority {
+                check(
+                    (p as usize) < switch_cfg.queues,
+                    "workload",
+                    format!("a flow file gives priority {p}, but switch.queues is {}", switch_cfg.queues),
+                )?;
+            }
+        }
+        Ok(ValidScenario { scenario, topo, flows, switch_cfg, transport })
+    }
+}
+
+fn switch_config(s: &Scenario) -> Result<SwitchConfig, ScenarioError> {
+    let sw = &s.switch;
+    check(sw.buffer_bytes.0 > 0, "switch.buffer_bytes", "expected a positive size")?;
+    check(
+        (1..=1024).contains(&sw.queues),
+        "switch.queues",
+        format!("expected 1 to 1024 queues, got {}", sw.queues),
+    )?;
+    let admission = match sw.admission {
+        AdmissionSpec::DynamicThreshold(DynamicThresholdSpec { alpha }) => {
+            check(
+                alpha.is_finite() && alpha > 0.0,
+                "switch.admission.alpha",
+                format!("expected a positive number, got {alpha}"),
+            )?;
+            EgressAdmission::DynamicThreshold { alpha }
+        }
+        AdmissionSpec::StaticPerPort(StaticPerPortSpec { bytes }) => {
+            check(bytes.0 > 0, "switch.admission.bytes", "expected a positive size")?;
+            EgressAdmission::StaticPerPort { bytes: bytes.0 }
+        }
+    };
+    let pfc = if sw.pfc.enabled {
+        let p = &sw.pfc;
+        let mode = match p.threshold {
+            PfcThreshold::Dynamic => {
+                fraction(p.alpha, "switch.pfc.alpha", true)?;
+                PfcMode::Dynamic { alpha: p.alpha }
+            }
+            PfcThreshold::Static => {
+                let xoff = p.xoff_bytes.ok_or_else(|| {
+                    ScenarioError::field(
+                        "switch.pfc.xoff_bytes",
+                        "required when switch.pfc.threshold = \"static\"",
+                    )
+                })?;
+                let xon = p.xon_bytes.ok_or_else(|| {
+                    ScenarioError::field(
+                        "switch.pfc.xon_bytes",
+                        "required when switch.pfc.threshold = \"static\"",
+                    )
+                })?;
+                check(xon.0 <= xoff.0, "switch.pfc.xon_bytes", "expected xon_bytes ≤ xoff_bytes")?;
+                check(xoff.0 > 0, "switch.pfc.xoff_bytes", "expected a positive size")?;
+                PfcMode::Static { xoff: xoff.0, xon: xon.0 }
+            }
+        };
+        Some(PfcConfig {
+            mode,
+            headroom: p.headroom_bytes.map(|b| b.0),
+            reserve: p.reserve_bytes.0,
+            resume_offset: p.resume_offset_bytes.0,
+            classes: sw.queues as usize,
+        })
+    } else {
+        None
+    };
+    let e = &sw.ecn;
+    if e.enabled {
+        check(e.kmin.0 <= e.kmax.0, "switch.ecn.kmax", "expected kmin ≤ kmax")?;
+        fraction(e.pmax, "switch.ecn.pmax", false)?;
+        check(e.reference_rate.0 .0 > 0, "switch.ecn.reference_rate", "expected a positive rate")?;
+    }
+    Ok(SwitchConfig {
+        buffer_bytes: sw.buffer_bytes.0,
+        queues: sw.queues as usize,
+        admission,
+        pfc,
+        ecn_enabled: e.enabled,
+        ecn_at_dequeue: e.mark_at == crate::scenario::EcnMarkPoint::Dequeue,
+        // HPCC needs telemetry: it turns INT on.
+        int_enabled: sw.int
+            || s.transport.cc == CcKind::Hpcc
+            || s.transport.groups.iter().any(|g| g.cc == CcKind::Hpcc),
+    })
+}
+
+fn transport_config(t: &TransportSpec, int_enabled: bool) -> Result<TransportConfig, ScenarioError> {
+    check(t.mtu > 0, "transport.mtu", "expected a positive payload size")?;
+    check(t.ack_bytes > 0, "transport.ack_bytes", "expected a positive size")?;
+    check(t.ack_every > 0, "transport.ack_every", "expected a positive packet count")?;
+    check(t.rto.0 > Delta::ZERO, "transport.rto", "expected a positive duration")?;
+    // INT bytes per data packet and per ACK in the HPCC simulator (5 hops × 8 B + 2 B;
+    // ACKs grow from 60 to 88 B).
+    let (int_data_bytes, int_ack_bytes) = if int_enabled { (42, 28) } else { (0, 0) };
+    let max_wire = crate::packet::MAX_WIRE_BYTES as u64;
+    check(
+        t.mtu as u64 + t.header_bytes as u64 + int_data_bytes as u64 <= max_wire,
+        "transport.mtu",
+        "expected mtu + header_bytes (+ INT) of at most 65,535 bytes on the wire",
+    )?;
+    check(
+        t.ack_bytes as u64 + int_ack_bytes as u64 <= max_wire,
+        "transport.ack_bytes",
+        "expected at most 65,535 bytes on the wire (with INT)",
+    )?;
+    let d = &t.dcqcn;
+    fraction(d.g, "transport.dcqcn.g", true)?;
+    for (name, v) in [
+        ("alpha_interval", d.alpha_interval),
+        ("decrease_interval", d.decrease_interval),
+        ("increase_timer", d.increase_timer),
+    ] {
+        check(v.0 > Delta::ZERO, &format!("transport.dcqcn.{name}"), "expected a positive duration")?;
+    }
+    check(d.min_rate.0 .0 > 0, "transport.dcqcn.min_rate", "expected a positive rate")?;
+    let h = &t.hpcc;
+    fraction(h.eta, "transport.hpcc.eta", true)?;
+    check(h.min_rate.0 .0 > 0, "transport.hpcc.min_rate", "expected a positive rate")?;
+    if t.loss_recovery == crate::scenario::LossRecovery::Irn {
+        check(t.irn.rto_low.0 > Delta::ZERO, "transport.irn.rto_low", "expected a positive duration")?;
+        check(t.irn.rto_low.0 <= t.irn.rto_high.0, "transport.irn.rto_high", "expected rto_low ≤ rto_high")?;
+    }
+    let tm = &t.timely;
+    fraction(tm.alpha, "transport.timely.alpha", true)?;
+    fraction(tm.beta, "transport.timely.beta", true)?;
+    check(tm.t_low.0 < tm.t_high.0, "transport.timely.t_high", "expected t_low < t_high")?;
+    check(tm.segment.0 > 0, "transport.timely.segment", "expected a positive size")?;
+    check(tm.min_rate.0 .0 > 0, "transport.timely.min_rate", "expected a positive rate")?;
+    let dc = &t.dctcp;
+    fraction(dc.g, "transport.dctcp.g", true)?;
+    check(dc.min_rate.0 .0 > 0, "transport.dctcp.min_rate", "expected a positive rate")?;
+    Ok(TransportConfig {
+        mtu: t.mtu,
+        header_bytes: t.header_bytes,
+        ack_bytes: t.ack_bytes,
+        ack_every: t.ack_every,
+        rto: t.rto.0,
+        nack_interval: t.nack_interval.0,
+        cc: t.cc,
+        cnp_interval: d.cnp_interval.0,
+        int_data_bytes,
+        int_ack_bytes,
+        irn: (t.loss_recovery == crate::scenario::LossRecovery::Irn).then_some(IrnParams {
+            rto_low: t.irn.rto_low.0,
+            rto_high: t.irn.rto_high.0,
+            rto_low_packets: t.irn.rto_low_packets,
+        }),
+        timely: TimelyParams {
+            alpha: tm.alpha,
+            beta: tm.beta,
+            t_low: tm.t_low.0,
+            t_high: tm.t_high.0,
+            delta: tm.delta.0 .0,
+            hai_threshold: tm.hai_threshold,
+            segment: tm.segment.0,
+            min_rate: tm.min_rate.0 .0,
+        },
+        dctcp: DctcpParams { g: dc.g, rate_ai: dc.rate_ai.0 .0, min_rate: dc.min_rate.0 .0, mtu: t.mtu },
+        hpcc: HpccParams {
+            eta: h.eta,
+            max_stage: h.max_stage,
+            rate_ai: h.rate_ai.0 .0,
+            min_rate: h.min_rate.0 .0,
+        },
+        dcqcn: DcqcnParams {
+            g: d.g,
+            alpha_interval: d.alpha_interval.0,
+            decrease_interval: d.decrease_interval.0,
+            increase_timer: d.increase_timer.0,
+            byte_counter: d.byte_counter.0,
+            fast_recovery_steps: d.fast_recovery_steps,
+            rate_ai: d.rate_ai.0 .0,
+            rate_hai: d.rate_hai.0 .0,
+            min_rate: d.min_rate.0 .0,
+            clamp_target_rate: d.clamp_target_rate,
+        },
+    })
+}
