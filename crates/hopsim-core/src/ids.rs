@@ -7,6 +7,8 @@ macro_rules! dense_id {
         #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
         pub struct $name(pub u32);
         impl $name {
+            /// No such id (a sentinel, e.g. "no route").
+            pub const NONE: $name = $name(u32::MAX);
             #[inline]
             pub fn idx(self) -> usize {
                 self.0 as usize

@@ -30,6 +30,7 @@
 #![deny(unsafe_code)]
 
 pub mod engine;
+pub mod frames;
 pub mod host;
 pub mod ids;
 pub mod metrics;
@@ -37,6 +38,7 @@ pub mod observe;
 pub mod packet;
 pub mod port;
 mod prefetch;
+pub mod queues;
 pub mod scenario;
 pub mod sim;
 pub mod store;

@@ -11,8 +11,16 @@ pub struct Drops {
     pub buffer_full: u64,
     /// A lossless (PFC) packet found its ingress headroom exhausted — a mis-sized headroom.
     pub headroom_overflow: u64,
-    /// A lossy packet was refused by egress admission (dynamic or static threshold).
+    /// A lossy packet was refused by egress admission (dynamic or static threshold), and
+    /// no deflection took it.
     pub egress_admission: u64,
+    /// A packet's hop limit ran out (a deflection policy keeps it, as DIBS's TTL).
+    pub hop_limit: u64,
+    /// A packet queued for, or on the wire of, a link that failed (`[[faults]]`), or a
+    /// control frame sent towards a failed link.
+    pub link_down: u64,
+    /// A switch had no route to the packet's destination (after link failures).
+    pub no_route: u64,
 }
 
 /// Why a data packet was dropped.
@@ -21,6 +29,9 @@ pub enum DropCause {
     BufferFull,
     HeadroomOverflow,
     EgressAdmission,
+    HopLimit,
+    LinkDown,
+    NoRoute,
 }
 
 impl Drops {
@@ -29,11 +40,31 @@ impl Drops {
             DropCause::BufferFull => self.buffer_full += 1,
             DropCause::HeadroomOverflow => self.headroom_overflow += 1,
             DropCause::EgressAdmission => self.egress_admission += 1,
+            DropCause::HopLimit => self.hop_limit += 1,
+            DropCause::LinkDown => self.link_down += 1,
+            DropCause::NoRoute => self.no_route += 1,
         }
     }
 
     pub fn total(&self) -> u64 {
-        self.buffer_full + self.headroom_overflow + self.egress_admission
+        self.buffer_full
+            + self.headroom_overflow
+            + self.egress_admission
+            + self.hop_limit
+            + self.link_down
+            + self.no_route
+    }
+
+    /// Each cause with its count, in a fixed order (for reports).
+    pub fn by_cause(&self) -> [(&'static str, u64); 6] {
+        [
+            ("buffer_full", self.buffer_full),
+            ("headroom_overflow", self.headroom_overflow),
+            ("egress_admission", self.egress_admission),
+            ("hop_limit", self.hop_limit),
+            ("link_down", self.link_down),
+            ("no_route", self.no_route),
+        ]
     }
 }
 
@@ -46,10 +77,15 @@ pub struct Counters {
     pub data_packets_sent: u64,
     pub data_packets_delivered: u64,
     pub drops: Drops,
-    pub pfc_pause_frames: u64,
-    pub pfc_resume_frames: u64,
+    /// Control frames sent and received, per kind.
+    pub frames: crate::frames::FrameCounters,
     pub ecn_marks: u64,
     pub flows_finished: u64,
+    /// Packets deflected (sent out of another port than routing chose).
+    pub deflections: u64,
+    /// Packets other than data dropped (ACKs, NACKs and CNPs queued with data, control
+    /// frames on failed links); `drops` counts data packets only.
+    pub control_drops: u64,
 }
 
 /// One flow's outcome. Times in picoseconds of simulated time.
@@ -78,6 +114,8 @@ pub struct FlowRecord {
     pub path_hops: u32,
     /// Data packets that arrived out of order at the receiver (not retransmissions).
     pub reordered_packets: u32,
+    /// Times a packet of this flow (data or ACK) was deflected.
+    pub deflections: u32,
 }
 
 impl FlowRecord {
@@ -104,6 +142,15 @@ pub struct PortRecord {
     pub stats: PortStats,
 }
 
+/// A control frame sent out of `port` of `node`.
+#[derive(Clone, Copy, Debug)]
+pub struct ControlEvent {
+    pub time: SimTime,
+    pub node: NodeId,
+    pub port: PortId,
+    pub payload: crate::frames::ControlPayload,
+}
+
 /// A PFC frame sent (`pause` = XOFF, else XON) out of `port` of `node`.
 #[derive(Clone, Copy, Debug)]
 pub struct PfcEvent {
@@ -115,7 +162,8 @@ pub struct PfcEvent {
 }
 
 /// Run-wide figures, including packet conservation:
-/// `data_packets_sent = data_packets_delivered + drops.total() + data packets in flight`.
+/// `data_packets_sent = data_packets_delivered + drops.total() + data packets in flight`
+/// (drops count data packets; ACKs queued with data that are dropped are not counted).
 #[derive(Clone, Debug)]
 pub struct Summary {
     pub seed: u64,
@@ -129,6 +177,12 @@ pub struct Summary {
     pub drops: Drops,
     pub pfc_pause_frames: u64,
     pub pfc_resume_frames: u64,
+    /// Control frames of every kind, sent and received.
+    pub control_frames: crate::frames::FrameCounters,
+    /// Packets deflected by admission (sent out of another port than routing chose).
+    pub deflections: u64,
+    /// ACKs, NACKs, CNPs and control frames dropped (not in `drops`).
+    pub control_drops: u64,
     /// Packets (data and control) still allocated: in queues or on links.
     pub packets_in_flight: u64,
     pub peak_packets_in_flight: u64,

@@ -253,7 +253,7 @@ pub enum PacketEvent {
     Enqueue,
     /// Started serialization on a port (host NIC or switch).
     Transmit,
-    /// Dropped by switch admission.
+    /// Dropped (switch admission, hop limit, a failed link or no route).
     Drop,
     /// Arrived at its destination host.
     Receive,
@@ -281,9 +281,9 @@ pub struct PacketRecord {
     pub flow: u32,
     pub seq: u64,
     pub wire_bytes: u32,
-    /// The data queue (traffic class) of a data packet; 0 for control-class packets,
-    /// which wait in a port's strict-priority control queue.
-    pub queue: u16,
+    /// The data queue a packet entered or was meant for (enqueue and drop events); 0
+    /// otherwise.
+    pub queue: u32,
     /// Bytes in the port's data queues after the event.
     pub port_backlog: u64,
     pub ecn_ce: bool,
@@ -309,7 +309,18 @@ impl PacketTrace {
         }
     }
 
-    pub fn record(&mut self, now: SimTime, event: PacketEvent, port: PortId, pkt: &Packet, backlog: u64) {
+    /// Record `event` of `pkt` at `port`, which then holds `backlog` bytes in its data
+    /// queues; `queue`: the data queue concerned (enqueue, drop), else 0.
+    #[allow(clippy::too_many_arguments)]
+    pub fn record(
+        &mut self,
+        now: SimTime,
+        event: PacketEvent,
+        port: PortId,
+        pkt: &Packet,
+        queue: usize,
+        backlog: u64,
+    ) {
         if !self.wants(pkt) {
             return;
         }
@@ -325,7 +336,7 @@ impl PacketTrace {
             flow: pkt.flow.0,
             seq: pkt.seq,
             wire_bytes: pkt.wire_bytes as u32,
-            queue: if pkt.is_control_class() { 0 } else { pkt.priority as u16 },
+            queue: queue as u32,
             port_backlog: backlog,
             ecn_ce: pkt.ecn_ce(),
         });

@@ -3,8 +3,8 @@
 //! A packet is a compact plain `Copy` struct (52 B). It lives in one slot of the
 //! [`PacketStore`](crate::store::PacketStore) from creation at a NIC or switch until it is
 //! consumed; links and queues hold lists of slots, so forwarding never copies it. Control
-//! frames (PFC, and later BFC / Pyrrha / OFC frames) carry a
-//! typed [`ControlPayload`] and bypass data buffer accounting.
+//! frames (PFC, per-flow pause, and later BFC / Pyrrha / OFC frames) carry a typed payload
+//! beside their slot (see [`frames`](crate::frames)) and bypass data buffer accounting.
 
 use crate::ids::{FlowId, NodeId};
 use crate::time::SimTime;
@@ -22,6 +22,10 @@ pub enum PacketKind {
     Cnp,
     /// Hop-by-hop flow-control frame; never forwarded, consumed by the next node.
     Control,
+    /// An entry inside a data queue that is never transmitted: when it reaches the head
+    /// of its queue the switch's flow-control policy is told (`seq` names the marker).
+    /// Order marks of OFC and Aquarius are markers.
+    Marker,
 }
 
 impl PacketKind {
@@ -32,19 +36,9 @@ impl PacketKind {
             PacketKind::Nack => "nack",
             PacketKind::Cnp => "cnp",
             PacketKind::Control => "control",
+            PacketKind::Marker => "marker",
         }
     }
-}
-
-/// Typed payload of a hop-by-hop control frame.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ControlPayload {
-    None,
-    /// IEEE 802.1Qbb PFC frame for one priority: XOFF (`pause = true`) or XON.
-    Pfc {
-        priority: u8,
-        pause: bool,
-    },
 }
 
 /// One-bit header fields of a [`Packet`].
@@ -62,6 +56,8 @@ impl PacketFlags {
     pub const RETRANSMIT: PacketFlags = PacketFlags(4);
     /// Carries an INT stack (kept beside the packet's slot, see `switch::int`).
     pub const INT: PacketFlags = PacketFlags(8);
+    /// Was on the wire of a link that failed: dropped when it arrives.
+    pub const LOST: PacketFlags = PacketFlags(16);
 
     #[inline]
     pub fn contains(self, flag: PacketFlags) -> bool {
@@ -81,7 +77,7 @@ impl PacketFlags {
 
 /// One packet on the wire or in a queue.
 ///
-/// 52 bytes, 4-byte aligned, so that with its store links a packet fills exactly one
+/// 52 bytes (50 used), 4-byte aligned, so that with its store links a packet fills exactly one
 /// 64-byte cache line (`store::Slot`): a hop then touches one line of the packet, not
 /// two. Hence 16-bit sizes (the scenario check caps a packet at 65,535 bytes on the
 /// wire), one-bit fields in [`PacketFlags`], and INT stacks kept beside the slot.
@@ -111,7 +107,9 @@ pub struct Packet {
     /// Traffic class (PFC priority). Control-class packets (ACK/NACK/CNP/PFC) ignore it.
     pub priority: u8,
     pub flags: PacketFlags,
-    pub control: ControlPayload,
+    /// Hop limit (IP TTL): set by the sender, decremented per switch only by a policy that
+    /// keeps one (DIBS), which drops the packet at 0.
+    pub ttl: u8,
 }
 
 /// Largest packet on the wire, in bytes (`Packet::wire_bytes` is 16 bits).
@@ -172,7 +170,7 @@ pub(crate) fn test_packet(seq: u64) -> Packet {
         ingress: 0,
         enq_ns: 0,
         sack: 0,
-        control: ControlPayload::None,
+        ttl: 64,
     }
 }
 

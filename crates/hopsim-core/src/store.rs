@@ -88,6 +88,10 @@ pub struct PacketStore {
     /// Slots holding a packet now, and the most ever.
     live: u32,
     peak: u32,
+    /// Back links (slot → the slot before it in its list), kept only by the `*_linked`
+    /// methods, for the lists whose owner removes packets from the middle (a queue with
+    /// O(1) extraction). Empty until first used.
+    prev: Vec<u32>,
 }
 
 impl Default for PacketStore {
@@ -98,7 +102,7 @@ impl Default for PacketStore {
 
 impl PacketStore {
     pub fn new() -> PacketStore {
-        PacketStore { chunks: Vec::new(), used: 0, free: NIL, live: 0, peak: 0 }
+        PacketStore { chunks: Vec::new(), used: 0, free: NIL, live: 0, peak: 0, prev: Vec::new() }
     }
 
     #[inline]
@@ -223,6 +227,95 @@ impl PacketStore {
         Some((r, list.front().map(|next| (self.slot(r.0).next_arrival, next))))
     }
 
+    /// The packet after `r` in its list.
+    #[inline]
+    pub fn next_of(&self, r: PacketRef) -> Option<PacketRef> {
+        let next = self.slot(r.0).next;
+        (next != NIL).then_some(PacketRef(next))
+    }
+
+    /// The packets of `list`, oldest first.
+    pub fn iter<'a>(&'a self, list: &PacketList) -> impl Iterator<Item = PacketRef> + 'a {
+        let mut at = list.front();
+        let mut left = list.len();
+        std::iter::from_fn(move || {
+            let r = at.filter(|_| left > 0)?;
+            left -= 1;
+            at = self.next_of(r);
+            Some(r)
+        })
+    }
+
+    #[inline]
+    fn set_prev(&mut self, r: u32, prev: u32) {
+        let i = r as usize;
+        if self.prev.len() <= i {
+            self.prev.resize((i + 1).next_power_of_two(), NIL);
+        }
+        self.prev[i] = prev;
+    }
+
+    /// [`push_back`](Self::push_back) keeping the back link of `r`.
+    pub fn push_back_linked(&mut self, list: &mut PacketList, r: PacketRef) {
+        self.set_prev(r.0, if list.len == 0 { NIL } else { list.tail });
+        self.push_back(list, r);
+    }
+
+    /// [`pop_front`](Self::pop_front) keeping the back link of the new head.
+    pub fn pop_front_linked(&mut self, list: &mut PacketList) -> Option<PacketRef> {
+        let r = self.pop_front(list)?;
+        if list.len > 0 {
+            self.set_prev(list.head, NIL);
+        }
+        Some(r)
+    }
+
+    /// Insert `r` into linked `list` right after `after` (`None`: at the front).
+    pub fn insert_after_linked(&mut self, list: &mut PacketList, after: Option<PacketRef>, r: PacketRef) {
+        let Some(a) = after else {
+            self.set_prev(r.0, NIL);
+            self.slot_mut(r.0).next = if list.len == 0 { NIL } else { list.head };
+            if list.len == 0 {
+                list.tail = r.0;
+            } else {
+                self.set_prev(list.head, r.0);
+            }
+            list.head = r.0;
+            list.len += 1;
+            return;
+        };
+        if a.0 == list.tail {
+            self.push_back_linked(list, r);
+            return;
+        }
+        let next = self.slot(a.0).next;
+        self.slot_mut(r.0).next = next;
+        self.slot_mut(a.0).next = r.0;
+        self.set_prev(r.0, a.0);
+        self.set_prev(next, r.0);
+        list.len += 1;
+    }
+
+    /// Take `r` out of linked `list`, wherever it is, in O(1) (its back link says which
+    /// slot points to it).
+    pub fn unlink(&mut self, list: &mut PacketList, r: PacketRef) {
+        debug_assert!(self.iter(list).any(|x| x == r), "slot {} is not in the list", r.0);
+        let prev = if r.0 == list.head { NIL } else { self.prev[r.index()] };
+        let next = self.slot(r.0).next;
+        if prev == NIL {
+            list.head = next;
+        } else {
+            self.slot_mut(prev).next = next;
+        }
+        if r.0 == list.tail {
+            list.tail = prev;
+        } else {
+            self.set_prev(next, prev);
+        }
+        list.len -= 1;
+        self.slot_mut(r.0).next = NIL;
+    }
+
     /// Packets stored now.
     pub fn live(&self) -> u64 {
         self.live as u64
@@ -233,9 +326,9 @@ impl PacketStore {
         self.peak as u64
     }
 
-    /// Bytes allocated for slots.
+    /// Bytes allocated for slots (and back links, if any list keeps them).
     pub fn allocated_bytes(&self) -> u64 {
-        (self.chunks.len() * CHUNK * std::mem::size_of::<Slot>()) as u64
+        (self.chunks.len() * CHUNK * std::mem::size_of::<Slot>() + self.prev.capacity() * 4) as u64
     }
 
     /// Bytes of one slot.
@@ -278,6 +371,41 @@ mod tests {
         assert_eq!(store.live(), 5);
         assert_eq!(store.peak(), 10);
         assert_eq!(store.allocated_bytes(), (CHUNK * PacketStore::SLOT_BYTES) as u64);
+    }
+
+    #[test]
+    fn linked_lists_unlink_anywhere_and_insert_in_order() {
+        let mut store = PacketStore::new();
+        let mut list = PacketList::default();
+        let refs: Vec<PacketRef> = (0..6).map(|seq| store.insert(pkt(seq))).collect();
+        for &r in &refs {
+            store.push_back_linked(&mut list, r);
+        }
+        let seqs = |store: &PacketStore, list: &PacketList| -> Vec<u64> {
+            store.iter(list).map(|r| store.get(r).seq).collect()
+        };
+        store.unlink(&mut list, refs[3]); // middle
+        store.unlink(&mut list, refs[5]); // tail
+        store.unlink(&mut list, refs[0]); // head
+        assert_eq!(seqs(&store, &list), vec![1, 2, 4]);
+        assert_eq!(list.len(), 3);
+        // Insert at the front, after the new tail and in the middle, then remove by the
+        // back links those insertions set.
+        store.insert_after_linked(&mut list, None, refs[0]);
+        store.insert_after_linked(&mut list, Some(refs[4]), refs[5]);
+        store.insert_after_linked(&mut list, Some(refs[2]), refs[3]);
+        assert_eq!(seqs(&store, &list), vec![0, 1, 2, 3, 4, 5]);
+        assert_eq!(store.pop_front_linked(&mut list), Some(refs[0]));
+        store.unlink(&mut list, refs[1]); // the head after a pop
+        store.unlink(&mut list, refs[4]);
+        assert_eq!(seqs(&store, &list), vec![2, 3, 5]);
+        store.push_back_linked(&mut list, refs[4]);
+        store.unlink(&mut list, refs[5]);
+        assert_eq!(seqs(&store, &list), vec![2, 3, 4]);
+        while let Some(r) = store.pop_front_linked(&mut list) {
+            store.remove(r);
+        }
+        assert!(list.is_empty() && store.iter(&list).next().is_none());
     }
 
     #[test]

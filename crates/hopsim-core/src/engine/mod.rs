@@ -7,5 +7,5 @@
 mod queue;
 mod rng;
 
-pub use queue::{Event, EventQueue, TimerKind};
-pub use rng::{rng_stream, stream_seed, RngStream};
+pub use queue::{Event, EventQueue, PolicyTimerKind, TimerKind};
+pub use rng::{pick_below, rng_stream, stream_seed, RngStream};

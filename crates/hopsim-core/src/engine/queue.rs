@@ -35,8 +35,24 @@ pub enum TimerKind {
     Rto,
 }
 
+/// Timers of switch ports and policies. A timer is cancelled by bumping the generation
+/// kept for its (kind, target) (see `sim::timers`); a fired timer of an older generation
+/// is ignored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PolicyTimerKind {
+    /// A port's rate-shaped queue may send again (target: the port).
+    Shaper,
+}
+
+impl PolicyTimerKind {
+    pub const COUNT: usize = 1;
+}
+
 /// A scheduled happening. Small and `Copy`: it names its target by id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Timers come last, so that telling a timer (which may be stale) from the rest is one
+/// comparison of the tag.
+#[repr(u8)]
 pub enum Event {
     /// The oldest packet in flight on the link leaving `port` finishes arriving (last bit
     /// received) at the peer port. Links deliver in FIFO order, so each link has at most
@@ -50,12 +66,16 @@ pub enum Event {
     NicWake { node: NodeId },
     /// The next flow of the workload starts (flows start in time order).
     FlowStart { flow: FlowId },
-    /// A per-flow transport / congestion-control timer.
-    FlowTimer { flow: FlowId, kind: TimerKind, generation: u32 },
+    /// Link `fault` of `[[faults]]` goes down, or back up.
+    LinkFault { fault: u32, up: bool },
     /// Sample the traced flows' rates (`[output.rate_trace]`).
     TraceSample,
     /// Snapshot switch queues and buffers (`[output.queues]`).
     QueueSample,
+    /// A per-flow transport / congestion-control timer.
+    FlowTimer { kind: TimerKind, flow: FlowId, generation: u32 },
+    /// A switch-port or policy timer (target: a port, switch or policy-defined id).
+    PolicyTimer { kind: PolicyTimerKind, target: u32, generation: u32 },
 }
 
 /// An event of the bucket being drained (or of the overflow heap), with its full time.

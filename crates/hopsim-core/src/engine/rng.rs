@@ -32,6 +32,13 @@ pub fn rng_stream(seed: u64, name: &str) -> RngStream {
     ChaCha8Rng::seed_from_u64(stream_seed(seed, name))
 }
 
+/// A uniform draw from `0..n` (`n` > 0).
+#[inline]
+pub fn pick_below(rng: &mut RngStream, n: usize) -> usize {
+    use rand::Rng;
+    rng.gen_range(0..n)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

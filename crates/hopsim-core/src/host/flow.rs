@@ -1,38 +1,11 @@
 //! A flow: one RDMA message from a source host to a destination host, with both its
 //! sender state (at the source) and receiver state (at the destination).
 
-use super::dcqcn::Dcqcn;
-use super::dctcp::Dctcp;
-use super::hpcc::Hpcc;
+use super::cc::Cc;
 use super::irn::{IrnSender, PacketBitmap};
-use super::timely::Timely;
 use crate::ids::{FlowId, NodeId};
 use crate::metrics::FlowRecord;
 use crate::time::{Delta, SimTime};
-
-/// Congestion-control state of a flow (static dispatch over the implemented algorithms).
-#[derive(Clone, Debug)]
-pub enum CcState {
-    /// Line rate, window permitting.
-    None,
-    Dcqcn(Dcqcn),
-    Hpcc(Hpcc),
-    Dctcp(Dctcp),
-    Timely(Timely),
-}
-
-impl CcState {
-    /// The scenario name of this congestion control.
-    pub fn name(&self) -> &'static str {
-        match self {
-            CcState::None => "none",
-            CcState::Dcqcn(_) => "dcqcn",
-            CcState::Hpcc(_) => "hpcc",
-            CcState::Dctcp(_) => "dctcp",
-            CcState::Timely(_) => "timely",
-        }
-    }
-}
 
 /// IRN state of a flow: sender recovery and receiver out-of-order bitmap.
 #[derive(Clone, Debug, Default)]
@@ -88,13 +61,15 @@ pub struct Flow {
     pub in_active: bool,
     /// Generation per `TimerKind`; bumping one cancels its pending timer.
     pub timer_gen: [u32; 3],
-    pub cc: CcState,
+    pub cc: Cc,
     /// IRN selective retransmission (`None`: go-back-N).
     pub irn: Option<Box<IrnFlow>>,
     pub finish: Option<SimTime>,
     pub retransmitted_bytes: u64,
     pub timeouts: u32,
     pub cnps_received: u32,
+    /// Times a packet of the flow (data or ACK) was deflected by a switch.
+    pub deflections: u32,
 
     // --- receiver
     pub rcv_nxt: u64,
@@ -151,6 +126,7 @@ impl Flow {
             cnps_received: self.cnps_received,
             path_hops: self.path_hops,
             reordered_packets: self.reorder.reordered,
+            deflections: self.deflections,
         }
     }
 }

@@ -8,7 +8,9 @@
 pub(crate) mod tagged;
 mod units;
 
+mod faults;
 mod output;
+mod policies;
 mod routing;
 mod switch;
 mod topology;
@@ -16,7 +18,9 @@ mod transport;
 mod validate;
 mod workload;
 
+pub use faults::FaultSpec;
 pub use output::*;
+pub use policies::{DeflectionChoice, FlowControlChoice, LoadBalancerChoice, Policies};
 pub use routing::*;
 pub use switch::*;
 pub use topology::*;
@@ -78,6 +82,9 @@ pub struct Scenario {
     #[serde(default)]
     pub transport: TransportSpec,
     pub workload: OneOrMany<WorkloadSpec>,
+    /// Links that fail (and maybe recover) during the run.
+    #[serde(default)]
+    pub faults: Vec<FaultSpec>,
     #[serde(default)]
     pub output: OutputSpec,
 }

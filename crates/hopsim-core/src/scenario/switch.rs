@@ -29,6 +29,102 @@ pub struct SwitchSpec {
     /// data packets, for HPCC.
     #[serde(default)]
     pub int: bool,
+    /// Which egress queue ACKs and NACKs wait in (CNPs and control frames always use the
+    /// strict-priority control queue).
+    #[serde(default)]
+    pub ack_queue: AckQueue,
+    /// Per-hop flow control. Default: PFC with `[switch.pfc]`, or none when
+    /// `switch.pfc.enabled = false`.
+    #[serde(default)]
+    pub flow_control: Option<FlowControlSpec>,
+    /// What happens to lossy packets that egress admission refuses.
+    #[serde(default)]
+    pub deflection: DeflectionSpec,
+}
+
+/// Where switches queue ACKs and NACKs.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum AckQueue {
+    /// In the data queue of their priority, behind data: buffer- and PFC-accounted and
+    /// pausable. RoCEv2 acknowledgements carry their queue pair's traffic class, and the
+    /// HPCC ns-3 simulator queues them so (`SwitchNode::SendToDev`, `AckHighPrio` unset).
+    #[default]
+    Data,
+    /// In the strict-priority control queue, never paused (hopsim 0.1's behaviour).
+    Control,
+}
+
+kind_tagged!(FlowControlSpec { "pfc" => Pfc, "per_flow" => PerFlow, "none" => None });
+
+/// Per-hop flow control (`[switch.flow_control]`).
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum FlowControlSpec {
+    /// PFC (IEEE 802.1Qbb), configured by `[switch.pfc]`.
+    Pfc(NoFields),
+    /// A queue per active flow at every port, paused and resumed per flow by its
+    /// downstream queue (the ideal per-flow baseline of Pyrrha and Aquarius).
+    PerFlow(PerFlowSpec),
+    /// No flow control: every packet is lossy (egress admission, deflection).
+    None(NoFields),
+}
+
+/// A policy table with no parameters (only its `kind`).
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoFields {}
+
+/// Per-flow flow control thresholds, in one-hop BDPs of the port (its rate × twice its
+/// propagation delay). Defaults: Pyrrha's K_pause 2 and K_resume 1 (Pyrrha §6,
+/// "Parameters"), since the papers give no thresholds for the per-flow baseline.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PerFlowSpec {
+    /// PAUSE the flow's upstream when its queue reaches this many one-hop BDPs.
+    #[serde(default = "two_f64")]
+    pub xoff: f64,
+    /// RESUME when it falls to this many.
+    #[serde(default = "one_f64")]
+    pub xon: f64,
+}
+
+fn two_f64() -> f64 {
+    2.0
+}
+
+kind_tagged!(DeflectionSpec { "none" => None, "dibs" => Dibs, "dibs_naive" => DibsNaive });
+
+/// Deflection of packets that egress admission refuses (`[switch.deflection]`).
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum DeflectionSpec {
+    /// Drop-tail.
+    None(NoFields),
+    /// DIBS (Zarifis et al., EuroSys 2014): to a random non-full switch-facing port.
+    Dibs(DibsSpec),
+    /// DIBS without the full-port filter (the practical-deflection paper's naive variant).
+    DibsNaive(DibsSpec),
+}
+
+impl Default for DeflectionSpec {
+    fn default() -> Self {
+        DeflectionSpec::None(NoFields {})
+    }
+}
+
+/// DIBS parameters.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DibsSpec {
+    /// Hop limit (IP TTL) packets leave their hosts with; every switch decrements it and
+    /// drops the packet at 0. Default 250, as the practical-deflection paper's DIBS runs.
+    #[serde(default = "default_hop_limit")]
+    pub hop_limit: u32,
+}
+
+fn default_hop_limit() -> u32 {
+    250
 }
 
 impl Default for SwitchSpec {
@@ -41,6 +137,9 @@ impl Default for SwitchSpec {
             pfc: PfcSpec::default(),
             ecn: EcnSpec::default(),
             int: false,
+            ack_queue: AckQueue::default(),
+            flow_control: None,
+            deflection: DeflectionSpec::default(),
         }
     }
 }
@@ -96,6 +195,8 @@ fn one_f64() -> f64 {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct PfcSpec {
+    /// PFC on (default) or off, when `[switch.flow_control]` is not given; that table,
+    /// when given, decides (and `enabled = false` with its kind `"pfc"` is an error).
     #[serde(default = "yes")]
     pub enabled: bool,
     /// How the XOFF threshold is set.
@@ -183,6 +284,21 @@ pub struct EcnSpec {
     /// Where the mark is decided.
     #[serde(default)]
     pub mark_at: EcnMarkPoint,
+    /// Random numbers of marking decisions: each switch its own stream (default), or one
+    /// stream shared by every switch, which reproduces runs of hopsim 0.1.
+    #[serde(default)]
+    pub random_stream: RandomStream,
+}
+
+/// Whether switches draw from their own random streams.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RandomStream {
+    /// `switch/<node>/ecn`: a draw at one switch never shifts another's.
+    #[default]
+    PerSwitch,
+    /// `switch/ecn`, shared by all switches (hopsim 0.1).
+    Shared,
 }
 
 impl Default for EcnSpec {
@@ -195,6 +311,7 @@ impl Default for EcnSpec {
             reference_rate: rate_100g(),
             scale_with_rate: true,
             mark_at: EcnMarkPoint::Dequeue,
+            random_stream: RandomStream::PerSwitch,
         }
     }
 }

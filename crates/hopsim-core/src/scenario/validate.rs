@@ -2,13 +2,11 @@
 //! resolved into the settings the simulator runs with. `ValidScenario::new` also builds the
 //! topology and the flow list; `sim::build` then assembles the simulator and cannot fail.
 
-use crate::host::{DcqcnParams, DctcpParams, HpccParams, IrnParams, TimelyParams, TransportConfig};
+use super::policies::Policies;
+use crate::host::{CcParams, DcqcnParams, DctcpParams, HpccParams, IrnParams, TimelyParams, TransportConfig};
 use crate::ids::NodeId;
-use crate::scenario::{
-    AdmissionSpec, CcKind, DynamicThresholdSpec, PacketTraceSpec, PfcThreshold, Scenario, ScenarioError,
-    StaticPerPortSpec, TransportSpec,
-};
-use crate::switch::{EgressAdmission, PfcConfig, PfcMode, SwitchConfig};
+use crate::scenario::{CcKind, PacketTraceSpec, Scenario, ScenarioError, TransportSpec};
+use crate::switch::SwitchConfig;
 use crate::time::Delta;
 use crate::topology::{self, Topology};
 use crate::workload::{self, FlowSpec};
@@ -20,6 +18,8 @@ pub struct ValidScenario {
     pub flows: Vec<FlowSpec>,
     pub switch_cfg: SwitchConfig,
     pub transport: TransportConfig,
+    /// Flow control, admission, deflection, load balancing and faults.
+    pub policies: Policies,
 }
 
 pub(crate) fn check(ok: bool, field: &str, message: impl Into<String>) -> Result<(), ScenarioError> {
@@ -39,8 +39,9 @@ pub(crate) fn fraction(v: f64, field: &str, open_zero: bool) -> Result<(), Scena
 impl ValidScenario {
     pub fn new(scenario: Scenario) -> Result<ValidScenario, ScenarioError> {
         let topo = topology::build(&scenario.topology)?;
-        let switch_cfg = switch_config(&scenario)?;
-        let transport = transport_config(&scenario.transport, switch_cfg.int_enabled)?;
+        let policies = Policies::new(&scenario, &topo)?;
+        let switch_cfg = switch_config(&scenario, &policies)?;
+        let transport = transport_config(&scenario.transport, switch_cfg.int_enabled, policies.hop_limit)?;
         check(
             (scenario.transport.priority as usize) < switch_cfg.queues,
             "transport.priority",
@@ -105,11 +106,11 @@ impl ValidScenario {
                 )?;
             }
         }
-        Ok(ValidScenario { scenario, topo, flows, switch_cfg, transport })
+        Ok(ValidScenario { scenario, topo, flows, switch_cfg, transport, policies })
     }
 }
 
-fn switch_config(s: &Scenario) -> Result<SwitchConfig, ScenarioError> {
+fn switch_config(s: &Scenario, policies: &Policies) -> Result<SwitchConfig, ScenarioError> {
     let sw = &s.switch;
     check(sw.buffer_bytes.0 > 0, "switch.buffer_bytes", "expected a positive size")?;
     check(
@@ -117,55 +118,6 @@ fn switch_config(s: &Scenario) -> Result<SwitchConfig, ScenarioError> {
         "switch.queues",
         format!("expected 1 to 1024 queues, got {}", sw.queues),
     )?;
-    let admission = match sw.admission {
-        AdmissionSpec::DynamicThreshold(DynamicThresholdSpec { alpha }) => {
-            check(
-                alpha.is_finite() && alpha > 0.0,
-                "switch.admission.alpha",
-                format!("expected a positive number, got {alpha}"),
-            )?;
-            EgressAdmission::DynamicThreshold { alpha }
-        }
-        AdmissionSpec::StaticPerPort(StaticPerPortSpec { bytes }) => {
-            check(bytes.0 > 0, "switch.admission.bytes", "expected a positive size")?;
-            EgressAdmission::StaticPerPort { bytes: bytes.0 }
-        }
-    };
-    let pfc = if sw.pfc.enabled {
-        let p = &sw.pfc;
-        let mode = match p.threshold {
-            PfcThreshold::Dynamic => {
-                fraction(p.alpha, "switch.pfc.alpha", true)?;
-                PfcMode::Dynamic { alpha: p.alpha }
-            }
-            PfcThreshold::Static => {
-                let xoff = p.xoff_bytes.ok_or_else(|| {
-                    ScenarioError::field(
-                        "switch.pfc.xoff_bytes",
-                        "required when switch.pfc.threshold = \"static\"",
-                    )
-                })?;
-                let xon = p.xon_bytes.ok_or_else(|| {
-                    ScenarioError::field(
-                        "switch.pfc.xon_bytes",
-                        "required when switch.pfc.threshold = \"static\"",
-                    )
-                })?;
-                check(xon.0 <= xoff.0, "switch.pfc.xon_bytes", "expected xon_bytes ≤ xoff_bytes")?;
-                check(xoff.0 > 0, "switch.pfc.xoff_bytes", "expected a positive size")?;
-                PfcMode::Static { xoff: xoff.0, xon: xon.0 }
-            }
-        };
-        Some(PfcConfig {
-            mode,
-            headroom: p.headroom_bytes.map(|b| b.0),
-            reserve: p.reserve_bytes.0,
-            resume_offset: p.resume_offset_bytes.0,
-            classes: sw.queues as usize,
-        })
-    } else {
-        None
-    };
     let e = &sw.ecn;
     if e.enabled {
         check(e.kmin.0 <= e.kmax.0, "switch.ecn.kmax", "expected kmin ≤ kmax")?;
@@ -175,8 +127,7 @@ fn switch_config(s: &Scenario) -> Result<SwitchConfig, ScenarioError> {
     Ok(SwitchConfig {
         buffer_bytes: sw.buffer_bytes.0,
         queues: sw.queues as usize,
-        admission,
-        pfc,
+        control_kinds: SwitchConfig::control_kinds(policies.ack_in_data_queue),
         ecn_enabled: e.enabled,
         ecn_at_dequeue: e.mark_at == crate::scenario::EcnMarkPoint::Dequeue,
         // HPCC needs telemetry: it turns INT on.
@@ -186,7 +137,7 @@ fn switch_config(s: &Scenario) -> Result<SwitchConfig, ScenarioError> {
     })
 }
 
-fn transport_config(t: &TransportSpec, int_enabled: bool) -> Result<TransportConfig, ScenarioError> {
+fn transport_config(t: &TransportSpec, int_enabled: bool, ttl: u8) -> Result<TransportConfig, ScenarioError> {
     check(t.mtu > 0, "transport.mtu", "expected a positive payload size")?;
     check(t.ack_bytes > 0, "transport.ack_bytes", "expected a positive size")?;
     check(t.ack_every > 0, "transport.ack_every", "expected a positive packet count")?;
@@ -247,34 +198,37 @@ fn transport_config(t: &TransportSpec, int_enabled: bool) -> Result<TransportCon
             rto_high: t.irn.rto_high.0,
             rto_low_packets: t.irn.rto_low_packets,
         }),
-        timely: TimelyParams {
-            alpha: tm.alpha,
-            beta: tm.beta,
-            t_low: tm.t_low.0,
-            t_high: tm.t_high.0,
-            delta: tm.delta.0 .0,
-            hai_threshold: tm.hai_threshold,
-            segment: tm.segment.0,
-            min_rate: tm.min_rate.0 .0,
-        },
-        dctcp: DctcpParams { g: dc.g, rate_ai: dc.rate_ai.0 .0, min_rate: dc.min_rate.0 .0, mtu: t.mtu },
-        hpcc: HpccParams {
-            eta: h.eta,
-            max_stage: h.max_stage,
-            rate_ai: h.rate_ai.0 .0,
-            min_rate: h.min_rate.0 .0,
-        },
-        dcqcn: DcqcnParams {
-            g: d.g,
-            alpha_interval: d.alpha_interval.0,
-            decrease_interval: d.decrease_interval.0,
-            increase_timer: d.increase_timer.0,
-            byte_counter: d.byte_counter.0,
-            fast_recovery_steps: d.fast_recovery_steps,
-            rate_ai: d.rate_ai.0 .0,
-            rate_hai: d.rate_hai.0 .0,
-            min_rate: d.min_rate.0 .0,
-            clamp_target_rate: d.clamp_target_rate,
+        ttl,
+        cc_params: CcParams {
+            timely: TimelyParams {
+                alpha: tm.alpha,
+                beta: tm.beta,
+                t_low: tm.t_low.0,
+                t_high: tm.t_high.0,
+                delta: tm.delta.0 .0,
+                hai_threshold: tm.hai_threshold,
+                segment: tm.segment.0,
+                min_rate: tm.min_rate.0 .0,
+            },
+            dctcp: DctcpParams { g: dc.g, rate_ai: dc.rate_ai.0 .0, min_rate: dc.min_rate.0 .0, mtu: t.mtu },
+            hpcc: HpccParams {
+                eta: h.eta,
+                max_stage: h.max_stage,
+                rate_ai: h.rate_ai.0 .0,
+                min_rate: h.min_rate.0 .0,
+            },
+            dcqcn: DcqcnParams {
+                g: d.g,
+                alpha_interval: d.alpha_interval.0,
+                decrease_interval: d.decrease_interval.0,
+                increase_timer: d.increase_timer.0,
+                byte_counter: d.byte_counter.0,
+                fast_recovery_steps: d.fast_recovery_steps,
+                rate_ai: d.rate_ai.0 .0,
+                rate_hai: d.rate_hai.0 .0,
+                min_rate: d.min_rate.0 .0,
+                clamp_target_rate: d.clamp_target_rate,
+            },
         },
     })
 }

@@ -1,14 +1,23 @@
 //! Network construction from a validated scenario (`scenario::ValidScenario`): ports,
 //! switches, hosts, flows and observers. Cannot fail: every check happened in validation.
 
-use crate::engine::rng_stream;
-use crate::host::{CcState, Dcqcn, Dctcp, Flow, Host, Hpcc, Timely};
+use crate::engine::{rng_stream, Event};
+use crate::host::{cc::LineRate, Cc, Dcqcn, Dctcp, Flow, Host, Hpcc, Timely};
 use crate::ids::{FlowId, NodeId, PortId};
 use crate::metrics::Counters;
 use crate::observe::{HopTier, Observers, PacketTrace, QueueSampler, Throughput};
 use crate::port::Port;
-use crate::scenario::{CcKind, OutputSpec, ValidScenario, WindowSpec};
-use crate::switch::{PfcConfig, PfcMode, PfcState, RedProfile, SharedBuffer, Switch};
+use crate::scenario::{
+    CcKind, DeflectionChoice, FlowControlChoice, LoadBalancerChoice, OutputSpec, Policies, ValidScenario,
+    WindowSpec,
+};
+use crate::switch::admission::Dibs;
+use crate::switch::flow_control::{PerFlow, Pfc};
+use crate::switch::load_balance::Drill;
+use crate::switch::{
+    Admission, Deflection, EcnStreams, FlowControl, LoadBalancer, PfcConfig, PfcMode, PfcState, RedProfile,
+    SharedBuffer, Switch,
+};
 use crate::time::{Delta, Rate, SimTime};
 use crate::topology::{FiveTuple, NodeKind, Routing, Topology};
 
@@ -45,9 +54,11 @@ fn sim_horizon(topo: &Topology, packet_bytes: u32) -> Delta {
 
 /// Assemble the simulator from a validated scenario.
 pub fn build(v: ValidScenario) -> Simulator {
-    let ValidScenario { scenario, topo, flows: specs, switch_cfg, transport } = v;
+    let ValidScenario { scenario, topo, flows: specs, switch_cfg, transport, policies } = v;
     let routing = Routing::new(&topo, scenario.routing.hash, scenario.seed);
     let q = switch_cfg.queues;
+    // Per-flow flow control takes its queues at run time.
+    let switch_queues = if matches!(policies.flow_control, FlowControlChoice::PerFlow(_)) { 0 } else { q };
     let latency = scenario.switch.latency.0;
     let ecn = &scenario.switch.ecn;
 
@@ -59,8 +70,14 @@ pub fn build(v: ValidScenario) -> Simulator {
             let to_switch = !topo.is_host(peer_node);
             let arrival = spec.delay + if to_switch { latency } else { Delta::ZERO };
             let is_switch = !topo.is_host(spec.node);
-            let mut port =
-                Port::new(spec.node, spec.peer, spec.rate, arrival, if is_switch { q } else { 0 }, q);
+            let mut port = Port::new(
+                spec.node,
+                spec.peer,
+                spec.rate,
+                arrival,
+                if is_switch { switch_queues } else { 0 },
+                q,
+            );
             if is_switch && ecn.enabled {
                 let scale = if ecn.scale_with_rate {
                     spec.rate.0 as f64 / ecn.reference_rate.0 .0 as f64
@@ -91,27 +108,10 @@ pub fn build(v: ValidScenario) -> Simulator {
             }
             NodeKind::Switch => {
                 *slot = switches.len() as u32;
-                let pfc = switch_cfg.pfc.as_ref().map(|cfg| {
-                    let per_port: Vec<(u64, f64)> = topo
-                        .ports_of(node)
-                        .map(|p| {
-                            let spec = &topo.ports[p as usize];
-                            let alpha = match cfg.mode {
-                                PfcMode::Dynamic { alpha } => {
-                                    PfcConfig::alpha_for_rate(alpha, spec.rate, nic_rate)
-                                }
-                                PfcMode::Static { .. } => 1.0,
-                            };
-                            (cfg.headroom_for(spec.rate, spec.delay), alpha)
-                        })
-                        .collect();
-                    PfcState::new(cfg, &per_port)
-                });
                 switches.push(Switch {
                     node,
                     first_port: topo.node_ports[n],
                     mmu: SharedBuffer::default(),
-                    pfc,
                     drops: Default::default(),
                 });
             }
@@ -173,17 +173,18 @@ pub fn build(v: ValidScenario) -> Simulator {
                 in_active: false,
                 timer_gen: [0; 3],
                 cc: match cc {
-                    CcKind::None => CcState::None,
-                    CcKind::Dcqcn => CcState::Dcqcn(Dcqcn::new(line_rate)),
-                    CcKind::Hpcc => CcState::Hpcc(Hpcc::new(line_rate)),
-                    CcKind::Dctcp => CcState::Dctcp(Dctcp::new()),
-                    CcKind::Timely => CcState::Timely(Timely::new()),
+                    CcKind::None => Cc::None(LineRate),
+                    CcKind::Dcqcn => Cc::Dcqcn(Dcqcn::new(line_rate)),
+                    CcKind::Hpcc => Cc::Hpcc(Hpcc::new(line_rate)),
+                    CcKind::Dctcp => Cc::Dctcp(Dctcp::new()),
+                    CcKind::Timely => Cc::Timely(Timely::new()),
                 },
                 irn: (t.loss_recovery == crate::scenario::LossRecovery::Irn).then(Default::default),
                 finish: None,
                 retransmitted_bytes: 0,
                 timeouts: 0,
                 cnps_received: 0,
+                deflections: 0,
                 rcv_nxt: 0,
                 reorder: Default::default(),
                 unacked_packets: 0,
@@ -199,6 +200,12 @@ pub fn build(v: ValidScenario) -> Simulator {
     let horizon = sim_horizon(&topo, transport.mtu + transport.header_bytes);
     let obs = observers(&scenario.output, &topo, flows.len());
     let flow_int = if switch_cfg.int_enabled { vec![Default::default(); flows.len()] } else { Vec::new() };
+    let switch_nodes: Vec<NodeId> = switches.iter().map(|s| s.node).collect();
+    let fc = flow_control(&policies, &topo, &switch_nodes, nic_rate, flows.len());
+    let lb = load_balancer(&policies, &topo, &switch_nodes, scenario.seed);
+    let admission = admission(&policies, &topo, &switch_nodes, scenario.seed);
+    let ecn_rngs = EcnStreams::new(scenario.seed, &switch_nodes, policies.ecn_shared_stream);
+    let timers = super::PolicyTimers::new(ports.len());
     let mut sim = Simulator {
         now: SimTime::ZERO,
         events: crate::engine::EventQueue::with_horizon(horizon),
@@ -212,10 +219,16 @@ pub fn build(v: ValidScenario) -> Simulator {
         flows,
         tags,
         switch_cfg,
+        lb,
+        fc,
+        admission,
         transport,
         next_flow_to_schedule: 0,
         counters: Counters::default(),
-        pfc_log: scenario.output.pfc_events.then(Vec::new),
+        control_log: scenario.output.pfc_events.then(Vec::new),
+        frames: Default::default(),
+        timers,
+        faults: policies.faults.clone(),
         trace_flows: scenario
             .output
             .rate_trace
@@ -223,7 +236,7 @@ pub fn build(v: ValidScenario) -> Simulator {
             .map_or(Vec::new(), |t| t.flows.iter().map(|f| FlowId(*f)).collect()),
         trace_interval: scenario.output.rate_trace.as_ref().map_or(Delta::ZERO, |t| t.interval.0),
         rate_trace: Vec::new(),
-        ecn_rng: rng_stream(scenario.seed, "switch/ecn"),
+        ecn_rngs,
         int_stacks: Vec::new(),
         flow_int,
         limit: scenario.duration.map_or(SimTime::NEVER, |d| SimTime(d.0 .0)),
@@ -237,7 +250,91 @@ pub fn build(v: ValidScenario) -> Simulator {
     if sim.obs.queues.is_some() {
         sim.events.schedule(SimTime::ZERO, crate::engine::Event::QueueSample);
     }
+    for (i, f) in policies.faults.iter().enumerate() {
+        sim.events.schedule(f.down, Event::LinkFault { fault: i as u32, up: false });
+        if let Some(up) = f.up {
+            sim.events.schedule(up, Event::LinkFault { fault: i as u32, up: true });
+        }
+    }
     sim
+}
+
+/// The flow-control policy with its per-switch state.
+fn flow_control(
+    p: &Policies,
+    topo: &Topology,
+    switches: &[NodeId],
+    nic_rate: Rate,
+    flows: usize,
+) -> FlowControl {
+    match &p.flow_control {
+        FlowControlChoice::None => FlowControl::None,
+        FlowControlChoice::Pfc(cfg) => FlowControl::Pfc(Pfc {
+            states: switches.iter().map(|&node| pfc_state(cfg, topo, node, nic_rate)).collect(),
+            pending: Default::default(),
+        }),
+        FlowControlChoice::PerFlow(cfg) => {
+            // One-hop BDP of each port: its rate × twice its propagation delay.
+            let hop_bdp: Vec<u64> = topo
+                .ports
+                .iter()
+                .map(|s| {
+                    (s.rate.0 as u128 * 2 * s.delay.0 as u128 / 8 / crate::time::PS_PER_S as u128) as u64
+                })
+                .collect();
+            FlowControl::PerFlow(PerFlow::new(*cfg, &hop_bdp, flows))
+        }
+    }
+}
+
+/// PFC ingress accounting of switch `node`: per port, its headroom and dynamic alpha.
+fn pfc_state(cfg: &PfcConfig, topo: &Topology, node: NodeId, nic_rate: Rate) -> PfcState {
+    let per_port: Vec<(u64, f64)> = topo
+        .ports_of(node)
+        .map(|p| {
+            let spec = &topo.ports[p as usize];
+            let alpha = match cfg.mode {
+                PfcMode::Dynamic { alpha } => PfcConfig::alpha_for_rate(alpha, spec.rate, nic_rate),
+                PfcMode::Static { .. } => 1.0,
+            };
+            (cfg.headroom_for(spec.rate, spec.delay), alpha)
+        })
+        .collect();
+    PfcState::new(cfg, &per_port)
+}
+
+/// One named random stream per switch for `component` (`switch/<node>/<component>`).
+fn switch_streams(seed: u64, switches: &[NodeId], component: &str) -> Vec<crate::engine::RngStream> {
+    switches.iter().map(|n| rng_stream(seed, &format!("switch/{}/{component}", n.0))).collect()
+}
+
+fn load_balancer(p: &Policies, topo: &Topology, switches: &[NodeId], seed: u64) -> LoadBalancer {
+    match p.load_balancer {
+        LoadBalancerChoice::Ecmp => LoadBalancer::Ecmp,
+        LoadBalancerChoice::Drill(cfg) => {
+            LoadBalancer::Drill(Drill::new(cfg, topo, switch_streams(seed, switches, "drill")))
+        }
+    }
+}
+
+fn admission(p: &Policies, topo: &Topology, switches: &[NodeId], seed: u64) -> Admission {
+    let deflection = match p.deflection {
+        DeflectionChoice::None => Deflection::None,
+        DeflectionChoice::Dibs(cfg) => {
+            // Each switch's ports towards another switch.
+            let candidates = switches
+                .iter()
+                .map(|&n| {
+                    topo.ports_of(n)
+                        .map(PortId)
+                        .filter(|p| !topo.is_host(topo.ports[topo.ports[p.idx()].peer.idx()].node))
+                        .collect()
+                })
+                .collect();
+            Deflection::Dibs(Dibs::new(cfg, candidates, switch_streams(seed, switches, "dibs")))
+        }
+    };
+    Admission { rule: p.buffer_rule, deflection }
 }
 
 /// Measurement state for `[output]`.

@@ -7,29 +7,33 @@
 
 mod build;
 mod classify;
+mod control;
+mod faults;
 mod memory;
 mod observe;
+mod timers;
 
-use crate::engine::{Event, EventQueue, RngStream};
+use crate::engine::{Event, EventQueue};
+use crate::frames::ControlFrames;
 use crate::host::{Flow, Host, TransportConfig};
 use crate::ids::{FlowId, NodeId, PortId};
-use crate::metrics::{Counters, FlowRecord, PfcEvent, PortRecord, RateSample, Summary};
+use crate::metrics::{
+    ControlEvent, Counters, DropCause, FlowRecord, PfcEvent, PortRecord, RateSample, Summary,
+};
 use crate::observe::{Observers, PacketEvent};
-use crate::packet::{ControlPayload, Packet, PacketFlags, PacketKind};
+use crate::packet::{Packet, PacketFlags, PacketKind};
 use crate::port::Port;
 use crate::scenario::{Scenario, ScenarioError};
 use crate::store::{PacketRef, PacketStore};
-use crate::switch::{Switch, SwitchConfig};
+use crate::switch::{Admission, EcnStreams, FlowControl, LoadBalancer, Switch, SwitchConfig};
 use crate::time::SimTime;
 use crate::topology::{Routing, Topology};
 
 pub use crate::scenario::ValidScenario;
 pub use classify::FlowClass;
+pub use faults::LinkFault;
 pub use memory::MemoryReport;
-
-/// Wire size of a PFC frame: the 64-byte minimum Ethernet frame (IEEE 802.1Qbb frames
-/// are MAC control frames padded to the minimum size).
-pub const PFC_FRAME_BYTES: u16 = 64;
+pub(crate) use timers::PolicyTimers;
 
 /// How many events ahead the loop prefetches what an event will touch (0: the next one;
 /// measured best on k=16 against 6 and against none).
@@ -51,16 +55,27 @@ pub struct Simulator {
     pub(crate) flows: Vec<Flow>,
     pub(crate) tags: Vec<String>,
     pub(crate) switch_cfg: SwitchConfig,
+    /// The switch pipeline's policies (see `switch`).
+    pub(crate) lb: LoadBalancer,
+    pub(crate) fc: FlowControl,
+    pub(crate) admission: Admission,
     pub(crate) transport: TransportConfig,
     /// Next flow (in start order) whose `FlowStart` has not been scheduled yet.
     pub(crate) next_flow_to_schedule: usize,
     pub(crate) counters: Counters,
-    pub(crate) pfc_log: Option<Vec<PfcEvent>>,
+    /// Every control frame sent (`[output] pfc_events`), in time order.
+    pub(crate) control_log: Option<Vec<ControlEvent>>,
+    /// Payloads of the control frames in flight, beside their slots.
+    pub(crate) frames: ControlFrames,
+    /// Generations of switch-port and policy timers.
+    pub(crate) timers: PolicyTimers,
+    /// `[[faults]]`: links that go down (and maybe up) during the run.
+    pub(crate) faults: Vec<LinkFault>,
     /// Traced flows, sampling interval and samples (`[output.rate_trace]`).
     pub(crate) trace_flows: Vec<FlowId>,
     pub(crate) trace_interval: crate::time::Delta,
     pub(crate) rate_trace: Vec<RateSample>,
-    pub(crate) ecn_rng: RngStream,
+    pub(crate) ecn_rngs: EcnStreams,
     /// INT stack of each packet-store slot (empty unless `switch.int`).
     pub(crate) int_stacks: Vec<crate::switch::IntStack>,
     /// Per flow: the INT stack of the last ACK the sender received.
@@ -150,18 +165,22 @@ impl Simulator {
         self.run_until(SimTime::NEVER);
     }
 
-    /// A flow timer cancelled after it was scheduled (generation bumped).
-    #[inline]
+    /// A timer cancelled after it was scheduled (generation bumped).
+    #[inline(always)]
     fn is_stale(&self, ev: &Event) -> bool {
         match *ev {
             Event::FlowTimer { flow, kind, generation } => {
                 let f = &self.flows[flow.idx()];
                 f.finish.is_some() || f.timer_gen[kind as usize] != generation
             }
+            Event::PolicyTimer { kind, target, generation } => {
+                !self.timers.is_current(kind, target, generation)
+            }
             _ => false,
         }
     }
 
+    #[inline(always)]
     fn dispatch(&mut self, ev: Event) {
         match ev {
             Event::Deliver { port, pkt: head } => {
@@ -186,6 +205,8 @@ impl Simulator {
             }
             Event::FlowStart { flow } => self.on_flow_start(flow),
             Event::FlowTimer { flow, kind, generation } => self.on_flow_timer(flow, kind, generation),
+            Event::PolicyTimer { kind, target, .. } => self.on_policy_timer(kind, target),
+            Event::LinkFault { fault, up } => self.on_link_fault(fault as usize, up),
             Event::TraceSample => self.on_trace_sample(),
             Event::QueueSample => self.on_queue_sample(),
         }
@@ -193,15 +214,21 @@ impl Simulator {
 
     fn on_arrive(&mut self, port: PortId, r: PacketRef) {
         let node = self.ports[port.idx()].node;
-        let kind = self.store.get(r).kind;
-        if kind == PacketKind::Control {
-            let pkt = self.consume(r);
-            self.on_control_frame(port, pkt.control);
+        let p = self.store.get(r);
+        let kind = p.kind;
+        if kind == PacketKind::Control || p.flags.contains(PacketFlags::LOST) {
+            if p.flags.contains(PacketFlags::LOST) {
+                self.lose(r, DropCause::LinkDown);
+                return;
+            }
+            let payload = self.frames.take(r.index());
+            self.consume(r);
+            self.on_control_frame(port, payload);
             return;
         }
         if self.topo.is_host(node) {
             if let Some(trace) = &mut self.obs.packet_trace {
-                trace.record(self.now, PacketEvent::Receive, port, self.store.get(r), 0);
+                trace.record(self.now, PacketEvent::Receive, port, self.store.get(r), 0, 0);
             }
             self.host_receive(self.node_slot[node.idx()] as usize, r);
         } else {
@@ -251,70 +278,20 @@ impl Simulator {
         p.stats.first_tx.get_or_insert(self.now);
         p.stats.last_tx_end = tx_end;
         if let Some(trace) = &mut self.obs.packet_trace {
-            trace.record(self.now, PacketEvent::Transmit, port, self.store.get(pkt), p.backlog_bytes);
+            trace.record(
+                self.now,
+                PacketEvent::Transmit,
+                port,
+                self.store.get(pkt),
+                0,
+                p.queues.backlog_bytes,
+            );
         }
         let arrive = tx_end + p.arrival_delay;
         let first_in_flight = self.store.push_in_flight(&mut p.in_flight, pkt, arrive);
         self.counters.packet_hops += 1;
         if first_in_flight {
             self.events.schedule(arrive, Event::Deliver { port, pkt });
-        }
-    }
-
-    /// Queue a hop-by-hop control frame on `port` (towards its peer) and kick the port.
-    pub(crate) fn send_control_frame(&mut self, port: PortId, payload: ControlPayload) {
-        let node = self.ports[port.idx()].node;
-        let pkt = Packet {
-            kind: PacketKind::Control,
-            priority: 0,
-            flags: PacketFlags::NONE,
-            flow: FlowId(u32::MAX),
-            src: node,
-            dst: self.ports[self.ports[port.idx()].peer.idx()].node,
-            sport: 0,
-            dport: 0,
-            seq: 0,
-            payload: 0,
-            wire_bytes: PFC_FRAME_BYTES,
-            sent_at: self.now,
-            ingress: 0,
-            enq_ns: 0,
-            sack: 0,
-            control: payload,
-        };
-        if let ControlPayload::Pfc { priority, pause } = payload {
-            let stats = &mut self.ports[port.idx()].stats;
-            if pause {
-                stats.pause_sent += 1;
-                self.counters.pfc_pause_frames += 1;
-            } else {
-                stats.resume_sent += 1;
-                self.counters.pfc_resume_frames += 1;
-            }
-            if let Some(log) = &mut self.pfc_log {
-                log.push(PfcEvent { time: self.now, node, port, priority, pause });
-            }
-        }
-        let r = self.store.insert(pkt);
-        self.store.push_back(&mut self.ports[port.idx()].control_queue, r);
-        self.try_send(port);
-    }
-
-    /// A control frame arrived on `port`: it governs what `port` may send.
-    fn on_control_frame(&mut self, port: PortId, payload: ControlPayload) {
-        match payload {
-            ControlPayload::Pfc { priority, pause } => {
-                let now = self.now;
-                let p = &mut self.ports[port.idx()];
-                if pause {
-                    p.stats.pause_received += 1;
-                }
-                let changed = p.set_paused(priority as usize, pause, now);
-                if changed && !pause {
-                    self.try_send(port);
-                }
-            }
-            ControlPayload::None => {}
         }
     }
 
@@ -392,12 +369,27 @@ impl Simulator {
             .collect()
     }
 
-    pub fn pfc_events(&self) -> &[PfcEvent] {
-        self.pfc_log.as_deref().unwrap_or(&[])
+    /// The PFC frames sent (`[output] pfc_events`), in time order.
+    pub fn pfc_events(&self) -> Vec<PfcEvent> {
+        self.control_events()
+            .iter()
+            .filter_map(|e| match e.payload {
+                crate::frames::ControlPayload::Pfc { priority, pause } => {
+                    Some(PfcEvent { time: e.time, node: e.node, port: e.port, priority, pause })
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Every control frame sent (`[output] pfc_events`), in time order.
+    pub fn control_events(&self) -> &[ControlEvent] {
+        self.control_log.as_deref().unwrap_or(&[])
     }
 
     /// Run-wide counters and conservation figures.
     pub fn summary(&self) -> Summary {
+        use crate::frames::FrameKind;
         let buffer_in_use = self.switches.iter().map(|s| s.mmu.used_bytes).sum();
         Summary {
             seed: self.seed,
@@ -409,8 +401,11 @@ impl Simulator {
             data_packets_sent: self.counters.data_packets_sent,
             data_packets_delivered: self.counters.data_packets_delivered,
             drops: self.counters.drops,
-            pfc_pause_frames: self.counters.pfc_pause_frames,
-            pfc_resume_frames: self.counters.pfc_resume_frames,
+            pfc_pause_frames: self.counters.frames.sent(FrameKind::PfcPause),
+            pfc_resume_frames: self.counters.frames.sent(FrameKind::PfcResume),
+            control_frames: self.counters.frames,
+            deflections: self.counters.deflections,
+            control_drops: self.counters.control_drops,
             packets_in_flight: self.store.live(),
             peak_packets_in_flight: self.store.peak(),
             buffer_bytes_in_use: buffer_in_use,
@@ -449,7 +444,12 @@ impl Simulator {
 
     /// Bytes queued in the data queues of port number `port` of `node` right now.
     pub fn port_backlog_bytes(&self, node: NodeId, port: u32) -> u64 {
-        self.ports[(self.topo.node_ports[node.idx()] + port) as usize].backlog_bytes
+        self.ports[(self.topo.node_ports[node.idx()] + port) as usize].backlog_bytes()
+    }
+
+    /// The policies the switches run: (load balancer, flow control, deflection).
+    pub fn policy_names(&self) -> (&'static str, &'static str, &'static str) {
+        (self.lb.name(), self.fc.name(), self.admission.name())
     }
 
     /// Global port id of port number `port` of `node`.

@@ -21,12 +21,12 @@ impl Simulator {
             }
             for id in self.topo.ports_of(s.node) {
                 let p = &self.ports[id as usize];
-                if p.backlog_bytes == 0 {
+                if p.backlog_bytes() == 0 {
                     continue;
                 }
                 let port = crate::ids::PortId(id);
                 if sampler.per_queue {
-                    for (q, bytes) in p.queues.iter().map(|q| q.bytes).enumerate() {
+                    for (q, bytes) in p.queues.bytes_per_queue().enumerate() {
                         if bytes > 0 {
                             sampler.queues.push(QueueSample {
                                 time: now,
@@ -37,7 +37,12 @@ impl Simulator {
                         }
                     }
                 } else {
-                    sampler.queues.push(QueueSample { time: now, port, queue: None, bytes: p.backlog_bytes });
+                    sampler.queues.push(QueueSample {
+                        time: now,
+                        port,
+                        queue: None,
+                        bytes: p.backlog_bytes(),
+                    });
                 }
             }
         }

@@ -1,54 +1,76 @@
-//! The output-queued shared-buffer switch.
+//! The output-queued shared-buffer switch, as a pipeline of policies.
 //!
 //! Modelled on the MMU of the HPCC ns-3 simulator (`switch-mmu.cc`): one buffer pool per
-//! switch; lossless (PFC) traffic is admitted by ingress accounting per (ingress port,
-//! priority) with reserve, shared and headroom parts; lossy traffic by egress admission
-//! (dynamic threshold or a static per-port limit). ECN is marked with a RED profile on the
-//! egress queue length. Forwarding happens inside the arrival handler (no extra event).
+//! switch, egress queues per port, ECN (RED) marking and INT. A packet's path through a
+//! switch, each stage owned by one policy:
+//!
+//! ```text
+//! arrive ─▶ load_balance ─▶ control class? ──yes──▶ control queue (strict priority)
+//!              (LoadBalancer)     │ no
+//!                                 ▼
+//!                   classify ─▶ admit / deflect ─▶ enqueue ─▶ (frames upstream)
+//!                 (FlowControl)  (FlowControl if lossless,
+//!                                 else Admission)
+//! transmit ◀─ ECN · INT ◀─ dequeue ◀─ schedule (eligible queues: FlowControl pauses)
+//!     └─▶ FlowControl::on_dequeue (frames upstream)
+//! ```
+//!
+//! - [`load_balance`]: which of the equal-cost egress ports (ECMP, DRILL).
+//! - [`flow_control`]: which egress queue, lossless admission (PFC ingress accounting),
+//!   PAUSE / RESUME frames and which queues may send (PFC, per-flow, none).
+//! - [`admission`]: for lossy packets, the buffer rule (dynamic threshold, static per
+//!   port) and what happens to refused packets (drop-tail, DIBS deflection).
+//!
+//! Forwarding happens inside the arrival handler (no extra event); a busy port has one
+//! pending `TxDone`. Each policy keeps its state in its own per-switch / per-port arrays.
 
+pub mod admission;
 mod ecn;
+pub mod flow_control;
 mod int;
-mod pfc;
+pub mod load_balance;
 
+pub use admission::{Admission, BufferRule, Deflection, SharedBuffer, Verdict};
 pub use ecn::RedProfile;
+pub use flow_control::{Arrival, FlowControl, PfcConfig, PfcMode, PfcState};
 pub use int::{IntHop, IntStack, INT_MAX_HOPS};
-pub use pfc::{PfcConfig, PfcMode, PfcState};
+pub use load_balance::LoadBalancer;
 
 use crate::ids::{NodeId, PortId};
 use crate::metrics::{DropCause, Drops};
 use crate::observe::PacketEvent;
-use crate::packet::ControlPayload;
+use crate::packet::{Packet, PacketKind};
 use crate::sim::Simulator;
 use crate::store::PacketRef;
-use crate::topology::routing::routing_tuple;
-
-/// Egress admission for lossy traffic (`[switch.admission]`).
-#[derive(Clone, Copy, Debug)]
-pub enum EgressAdmission {
-    /// A queue may hold up to `alpha × free buffer` (Choudhury & Hahne).
-    DynamicThreshold { alpha: f64 },
-    /// A port may hold up to this many bytes in all its data queues.
-    StaticPerPort { bytes: u64 },
-}
 
 /// Switch settings resolved from the scenario.
 #[derive(Clone, Debug)]
 pub struct SwitchConfig {
     pub buffer_bytes: u64,
     pub queues: usize,
-    pub admission: EgressAdmission,
-    /// `Some` when PFC is on: every data priority is lossless.
-    pub pfc: Option<PfcConfig>,
     pub ecn_enabled: bool,
     pub ecn_at_dequeue: bool,
     pub int_enabled: bool,
+    /// Bit `kind as u8`: packets of this kind go to the strict-priority control queue
+    /// (control frames and CNPs always; ACKs and NACKs unless `ack_queue = "data"`).
+    pub control_kinds: u8,
 }
 
-/// Occupancy of a switch's shared buffer (data packets only).
-#[derive(Clone, Debug, Default)]
-pub struct SharedBuffer {
-    pub used_bytes: u64,
-    pub peak_bytes: u64,
+impl SwitchConfig {
+    /// The control-queue kinds when ACKs and NACKs share the data queues (`ack_in_data`)
+    /// or not.
+    pub fn control_kinds(ack_in_data: bool) -> u8 {
+        let mut kinds = kind_bit(PacketKind::Control) | kind_bit(PacketKind::Cnp);
+        if !ack_in_data {
+            kinds |= kind_bit(PacketKind::Ack) | kind_bit(PacketKind::Nack);
+        }
+        kinds
+    }
+}
+
+#[inline]
+fn kind_bit(kind: PacketKind) -> u8 {
+    1 << kind as u8
 }
 
 /// One switch.
@@ -56,72 +78,113 @@ pub struct Switch {
     pub node: NodeId,
     pub first_port: u32,
     pub mmu: SharedBuffer,
-    /// Ingress accounting and pause state, when PFC is on.
-    pub pfc: Option<PfcState>,
     pub drops: Drops,
 }
 
 impl Simulator {
-    /// A packet finished arriving on `in_port` of switch `sw`: route, admit, enqueue.
+    /// A packet finished arriving on `in_port` of switch `sw`: route, classify, admit,
+    /// enqueue.
     pub(crate) fn switch_receive(&mut self, sw: usize, in_port: PortId, r: PacketRef) {
         let node = self.switches[sw].node;
         let pkt = *self.store.get(r);
-        let p = &pkt;
-        let egress = self.routing.select(node, routing_tuple(p));
-
-        if p.is_control_class() {
+        let egress = self.lb.select(&self.routing, node, sw, &pkt, &self.ports);
+        if egress == PortId::NONE {
+            self.drop_at(sw, r, in_port, 0, DropCause::NoRoute);
+            return;
+        }
+        if self.switch_cfg.control_kinds & kind_bit(pkt.kind) != 0 {
             self.store.push_back(&mut self.ports[egress.idx()].control_queue, r);
             self.switch_try_send(egress);
             return;
         }
-
-        let size = p.wire_bytes as u64;
-        let queue = p.priority as usize;
+        let queue = self.fc.classify(egress, &mut self.ports[egress.idx()], &pkt, self.now);
         let local_in = in_port.0 - self.switches[sw].first_port;
-        let buffer = self.switch_cfg.buffer_bytes;
-        let s = &mut self.switches[sw];
+        let Some((egress, queue, signal)) = self.admit(sw, r, &pkt, in_port, local_in, egress, queue) else {
+            return;
+        };
+        self.enqueue(sw, r, local_in, egress, queue);
+        if signal {
+            self.send_pending_frames();
+        }
+        self.switch_try_send(egress);
+    }
 
-        // Admission (and, with PFC, ingress accounting and the XOFF decision).
-        let mut pause = false;
-        let refused = if s.mmu.used_bytes + size > buffer {
-            Some(DropCause::BufferFull)
-        } else if let Some(pfc) = &mut s.pfc {
-            match pfc.on_arrival(local_in, p.priority, size, buffer) {
-                Some(xoff) => {
-                    pause = xoff;
+    /// Admission of data packet `r` (a copy in `pkt`) for `queue` of `egress`: the shared
+    /// buffer, then lossless flow control or, for lossy packets, the admission policy
+    /// (which may deflect it; a marking verdict sets CE here). Returns where it goes and
+    /// whether flow control has frames for the upstream; `None` when it was dropped.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn admit(
+        &mut self,
+        sw: usize,
+        r: PacketRef,
+        pkt: &Packet,
+        in_port: PortId,
+        local_in: u32,
+        egress: PortId,
+        queue: usize,
+    ) -> Option<(PortId, usize, bool)> {
+        let size = pkt.wire_bytes as u64;
+        let buffer = self.switch_cfg.buffer_bytes;
+        let used = self.switches[sw].mmu.used_bytes;
+        if used + size > buffer {
+            self.drop_at(sw, r, egress, queue, DropCause::BufferFull);
+            return None;
+        }
+        let queue_bytes = self.ports[egress.idx()].queues.queue_bytes(queue);
+        match self.fc.on_arrival(sw, local_in, in_port, egress, queue, queue_bytes, pkt, buffer) {
+            Arrival::Admit => return Some((egress, queue, false)),
+            Arrival::AdmitAndSignal => return Some((egress, queue, true)),
+            Arrival::Refuse(cause) => {
+                self.drop_at(sw, r, egress, queue, cause);
+                return None;
+            }
+            Arrival::Lossy => {}
+        }
+        let ttl = &mut self.store.get_mut(r).ttl;
+        let arrival = admission::Arrival { sw, egress, queue, size, used, buffer, ttl };
+        match self.admission.admit(arrival, &self.ports) {
+            Verdict::Enqueue => Some((egress, queue, false)),
+            Verdict::Mark => {
+                self.store.get_mut(r).mark_ce();
+                self.counters.ecn_marks += 1;
+                Some((egress, queue, false))
+            }
+            Verdict::Drop(cause) => {
+                self.drop_at(sw, r, egress, queue, cause);
+                None
+            }
+            Verdict::Deflect(to) => {
+                self.ports[egress.idx()].stats.deflections += 1;
+                self.counters.deflections += 1;
+                if let Some(f) = self.flows.get_mut(pkt.flow.idx()) {
+                    f.deflections += 1;
+                }
+                let queue = self.fc.classify(to, &mut self.ports[to.idx()], pkt, self.now);
+                if self.admission.readmit(&self.ports[to.idx()], queue, size, used, buffer) {
+                    Some((to, queue, false))
+                } else {
+                    self.drop_at(sw, r, to, queue, DropCause::EgressAdmission);
                     None
                 }
-                None => Some(DropCause::HeadroomOverflow),
             }
-        } else {
-            let port = &self.ports[egress.idx()];
-            let over = match self.switch_cfg.admission {
-                EgressAdmission::DynamicThreshold { alpha } => {
-                    let free = (buffer - s.mmu.used_bytes) as f64;
-                    (port.queue_bytes(queue) + size) as f64 > alpha * free
-                }
-                EgressAdmission::StaticPerPort { bytes } => port.backlog_bytes + size > bytes,
-            };
-            over.then_some(DropCause::EgressAdmission)
-        };
-        if let Some(cause) = refused {
-            s.drops.add(cause);
-            self.counters.drops.add(cause);
-            if let Some(trace) = &mut self.obs.packet_trace {
-                let backlog = self.ports[egress.idx()].backlog_bytes;
-                trace.record(self.now, PacketEvent::Drop, egress, &pkt, backlog);
-            }
-            self.consume(r);
-            return;
         }
+    }
 
-        // Accounting.
+    /// Account, mark and queue admitted packet `r` in `queue` of `egress`.
+    #[inline(always)]
+    fn enqueue(&mut self, sw: usize, r: PacketRef, local_in: u32, egress: PortId, queue: usize) {
+        let s = &mut self.switches[sw];
+        let stored = self.store.get_mut(r);
+        let size = stored.wire_bytes as u64;
+        let data = stored.kind == PacketKind::Data;
         s.mmu.used_bytes += size;
         s.mmu.peak_bytes = s.mmu.peak_bytes.max(s.mmu.used_bytes);
-        let priority = p.priority;
         let mark = self.switch_cfg.ecn_enabled
             && !self.switch_cfg.ecn_at_dequeue
-            && self.ecn_decides_mark(egress, self.ports[egress.idx()].queue_bytes(queue));
+            && data
+            && self.ecn_decides_mark(sw, egress, self.ports[egress.idx()].queues.queue_bytes(queue));
         let stored = self.store.get_mut(r);
         stored.ingress = local_in as u16;
         stored.enq_ns = self.now.as_ns_wrapping();
@@ -130,19 +193,37 @@ impl Simulator {
             self.counters.ecn_marks += 1;
         }
         let port = &mut self.ports[egress.idx()];
-        port.enqueue(&mut self.store, queue, r);
-        port.stats.max_queue_bytes = port.stats.max_queue_bytes.max(port.backlog_bytes);
+        port.queues.enqueue(&mut self.store, queue, r);
+        port.stats.max_queue_bytes = port.stats.max_queue_bytes.max(port.queues.backlog_bytes);
         if let Some(trace) = &mut self.obs.packet_trace {
-            trace.record(self.now, PacketEvent::Enqueue, egress, self.store.get(r), port.backlog_bytes);
+            trace.record(
+                self.now,
+                PacketEvent::Enqueue,
+                egress,
+                self.store.get(r),
+                queue,
+                port.queues.backlog_bytes,
+            );
         }
-        if pause {
-            self.send_control_frame(in_port, ControlPayload::Pfc { priority, pause: true });
-        }
-        self.switch_try_send(egress);
     }
 
-    /// Start the next packet on idle switch port `port`: control frames first, then data
-    /// queues round-robin, skipping paused queues.
+    /// Drop packet `r` at switch `sw` (it was meant for `queue` of `port`).
+    fn drop_at(&mut self, sw: usize, r: PacketRef, port: PortId, queue: usize, cause: DropCause) {
+        if self.store.get(r).kind == PacketKind::Data {
+            self.switches[sw].drops.add(cause);
+            self.counters.drops.add(cause);
+        } else {
+            self.counters.control_drops += 1;
+        }
+        if let Some(trace) = &mut self.obs.packet_trace {
+            let backlog = self.ports.get(port.idx()).map_or(0, |p| p.queues.backlog_bytes);
+            trace.record(self.now, PacketEvent::Drop, port, self.store.get(r), queue, backlog);
+        }
+        self.consume(r);
+    }
+
+    /// Start the next packet on idle switch port `port`: control frames first, then the
+    /// data queue the scheduler picks among eligible ones.
     pub(crate) fn switch_try_send(&mut self, port: PortId) {
         let pt = &mut self.ports[port.idx()];
         if pt.is_busy(self.now) {
@@ -156,44 +237,64 @@ impl Simulator {
             self.wake_if_more_work(port);
             return;
         }
-        let Some(queue) = pt.next_data_queue() else {
-            return;
+        let (queue, pkt, p, data) = loop {
+            let pt = &mut self.ports[port.idx()];
+            let Some(queue) = pt.queues.next_queue() else {
+                return;
+            };
+            let pkt = pt.queues.dequeue(&mut self.store, queue).expect("eligible queue is non-empty");
+            pt.queues.served(queue);
+            let p = *self.store.get(pkt);
+            match p.kind {
+                PacketKind::Data => break (queue, pkt, p, true),
+                PacketKind::Marker => {
+                    // Never transmitted: its owner acts when it reaches the head.
+                    self.consume(pkt);
+                }
+                _ => break (queue, pkt, p, false), // ACKs queued with data
+            }
         };
-        let pkt = pt.dequeue(&mut self.store, queue).expect("eligible queue is non-empty");
-        pt.rr_next = if queue + 1 == pt.queues.len() { 0 } else { queue as u16 + 1 };
-        let p = *self.store.get(pkt);
         let size = p.wire_bytes as u64;
-        let queue_after = pt.queue_bytes(queue);
-
-        let sw = self.node_slot[pt.node.idx()] as usize;
+        let node = self.ports[port.idx()].node;
+        let sw = self.node_slot[node.idx()] as usize;
         let buffer = self.switch_cfg.buffer_bytes;
         let s = &mut self.switches[sw];
         s.mmu.used_bytes -= size;
         let local_in = p.ingress as u32;
         let ingress = PortId(s.first_port + local_in);
-        let resume = match &mut s.pfc {
-            Some(pfc) => {
-                pfc.on_dequeue(local_in, p.priority, size);
-                pfc.take_resume(local_in, p.priority, buffer)
+        let signal = self.fc.on_dequeue(
+            sw,
+            local_in,
+            ingress,
+            port,
+            &mut self.ports[port.idx()],
+            queue,
+            &p,
+            buffer,
+            self.now,
+        );
+        if data {
+            let queue_after = self.ports[port.idx()].queues.queue_bytes(queue);
+            if self.switch_cfg.ecn_enabled
+                && self.switch_cfg.ecn_at_dequeue
+                && self.ecn_decides_mark(sw, port, queue_after)
+            {
+                self.store.get_mut(pkt).mark_ce();
+                self.counters.ecn_marks += 1;
             }
-            None => false,
-        };
-        if self.switch_cfg.ecn_enabled
-            && self.switch_cfg.ecn_at_dequeue
-            && self.ecn_decides_mark(port, queue_after)
-        {
-            self.store.get_mut(pkt).mark_ce();
-            self.counters.ecn_marks += 1;
+            if self.switch_cfg.int_enabled {
+                self.push_int_hop(port, pkt);
+            }
+            let waited = self.now.as_ns_wrapping().wrapping_sub(p.enq_ns);
+            self.obs.queue_delay.record(self.obs.hop_tier[port.idx()], waited as u64);
         }
-        if self.switch_cfg.int_enabled {
-            self.push_int_hop(port, pkt);
-        }
-        let waited = self.now.as_ns_wrapping().wrapping_sub(p.enq_ns);
-        self.obs.queue_delay.record(self.obs.hop_tier[port.idx()], waited as u64);
         self.start_tx(port, pkt);
+        if let Some(at) = self.ports[port.idx()].queues.after_send(queue, size, self.now) {
+            self.schedule_policy_timer(crate::engine::PolicyTimerKind::Shaper, port.0, at);
+        }
         self.wake_if_more_work(port);
-        if resume {
-            self.send_control_frame(ingress, ControlPayload::Pfc { priority: p.priority, pause: false });
+        if signal {
+            self.send_pending_frames();
         }
     }
 
@@ -205,10 +306,11 @@ impl Simulator {
         }
     }
 
-    /// RED decision for a packet seeing `queue_bytes` in front of it on `port`.
-    fn ecn_decides_mark(&mut self, port: PortId, queue_bytes: u64) -> bool {
+    /// RED decision at switch `sw` for a packet seeing `queue_bytes` in front of it on
+    /// `port`, drawn from the switch's own ECN stream.
+    fn ecn_decides_mark(&mut self, sw: usize, port: PortId, queue_bytes: u64) -> bool {
         match &self.ports[port.idx()].ecn {
-            Some(red) => red.decide(queue_bytes, &mut self.ecn_rng),
+            Some(red) => red.decide(queue_bytes, self.ecn_rngs.for_switch(sw)),
             None => false,
         }
     }
@@ -221,12 +323,48 @@ impl Simulator {
     /// Whether ingress `(port, priority)` of a switch is currently holding its upstream paused.
     pub fn ingress_paused(&self, port: PortId, priority: u8) -> bool {
         let node = self.ports[port.idx()].node;
-        let s = &self.switches[self.node_slot[node.idx()] as usize];
-        s.pfc.as_ref().is_some_and(|pfc| pfc.is_paused(port.0 - s.first_port, priority))
+        let sw = self.node_slot[node.idx()] as usize;
+        let first = self.switches[sw].first_port;
+        self.fc.pfc_state(sw).is_some_and(|pfc| pfc.is_paused(port.0 - first, priority))
+    }
+
+    /// Per-flow entries (queues and pause states) still held, under per-flow flow control
+    /// (0 once the network drained).
+    pub fn per_flow_entries(&self) -> Option<usize> {
+        self.fc.per_flow_state().map(|f| f.entries())
     }
 
     /// Ingress bytes held per switch for PFC, summed (0 once the network drained).
     pub fn pfc_ingress_bytes(&self) -> u64 {
-        self.switches.iter().filter_map(|s| s.pfc.as_ref()).map(|p| p.total_ingress_bytes()).sum()
+        self.fc.pfc_ingress_bytes()
+    }
+}
+
+/// The ECN marking streams: one per switch (`switch/<node>/ecn`), or, to reproduce runs
+/// made before switches had their own streams, one shared by all (`switch/ecn`).
+pub struct EcnStreams {
+    streams: Vec<crate::engine::RngStream>,
+    shared: bool,
+}
+
+impl EcnStreams {
+    /// `nodes`: the switches' node ids, in switch order.
+    pub fn new(seed: u64, nodes: &[NodeId], shared: bool) -> EcnStreams {
+        use crate::engine::rng_stream;
+        let streams = if shared {
+            vec![rng_stream(seed, "switch/ecn")]
+        } else {
+            nodes.iter().map(|n| rng_stream(seed, &format!("switch/{}/ecn", n.0))).collect()
+        };
+        EcnStreams { streams, shared }
+    }
+
+    #[inline]
+    fn for_switch(&mut self, sw: usize) -> &mut crate::engine::RngStream {
+        if self.shared {
+            &mut self.streams[0]
+        } else {
+            &mut self.streams[sw]
+        }
     }
 }

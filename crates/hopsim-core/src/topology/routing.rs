@@ -95,8 +95,40 @@ struct HostAttach {
     port: PortId,
 }
 
+/// Breadth-first hop counts from `from` over the links whose ports are up; hosts other than
+/// `from` are not transit nodes.
+fn distances_over(topo: &Topology, from: NodeId, up: &[bool]) -> Vec<u32> {
+    let mut dist = vec![u32::MAX; topo.node_count()];
+    let mut frontier = std::collections::VecDeque::new();
+    dist[from.idx()] = 0;
+    frontier.push_back(from);
+    while let Some(n) = frontier.pop_front() {
+        if n != from && topo.is_host(n) {
+            continue;
+        }
+        for p in topo.ports_of(n) {
+            if !up[p as usize] {
+                continue;
+            }
+            let peer_node = topo.ports[topo.ports[p as usize].peer.idx()].node;
+            if dist[peer_node.idx()] == u32::MAX {
+                dist[peer_node.idx()] = dist[n.idx()] + 1;
+                frontier.push_back(peer_node);
+            }
+        }
+    }
+    dist
+}
+
 impl EcmpTable {
     pub fn build(topo: &Topology) -> EcmpTable {
+        EcmpTable::build_over(topo, &vec![true; topo.ports.len()])
+    }
+
+    /// The table over the links whose ports are `up` (both ends of a failed link are down).
+    /// A switch with no path to a host gets an empty set; a host whose link is down gets no
+    /// attachment port (`PortId::NONE`).
+    pub fn build_over(topo: &Topology, up: &[bool]) -> EcmpTable {
         let n = topo.node_count();
         let mut switch_index = vec![u32::MAX; n];
         let mut switches = 0u32;
@@ -119,13 +151,14 @@ impl EcmpTable {
                 edge_index[edge.idx()] = edge_nodes.len() as u32;
                 edge_nodes.push(edge);
             }
-            attach[h.idx()] = HostAttach { edge, edge_index: edge_index[edge.idx()], port: down };
+            let port = if up[down.idx()] { down } else { PortId::NONE };
+            attach[h.idx()] = HostAttach { edge, edge_index: edge_index[edge.idx()], port };
         }
         let edges = edge_nodes.len();
         // Next-hop sets of each switch towards each edge switch.
         let mut candidates_of = vec![Vec::new(); switches as usize * edges];
         for (ei, &edge) in edge_nodes.iter().enumerate() {
-            let dist = topo.hop_distances(edge);
+            let dist = distances_over(topo, edge, up);
             for node in 0..n {
                 let node_id = NodeId(node as u32);
                 if topo.is_host(node_id) || node_id == edge || dist[node] == u32::MAX {
@@ -134,7 +167,7 @@ impl EcmpTable {
                 let candidates = &mut candidates_of[switch_index[node] as usize * edges + ei];
                 for p in topo.ports_of(node_id) {
                     let peer = topo.ports[topo.ports[p as usize].peer.idx()].node;
-                    if !topo.is_host(peer) && dist[peer.idx()] + 1 == dist[node] {
+                    if up[p as usize] && !topo.is_host(peer) && dist[peer.idx()] + 1 == dist[node] {
                         candidates.push(PortId(p));
                     }
                 }
@@ -223,11 +256,12 @@ impl EcmpTable {
             + self.compact.as_ref().map_or(0, |c| c.capacity() * size_of::<CompactSet>())) as u64
     }
 
-    /// Egress ports of switch `node` on shortest paths to host `dst`.
+    /// Egress ports of switch `node` on shortest paths to host `dst` (empty when link
+    /// failures cut it off).
     pub fn next_hops(&self, node: NodeId, dst: NodeId) -> &[PortId] {
         let at = &self.attach[dst.idx()];
         if at.edge == node {
-            return std::slice::from_ref(&at.port);
+            return if at.port == PortId::NONE { &[] } else { std::slice::from_ref(&at.port) };
         }
         let (_, id) = self.set_of(node, at);
         let (start, len) = self.sets[id];
@@ -275,6 +309,16 @@ impl Routing {
         Routing { table, hash }
     }
 
+    /// Recompute the shortest paths over the links whose ports are `up` (after a link
+    /// failed or came back); each switch keeps its hash seed.
+    pub fn reroute(&mut self, topo: &Topology, up: &[bool]) {
+        let mut table = EcmpTable::build_over(topo, up);
+        for (row, old) in table.rows.iter_mut().zip(&self.table.rows) {
+            row.seed = old.seed;
+        }
+        self.table = table;
+    }
+
     /// The egress port switch `node` uses for a packet of `tuple` (heading to host `tuple.dst`).
     #[inline]
     pub fn select(&self, node: NodeId, tuple: FiveTuple) -> PortId {
@@ -286,12 +330,19 @@ impl Routing {
         let (row, id) = t.set_of(node, at);
         if let Some(compact) = &t.compact {
             let set = &compact[id];
-            let i = if set.len == 1 { 0 } else { self.pick(row.seed, tuple, set.len as u64) };
+            let i = match set.len {
+                1 => 0,
+                0 => return PortId::NONE, // cut off by failed links
+                n => self.pick(row.seed, tuple, n as u64),
+            };
             return PortId(row.first_port + set.local[i] as u32);
         }
         let (start, len) = t.sets[id];
-        debug_assert!(len > 0, "no route from node {} to host {}", node.0, tuple.dst.0);
-        let i = if len == 1 { 0 } else { self.pick(row.seed, tuple, len as u64) };
+        let i = match len {
+            1 => 0,
+            0 => return PortId::NONE,
+            n => self.pick(row.seed, tuple, n as u64),
+        };
         t.pool[start as usize + i]
     }
 
@@ -335,6 +386,9 @@ impl Routing {
         let mut node = topo.ports[topo.ports[path[0].idx()].peer.idx()].node;
         while node != tuple.dst {
             let p = self.select(node, tuple);
+            if p == PortId::NONE {
+                break; // cut off by a failed link
+            }
             path.push(p);
             node = topo.ports[topo.ports[p.idx()].peer.idx()].node;
             assert!(path.len() <= topo.node_count(), "routing loop towards node {}", tuple.dst.0);

@@ -1,0 +1,226 @@
+//! The RoCEv2-like sender: segments data, keeps the retransmission timer, handles ACKs and
+//! NACKs (go-back-N, or IRN's selective retransmission), and feeds congestion control.
+
+use super::cc::{Ack, TimerRequest};
+use super::flow::Flow;
+use crate::engine::{Event, TimerKind};
+use crate::ids::FlowId;
+use crate::packet::{Packet, PacketFlags, PacketKind};
+use crate::sim::Simulator;
+use crate::store::PacketRef;
+use crate::time::{Rate, SimTime};
+
+impl Simulator {
+    /// Cut the next data segment of flow `f` (a new packet in the store).
+    pub(super) fn make_data_packet(&mut self, f: FlowId) -> PacketRef {
+        let now = self.now;
+        let t = &self.transport;
+        let flow = &mut self.flows[f.idx()];
+        let (seq, hole) = flow.next_segment(t.mtu).expect("the NIC picks flows with data to send");
+        let payload = (flow.size - seq).min(t.mtu as u64) as u32;
+        let wire = payload + t.header_bytes + t.int_data_bytes; // ≤ MAX_WIRE_BYTES (checked)
+        let retransmit = hole || seq < flow.high_water;
+        let pkt = Packet {
+            kind: PacketKind::Data,
+            priority: flow.priority,
+            flags: PacketFlags::NONE
+                .with(PacketFlags::RETRANSMIT, retransmit)
+                .with(PacketFlags::INT, self.switch_cfg.int_enabled),
+            flow: f,
+            src: flow.src,
+            dst: flow.dst,
+            sport: flow.sport,
+            dport: flow.dport,
+            seq,
+            payload: payload as u16,
+            wire_bytes: wire as u16,
+            sent_at: now,
+            ingress: 0,
+            enq_ns: 0,
+            sack: 0,
+            ttl: t.ttl,
+        };
+        if retransmit {
+            flow.retransmitted_bytes += payload as u64;
+        }
+        match &mut flow.irn {
+            Some(irn) if hole => irn.sender.retransmit_next = seq + payload as u64,
+            _ => flow.snd_nxt += payload as u64,
+        }
+        flow.high_water = flow.high_water.max(flow.snd_nxt);
+        flow.next_avail = now + Rate(flow.rate).tx_time(wire as u64);
+        let packet_bytes = (t.mtu + t.header_bytes) as u64;
+        let (cc, mut view) = flow.cc_parts(now, packet_bytes);
+        cc.on_send(wire as u64, &mut view, &t.cc_params);
+        debug_assert!(view.timer.is_none(), "no algorithm asks for a timer on send");
+        let arm_rto = !flow.rto_pending;
+        flow.rto_pending = true;
+        let generation = flow.timer_gen[TimerKind::Rto as usize];
+        self.counters.data_packets_sent += 1;
+        if arm_rto {
+            // IRN's shortest timeout, or the go-back-N one; the handler re-arms to the
+            // deadline that applies when it fires.
+            let delay = t.irn.as_ref().map_or(t.rto, |irn| irn.rto_low);
+            self.events.schedule(now + delay, Event::FlowTimer { flow: f, kind: TimerKind::Rto, generation });
+        }
+        let r = self.store.insert(pkt);
+        if self.switch_cfg.int_enabled {
+            self.clear_int(r);
+        }
+        r
+    }
+
+    /// Sender side: cumulative ACK, NACK (go-back-N or IRN) and echoed congestion.
+    pub(super) fn receive_ack(&mut self, h: usize, p: &Packet) {
+        let now = self.now;
+        let flow = &mut self.flows[p.flow.idx()];
+        if flow.finish.is_some() {
+            return;
+        }
+        if p.seq > flow.snd_una {
+            flow.snd_una = p.seq;
+            flow.last_progress = now;
+        }
+        let mtu = self.transport.mtu;
+        match &mut flow.irn {
+            Some(irn) => {
+                irn.sender.on_ack(flow.snd_una);
+                if p.kind == PacketKind::Nack {
+                    irn.sender.on_nack(p.sack as u64, mtu as u64, flow.size, flow.snd_una, flow.snd_nxt);
+                }
+            }
+            // Go-back-N: a NACK rewinds to the first missing byte.
+            None if p.kind == PacketKind::Nack && flow.snd_una < flow.size => flow.snd_nxt = flow.snd_una,
+            None => {}
+        }
+        flow.snd_nxt = flow.snd_nxt.max(flow.snd_una);
+        if flow.snd_una >= flow.size {
+            flow.finish = Some(now);
+            self.counters.flows_finished += 1;
+            // Cancel every pending timer of the flow.
+            for g in flow.timer_gen.iter_mut() {
+                *g += 1;
+            }
+            if std::mem::take(&mut flow.in_active) {
+                let i = self.hosts[h].active.iter().position(|f| *f == p.flow).expect("flagged as active");
+                self.hosts[h].active.remove(i);
+            }
+            return;
+        }
+        if !flow.in_active && !flow.all_sent(mtu) {
+            flow.in_active = true;
+            self.hosts[h].active.push(p.flow);
+        }
+        let ack = Ack {
+            seq: p.seq,
+            ecn_echo: p.cnp_echo(),
+            sent_at: p.sent_at,
+            int: self.flow_int.get(p.flow.idx()),
+        };
+        let t = &self.transport;
+        let (cc, mut view) = flow.cc_parts(now, (t.mtu + t.header_bytes) as u64);
+        cc.on_ack(&ack, &mut view, &t.cc_params);
+        debug_assert!(view.timer.is_none(), "no algorithm asks for a timer on an ACK");
+        if p.cnp_echo() {
+            self.on_congestion_notification(p.flow);
+        }
+        self.nic_try_send(h);
+    }
+
+    /// A congestion notification for flow `f`: a CNP, or an ACK echoing CE marks.
+    pub(super) fn on_congestion_notification(&mut self, f: FlowId) {
+        let flow = &mut self.flows[f.idx()];
+        flow.cnps_received += 1;
+        if flow.finish.is_some() {
+            return;
+        }
+        let t = &self.transport;
+        let (cc, mut view) = flow.cc_parts(self.now, (t.mtu + t.header_bytes) as u64);
+        cc.on_congestion_notification(&mut view, &t.cc_params);
+        if let Some(timer) = view.timer {
+            self.schedule_flow_timer(f, timer);
+        }
+    }
+
+    /// Schedule a congestion-control timer of flow `f`.
+    fn schedule_flow_timer(&mut self, f: FlowId, t: TimerRequest) {
+        let flow: &mut Flow = &mut self.flows[f.idx()];
+        if t.restart {
+            flow.timer_gen[t.kind as usize] += 1;
+        }
+        let generation = flow.timer_gen[t.kind as usize];
+        self.events.schedule(t.at, Event::FlowTimer { flow: f, kind: t.kind, generation });
+    }
+
+    pub(crate) fn on_flow_timer(&mut self, f: FlowId, kind: TimerKind, generation: u32) {
+        let now = self.now;
+        let flow = &mut self.flows[f.idx()];
+        if flow.timer_gen[kind as usize] != generation || flow.finish.is_some() {
+            return;
+        }
+        if kind != TimerKind::Rto {
+            let t = &self.transport;
+            let (cc, mut view) = flow.cc_parts(now, (t.mtu + t.header_bytes) as u64);
+            cc.on_timer(kind, &mut view, &t.cc_params);
+            if let Some(timer) = view.timer {
+                self.schedule_flow_timer(f, timer);
+            }
+            return;
+        }
+        flow.rto_pending = false;
+        if flow.snd_una >= flow.snd_nxt {
+            return; // nothing outstanding; re-armed by the next send
+        }
+        let t = &self.transport;
+        let rto = match (&t.irn, &flow.irn) {
+            // IRN: RTO_low while few packets are in flight, RTO_high otherwise.
+            (Some(p), Some(_)) => {
+                let in_flight = (flow.snd_nxt - flow.snd_una).div_ceil(t.mtu as u64);
+                if in_flight <= p.rto_low_packets as u64 {
+                    p.rto_low
+                } else {
+                    p.rto_high
+                }
+            }
+            _ => t.rto,
+        };
+        let deadline = flow.last_progress + rto;
+        if now >= deadline {
+            flow.timeouts += 1;
+            match &mut flow.irn {
+                Some(irn) => irn.sender.on_timeout(flow.snd_una, flow.snd_nxt),
+                None => flow.snd_nxt = flow.snd_una,
+            }
+            flow.last_progress = now;
+            let src = flow.src;
+            let h = self.node_slot[src.idx()] as usize;
+            self.activate(h, f);
+            self.nic_try_send(h);
+        } else {
+            flow.rto_pending = true;
+            self.events.schedule(deadline, Event::FlowTimer { flow: f, kind, generation });
+        }
+    }
+}
+
+impl Flow {
+    /// The congestion control of the flow and its view of the flow (split borrows).
+    pub(crate) fn cc_parts(
+        &mut self,
+        now: SimTime,
+        packet_bytes: u64,
+    ) -> (&mut super::Cc, super::cc::CcFlow<'_>) {
+        let view = super::cc::CcFlow {
+            now,
+            rate: &mut self.rate,
+            window: &mut self.window,
+            line_rate: self.line_rate,
+            base_rtt: self.base_rtt,
+            bdp: self.bdp,
+            snd_nxt: self.snd_nxt,
+            packet_bytes,
+            timer: None,
+        };
+        (&mut self.cc, view)
+    }
+}

@@ -1,0 +1,18 @@
+//! `[[faults]]`: links that fail during the run.
+
+use super::Duration;
+use serde::{Deserialize, Serialize};
+
+/// A link that goes down at `down` and, if `up` is given, comes back then.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FaultSpec {
+    /// The two nodes the link joins.
+    pub link: [u32; 2],
+    /// Which of several parallel links between them, in topology order. Default 0.
+    #[serde(default)]
+    pub index: u32,
+    pub down: Duration,
+    #[serde(default)]
+    pub up: Option<Duration>,
+}

@@ -1,0 +1,222 @@
+//! Validation of the policy tables — `[switch.flow_control]`, `[switch.admission]`,
+//! `[switch.deflection]`, `[routing]` load balancer, `switch.ack_queue`, the ECN random
+//! stream — and of `[[faults]]`, resolved into the choices the simulator is built from.
+
+use super::validate::{check, fraction};
+use super::{
+    AckQueue, AdmissionSpec, DeflectionSpec, DibsSpec, DrillSpec, DynamicThresholdSpec, FlowControlSpec,
+    LoadBalancerKind, PerFlowSpec, PfcThreshold, RandomStream, Scenario, ScenarioError, StaticPerPortSpec,
+};
+use crate::ids::{NodeId, PortId};
+use crate::sim::LinkFault;
+use crate::switch::admission::DibsConfig;
+use crate::switch::flow_control::PerFlowConfig;
+use crate::switch::load_balance::DrillConfig;
+use crate::switch::{BufferRule, PfcConfig, PfcMode};
+use crate::time::{Delta, SimTime};
+use crate::topology::Topology;
+
+/// The flow control chosen.
+#[derive(Clone, Debug)]
+pub enum FlowControlChoice {
+    None,
+    Pfc(PfcConfig),
+    PerFlow(PerFlowConfig),
+}
+
+/// The deflection policy chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeflectionChoice {
+    None,
+    Dibs(DibsConfig),
+}
+
+/// The load balancer chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LoadBalancerChoice {
+    Ecmp,
+    Drill(DrillConfig),
+}
+
+/// Every policy of a run, validated.
+#[derive(Clone, Debug)]
+pub struct Policies {
+    pub flow_control: FlowControlChoice,
+    pub buffer_rule: BufferRule,
+    pub deflection: DeflectionChoice,
+    /// Hop limit (IP TTL) packets leave their hosts with.
+    pub hop_limit: u8,
+    pub load_balancer: LoadBalancerChoice,
+    pub ack_in_data_queue: bool,
+    pub ecn_shared_stream: bool,
+    pub faults: Vec<LinkFault>,
+}
+
+impl Policies {
+    pub fn new(s: &Scenario, topo: &Topology) -> Result<Policies, ScenarioError> {
+        let flow_control = flow_control(s)?;
+        let buffer_rule = buffer_rule(&s.switch.admission)?;
+        let (deflection, hop_limit) = deflection(&s.switch.deflection, &flow_control)?;
+        Ok(Policies {
+            flow_control,
+            buffer_rule,
+            deflection,
+            hop_limit,
+            load_balancer: load_balancer(s)?,
+            ack_in_data_queue: s.switch.ack_queue == AckQueue::Data,
+            ecn_shared_stream: s.switch.ecn.random_stream == RandomStream::Shared,
+            faults: faults(s, topo)?,
+        })
+    }
+}
+
+fn flow_control(s: &Scenario) -> Result<FlowControlChoice, ScenarioError> {
+    let sw = &s.switch;
+    let pfc_wanted = match &sw.flow_control {
+        None => sw.pfc.enabled,
+        Some(FlowControlSpec::Pfc(_)) => {
+            check(
+                sw.pfc.enabled,
+                "switch.pfc.enabled",
+                "false contradicts switch.flow_control.kind = \"pfc\"; drop one of them",
+            )?;
+            true
+        }
+        Some(FlowControlSpec::None(_)) => return Ok(FlowControlChoice::None),
+        Some(FlowControlSpec::PerFlow(p)) => return per_flow(p).map(FlowControlChoice::PerFlow),
+    };
+    if !pfc_wanted {
+        return Ok(FlowControlChoice::None);
+    }
+    let p = &sw.pfc;
+    let mode = match p.threshold {
+        PfcThreshold::Dynamic => {
+            fraction(p.alpha, "switch.pfc.alpha", true)?;
+            PfcMode::Dynamic { alpha: p.alpha }
+        }
+        PfcThreshold::Static => {
+            let required =
+                |f: &str| ScenarioError::field(f, "required when switch.pfc.threshold = \"static\"");
+            let xoff = p.xoff_bytes.ok_or_else(|| required("switch.pfc.xoff_bytes"))?;
+            let xon = p.xon_bytes.ok_or_else(|| required("switch.pfc.xon_bytes"))?;
+            check(xon.0 <= xoff.0, "switch.pfc.xon_bytes", "expected xon_bytes ≤ xoff_bytes")?;
+            check(xoff.0 > 0, "switch.pfc.xoff_bytes", "expected a positive size")?;
+            PfcMode::Static { xoff: xoff.0, xon: xon.0 }
+        }
+    };
+    Ok(FlowControlChoice::Pfc(PfcConfig {
+        mode,
+        headroom: p.headroom_bytes.map(|b| b.0),
+        reserve: p.reserve_bytes.0,
+        resume_offset: p.resume_offset_bytes.0,
+        classes: sw.queues as usize,
+    }))
+}
+
+fn per_flow(p: &PerFlowSpec) -> Result<PerFlowConfig, ScenarioError> {
+    check(
+        p.xoff.is_finite() && p.xoff > 0.0,
+        "switch.flow_control.xoff",
+        format!("expected a positive number of one-hop BDPs, got {}", p.xoff),
+    )?;
+    check(
+        p.xon.is_finite() && p.xon >= 0.0 && p.xon < p.xoff,
+        "switch.flow_control.xon",
+        format!("expected a number of one-hop BDPs in [0, xoff = {}), got {}", p.xoff, p.xon),
+    )?;
+    Ok(PerFlowConfig { xoff_bdp: p.xoff, xon_bdp: p.xon })
+}
+
+fn buffer_rule(a: &AdmissionSpec) -> Result<BufferRule, ScenarioError> {
+    Ok(match *a {
+        AdmissionSpec::DynamicThreshold(DynamicThresholdSpec { alpha }) => {
+            check(
+                alpha.is_finite() && alpha > 0.0,
+                "switch.admission.alpha",
+                format!("expected a positive number, got {alpha}"),
+            )?;
+            BufferRule::DynamicThreshold { alpha }
+        }
+        AdmissionSpec::StaticPerPort(StaticPerPortSpec { bytes }) => {
+            check(bytes.0 > 0, "switch.admission.bytes", "expected a positive size")?;
+            BufferRule::StaticPerPort { bytes: bytes.0 }
+        }
+    })
+}
+
+fn deflection(d: &DeflectionSpec, fc: &FlowControlChoice) -> Result<(DeflectionChoice, u8), ScenarioError> {
+    let (spec, filter_full): (&DibsSpec, bool) = match d {
+        DeflectionSpec::None(_) => return Ok((DeflectionChoice::None, 64)),
+        DeflectionSpec::Dibs(s) => (s, true),
+        DeflectionSpec::DibsNaive(s) => (s, false),
+    };
+    check(
+        matches!(fc, FlowControlChoice::None),
+        "switch.deflection.kind",
+        "deflection acts on packets a lossy queue refuses; it needs switch.flow_control.kind = \"none\" \
+         (or switch.pfc.enabled = false)",
+    )?;
+    check(
+        (1..=255).contains(&spec.hop_limit),
+        "switch.deflection.hop_limit",
+        format!("expected a hop limit from 1 to 255, got {}", spec.hop_limit),
+    )?;
+    Ok((DeflectionChoice::Dibs(DibsConfig { filter_full }), spec.hop_limit as u8))
+}
+
+fn load_balancer(s: &Scenario) -> Result<LoadBalancerChoice, ScenarioError> {
+    let r = &s.routing;
+    match (r.load_balancer, &r.drill) {
+        (LoadBalancerKind::Ecmp, None) => Ok(LoadBalancerChoice::Ecmp),
+        (LoadBalancerKind::Ecmp, Some(_)) => Err(ScenarioError::field(
+            "routing.drill",
+            "given, but routing.load_balancer is \"ecmp\"; set load_balancer = \"drill\" or drop it",
+        )),
+        (LoadBalancerKind::Drill, spec) => {
+            let DrillSpec { samples, memory } = spec.clone().unwrap_or_default();
+            check(
+                (1..=64).contains(&samples),
+                "routing.drill.samples",
+                format!("expected 1 to 64 sampled ports, got {samples}"),
+            )?;
+            check(
+                memory <= 64,
+                "routing.drill.memory",
+                format!("expected 0 to 64 remembered ports, got {memory}"),
+            )?;
+            Ok(LoadBalancerChoice::Drill(DrillConfig { samples, memory }))
+        }
+    }
+}
+
+fn faults(s: &Scenario, topo: &Topology) -> Result<Vec<LinkFault>, ScenarioError> {
+    let mut out = Vec::new();
+    for (i, f) in s.faults.iter().enumerate() {
+        let field = |name: &str| format!("faults[{i}].{name}");
+        let [a, b] = f.link;
+        let n = topo.node_count() as u32;
+        check(a < n && b < n, &field("link"), format!("expected two node ids below {n}, got [{a}, {b}]"))?;
+        let ports: Vec<PortId> = topo
+            .ports_of(NodeId(a))
+            .map(PortId)
+            .filter(|p| topo.ports[topo.ports[p.idx()].peer.idx()].node == NodeId(b))
+            .collect();
+        check(!ports.is_empty(), &field("link"), format!("nodes {a} and {b} are not linked"))?;
+        let port = *ports.get(f.index as usize).ok_or_else(|| {
+            ScenarioError::field(
+                field("index"),
+                format!("nodes {a} and {b} have {} link(s); expected an index below that", ports.len()),
+            )
+        })?;
+        let up = match f.up {
+            Some(up) => {
+                check(up.0 > f.down.0, &field("up"), "expected a time after `down`")?;
+                Some(SimTime(up.0 .0))
+            }
+            None => None,
+        };
+        check(f.down.0 >= Delta::ZERO, &field("down"), "expected a time ≥ 0")?;
+        out.push(LinkFault { ports: [port, topo.ports[port.idx()].peer], down: SimTime(f.down.0 .0), up });
+    }
+    Ok(out)
+}

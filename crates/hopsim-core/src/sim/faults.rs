@@ -1,0 +1,119 @@
+//! Link failures (`[[faults]]`): a link goes down at a time and, optionally, back up.
+//!
+//! When a link fails, both of its ports stop: the packets on its wire are lost (dropped
+//! when they arrive), the packets queued for it (control and data) are dropped — leaving the switch
+//! buffer and flow-control accounting as if they had been sent, so PFC and per-flow
+//! pauses they held are released — and the pauses the dead neighbour had imposed are
+//! lifted. Routing is recomputed over the remaining links (each switch keeps its ECMP
+//! seed); a switch left without a path to a destination drops what it receives for it
+//! (`no_route`). When the link comes back, routing is recomputed again. Drops are counted
+//! by cause (`link_down`, `no_route`).
+
+use super::Simulator;
+use crate::ids::PortId;
+use crate::metrics::DropCause;
+use crate::time::SimTime;
+
+/// One `[[faults]]` entry, resolved to the link's two ports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LinkFault {
+    pub ports: [PortId; 2],
+    pub down: SimTime,
+    pub up: Option<SimTime>,
+}
+
+impl Simulator {
+    pub(super) fn on_link_fault(&mut self, fault: usize, up: bool) {
+        let ports = self.faults[fault].ports;
+        for p in ports {
+            if up {
+                self.ports[p.idx()].down = false;
+            } else {
+                self.take_port_down(p);
+            }
+        }
+        let alive: Vec<bool> = self.ports.iter().map(|p| !p.down).collect();
+        self.routing.reroute(&self.topo, &alive);
+        if up {
+            for p in ports {
+                self.try_send(p);
+            }
+        }
+    }
+
+    /// Stop port `p`: lose what is on its wire, drop what is queued for it, lift the
+    /// pauses its peer imposed.
+    fn take_port_down(&mut self, p: PortId) {
+        let now = self.now;
+        let port = &mut self.ports[p.idx()];
+        if port.down {
+            return;
+        }
+        port.down = true;
+        // What is on the wire is lost: marked now, dropped when it arrives.
+        let on_wire: Vec<_> = self.store.iter(&port.in_flight).collect();
+        for r in on_wire {
+            let pkt = self.store.get_mut(r);
+            pkt.flags = pkt.flags.with(crate::packet::PacketFlags::LOST, true);
+        }
+        while let Some(r) = self.store.pop_front(&mut self.ports[p.idx()].control_queue) {
+            self.lose(r, DropCause::LinkDown);
+        }
+        let node = self.ports[p.idx()].node;
+        let is_host = self.topo.is_host(node);
+        if !is_host {
+            self.drain_for_failure(p);
+        }
+        let host_flows: Vec<_> = if is_host {
+            self.flows.iter().filter(|f| f.src == node).map(|f| f.id).collect()
+        } else {
+            Vec::new()
+        };
+        let port = &mut self.ports[p.idx()];
+        self.fc.on_link_down(p, port, &host_flows, now);
+        for q in 0..64.max(port.queues.len()) {
+            if port.queues.is_paused(q) {
+                port.queues.set_paused(q, false, now);
+            }
+        }
+    }
+
+    /// Drop every packet queued on switch port `p`, releasing buffer and flow-control
+    /// accounting as a departure would (frames the release triggers are sent).
+    fn drain_for_failure(&mut self, p: PortId) {
+        let node = self.ports[p.idx()].node;
+        let sw = self.node_slot[node.idx()] as usize;
+        let buffer = self.switch_cfg.buffer_bytes;
+        for queue in 0..self.ports[p.idx()].queues.len() {
+            while let Some(r) = self.ports[p.idx()].queues.dequeue(&mut self.store, queue) {
+                let pkt = *self.store.get(r);
+                if pkt.kind == crate::packet::PacketKind::Marker {
+                    self.consume(r);
+                    continue;
+                }
+                let s = &mut self.switches[sw];
+                s.mmu.used_bytes -= pkt.wire_bytes as u64;
+                let local_in = pkt.ingress as u32;
+                let ingress = PortId(s.first_port + local_in);
+                let signal = self.fc.on_dequeue(
+                    sw,
+                    local_in,
+                    ingress,
+                    p,
+                    &mut self.ports[p.idx()],
+                    queue,
+                    &pkt,
+                    buffer,
+                    self.now,
+                );
+                if pkt.kind == crate::packet::PacketKind::Data {
+                    self.switches[sw].drops.add(DropCause::LinkDown);
+                }
+                self.lose(r, DropCause::LinkDown);
+                if signal {
+                    self.send_pending_frames();
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,246 @@
+//! Ideal per-flow flow control: a dedicated queue per active flow at every egress port,
+//! paused and resumed per flow by its downstream queue — the upper bound that Pyrrha (§2.3,
+//! Fig 2(b); Appendix B, Fig 22) and Aquarius (§2.2.1) compare fine-grained flow control
+//! against.
+//!
+//! The papers give no thresholds for it, so this follows Pyrrha's own rule (§6,
+//! "Parameters"): a flow's queue at a port that reaches `xoff` one-hop BDPs sends a PAUSE
+//! naming the flow to the upstream port the packet came from; once it falls to `xon`
+//! one-hop BDPs it sends RESUME to every upstream it paused. The one-hop BDP of a queue is
+//! its port's rate times twice the port's propagation delay. A queue is taken when the
+//! flow's first packet arrives at the port and given back once it is empty and not paused.
+//! The upstream — a switch port or the source host's NIC — stops only that flow.
+//!
+//! When ACKs share the data queues (`switch.ack_queue = "data"`) a flow's ACKs get a
+//! queue of their own on the reverse path (`reverse` in the key and the frame); a host NIC
+//! never pauses ACKs (they leave from its control queue).
+
+use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasherDefault, Hasher};
+
+use crate::frames::ControlPayload;
+use crate::ids::{FlowId, PortId};
+use crate::packet::{Packet, PacketKind};
+use crate::port::Port;
+use crate::time::SimTime;
+
+/// Parameters of per-flow flow control (`[switch.flow_control]` with `kind = "per_flow"`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PerFlowConfig {
+    /// PAUSE when a flow's queue reaches this many one-hop BDPs (Pyrrha's K_pause, 2).
+    pub xoff_bdp: f64,
+    /// RESUME when it falls to this many (Pyrrha's K_resume, 1).
+    pub xon_bdp: f64,
+}
+
+/// A flow's queue at one port, or the pause state of a flow at one port.
+#[derive(Clone, Debug)]
+struct Entry {
+    /// The queue holding the flow's packets (`NO_QUEUE`: none now).
+    queue: u32,
+    /// The downstream told this port to stop the flow.
+    paused: bool,
+    /// Upstream ports this port told to stop the flow (usually one; several when the
+    /// flow's packets arrive over several ports, e.g. under per-packet load balancing).
+    paused_upstreams: Vec<PortId>,
+}
+
+const NO_QUEUE: u32 = u32::MAX;
+
+/// (port, flow, reverse) packed in a u64.
+type Key = u64;
+
+fn key(port: PortId, flow: FlowId, reverse: bool) -> Key {
+    ((port.0 as u64) << 33) | ((flow.0 as u64) << 1) | reverse as u64
+}
+
+/// A multiplicative hasher for the packed keys (deterministic, unlike the standard
+/// library's randomly keyed one; nothing iterates the map, so order never matters).
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ *b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = crate::topology::routing::mix64(v);
+    }
+}
+
+/// Per-flow flow control of every switch.
+#[derive(Clone, Debug)]
+pub struct PerFlow {
+    /// Per port (global id): PAUSE and RESUME thresholds in bytes.
+    xoff: Vec<u64>,
+    xon: Vec<u64>,
+    entries: HashMap<Key, Entry, BuildHasherDefault<KeyHasher>>,
+    /// Per flow: its source NIC was told to stop it.
+    host_paused: Vec<bool>,
+    /// Frames a hook asked to send, not sent yet.
+    pub(super) pending: VecDeque<(PortId, ControlPayload)>,
+}
+
+impl PerFlow {
+    /// `hop_bdp[p]`: the one-hop BDP of port `p` in bytes; `flows`: how many flows the run has.
+    pub fn new(cfg: PerFlowConfig, hop_bdp: &[u64], flows: usize) -> PerFlow {
+        let scale = |k: f64| hop_bdp.iter().map(|b| (*b as f64 * k).ceil() as u64).collect();
+        PerFlow {
+            xoff: scale(cfg.xoff_bdp),
+            xon: scale(cfg.xon_bdp),
+            entries: HashMap::default(),
+            host_paused: vec![false; flows],
+            pending: VecDeque::new(),
+        }
+    }
+
+    fn flow_of(pkt: &Packet) -> (FlowId, bool) {
+        (pkt.flow, pkt.kind != PacketKind::Data)
+    }
+
+    /// The flow's queue at `egress` (taken now if it has none).
+    pub(super) fn classify(&mut self, egress: PortId, port: &mut Port, pkt: &Packet, now: SimTime) -> usize {
+        let (flow, reverse) = Self::flow_of(pkt);
+        let e = self.entries.entry(key(egress, flow, reverse)).or_insert_with(|| Entry {
+            queue: NO_QUEUE,
+            paused: false,
+            paused_upstreams: Vec::new(),
+        });
+        if e.queue == NO_QUEUE {
+            let q = port.queues.allocate();
+            if e.paused {
+                port.queues.set_paused(q, true, now);
+            }
+            e.queue = q as u32;
+        }
+        e.queue as usize
+    }
+
+    /// The packet will make its flow's queue at `egress` hold `bytes_after`: PAUSE the
+    /// upstream it came over if that reaches the threshold and it is not paused yet.
+    pub(super) fn on_arrival(
+        &mut self,
+        in_port: PortId,
+        egress: PortId,
+        _queue: usize,
+        bytes_after: u64,
+        pkt: &Packet,
+    ) -> Option<ControlPayload> {
+        if bytes_after < self.xoff[egress.idx()] {
+            return None;
+        }
+        let (flow, reverse) = Self::flow_of(pkt);
+        let e = self.entries.get_mut(&key(egress, flow, reverse)).expect("classified before arrival");
+        if e.paused_upstreams.contains(&in_port) {
+            return None;
+        }
+        e.paused_upstreams.push(in_port);
+        Some(ControlPayload::Flow { flow, reverse, pause: true })
+    }
+
+    /// A packet left the flow's queue: RESUME its upstreams once the queue is short enough,
+    /// and give the queue back once it is empty and not paused.
+    pub(super) fn on_dequeue(
+        &mut self,
+        egress: PortId,
+        port: &mut Port,
+        queue: usize,
+        pkt: &Packet,
+        now: SimTime,
+    ) -> bool {
+        let (flow, reverse) = Self::flow_of(pkt);
+        let k = key(egress, flow, reverse);
+        let e = self.entries.get_mut(&k).expect("a queued flow has an entry");
+        let bytes = port.queues.queue_bytes(queue);
+        let mut emit = false;
+        if bytes <= self.xon[egress.idx()] && !e.paused_upstreams.is_empty() {
+            let frame = ControlPayload::Flow { flow, reverse, pause: false };
+            self.pending.extend(e.paused_upstreams.drain(..).map(|up| (up, frame)));
+            emit = true;
+        }
+        if port.queues.queue_len(queue) == 0 && !e.paused {
+            debug_assert!(e.paused_upstreams.is_empty(), "an empty queue resumed its upstreams");
+            port.queues.release(queue, now);
+            self.entries.remove(&k);
+        }
+        emit
+    }
+
+    /// A frame for `flow` arrived on `port_id`: pause or resume the flow there. Returns
+    /// whether the flow was resumed with packets waiting (the port should try to send).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn on_frame(
+        &mut self,
+        port_id: PortId,
+        port: &mut Port,
+        is_host: bool,
+        flow: FlowId,
+        reverse: bool,
+        pause: bool,
+        now: SimTime,
+    ) -> bool {
+        if is_host {
+            // The source NIC stops the flow's data; its ACKs leave from the control queue.
+            if !reverse {
+                self.host_paused[flow.idx()] = pause;
+            }
+            return !pause;
+        }
+        let k = key(port_id, flow, reverse);
+        let e = self.entries.entry(k).or_insert_with(|| Entry {
+            queue: NO_QUEUE,
+            paused: false,
+            paused_upstreams: Vec::new(),
+        });
+        e.paused = pause;
+        if e.queue == NO_QUEUE {
+            if !pause && e.paused_upstreams.is_empty() {
+                self.entries.remove(&k);
+            }
+            return false;
+        }
+        port.queues.set_paused(e.queue as usize, pause, now) && !pause
+    }
+
+    /// The link of `port_id` failed: its flows' pause states and empty queues go.
+    pub(super) fn on_link_down(
+        &mut self,
+        port_id: PortId,
+        port: &mut Port,
+        host_flows: &[FlowId],
+        now: SimTime,
+    ) {
+        for f in host_flows {
+            self.host_paused[f.idx()] = false;
+        }
+        self.entries.retain(|k, e| {
+            if (k >> 33) as u32 != port_id.0 {
+                return true;
+            }
+            if e.queue != NO_QUEUE {
+                if port.queues.queue_len(e.queue as usize) > 0 {
+                    e.paused = false;
+                    return true;
+                }
+                port.queues.release(e.queue as usize, now);
+            }
+            false
+        });
+    }
+
+    /// Whether the source NIC of `flow` is told to stop it.
+    #[inline]
+    pub fn host_paused(&self, flow: FlowId) -> bool {
+        self.host_paused[flow.idx()]
+    }
+
+    /// Per-flow entries still held (queues or pause states); 0 once the network drained.
+    pub fn entries(&self) -> usize {
+        self.entries.len()
+    }
+}
