@@ -105,6 +105,7 @@ impl ValidScenario {
                 )?;
             }
         }
+        super::cross_checks::check_all(&scenario, &topo, &switch_cfg, &transport, &flows)?;
         Ok(ValidScenario { scenario, topo, flows, switch_cfg, transport })
     }
 }
