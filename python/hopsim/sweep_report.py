@@ -146,6 +146,8 @@ def figure_for(table: pd.DataFrame, field: str, fields: Sequence[str]) -> Figure
                     markerfacecolor="white",
                     color=f"C{i}",
                 )
+        if metric == "finished_share":
+            ax.set_ylim(0, 1.05)
         ax.set_title(METRICS[metric], fontsize="medium")
         ax.set_xlabel(_short(field, fields))
         if categories is not None:

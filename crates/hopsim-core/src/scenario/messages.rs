@@ -30,7 +30,11 @@ pub(super) fn reword(
     message: &str,
     retry: impl Fn(Value) -> Option<(String, String)>,
 ) -> String {
-    let Some(found) = message.strip_prefix("invalid type: ") else { return message.to_string() };
+    let Some(found) =
+        message.strip_prefix("invalid type: ").or_else(|| message.strip_prefix("invalid value: "))
+    else {
+        return message.to_string();
+    };
     let Some((what, expected)) = found.rsplit_once(", expected ") else { return message.to_string() };
     let range = match expected {
         "u8" => Some(u8::MAX as u64),

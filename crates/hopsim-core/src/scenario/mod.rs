@@ -130,12 +130,14 @@ pub(crate) fn zero_duration() -> Duration {
 /// carried by the message (see `tagged`). A root-level error without a path is a syntax
 /// error, described by `syntax`.
 fn field_error(path: &str, message: &str, syntax: impl FnOnce() -> String) -> ScenarioError {
+    let message = message.trim();
     match tagged::split_nested(message) {
-        Some((inner, m)) => {
-            ScenarioError::Field { path: tagged::join_path(path, inner), message: m.to_string() }
-        }
+        Some((inner, m)) => ScenarioError::Field {
+            path: tagged::join_path(path, inner),
+            message: m.trim().replace('\n', " "),
+        },
         None if path == "." || path.is_empty() => ScenarioError::Syntax(syntax()),
-        None => ScenarioError::Field { path: path.to_string(), message: message.to_string() },
+        None => ScenarioError::Field { path: path.to_string(), message: message.replace('\n', " ") },
     }
 }
 

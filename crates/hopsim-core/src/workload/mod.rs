@@ -6,6 +6,8 @@
 mod budget;
 pub mod cdf;
 mod moe;
+#[cfg(test)]
+mod parser_corpus;
 mod trace;
 
 use rand::seq::SliceRandom;
