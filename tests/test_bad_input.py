@@ -78,7 +78,10 @@ def test_times_beyond_the_clock(start, match):
 @pytest.mark.parametrize(
     ("text", "match"),
     [
-        ("9223372036854775808\n0 5 3 100 1000 0\n", ":1: a flow count of 9,223,372,036,854,775,808"),
+        (
+            "9223372036854775808\n0 5 3 100 1000 0\n",
+            ":1: a flow count of 9,223,372,036,854,775,808",
+        ),
         ("1000000000000\n0 5 3 100 1000 0\n", ":1: a flow count of 1,000,000,000,000"),
         ("18446744073709551616\n", ":1: expected the flow count"),
         ("1\n0 5 3 100 1000 9999999.5\n", ":2: start: expected at most"),
@@ -108,10 +111,16 @@ def test_topology_header_counts_near_limits(tmp_path, header, match):
 @pytest.mark.parametrize(
     ("topology", "match"),
     [
-        ({"kind": "fat_tree", "k": 128}, "topology: 524,288 hosts × 20,480 switches = 10,737,418,240"),
+        (
+            {"kind": "fat_tree", "k": 128},
+            "topology: 524,288 hosts × 20,480 switches = 10,737,418,240",
+        ),
         ({"kind": "fat_tree", "k": 1024}, "topology: 269,746,176 nodes is more than the 4,194,304"),
         ({"kind": "fat_tree", "k": 4_294_967_294}, "nodes is more than"),
-        ({"kind": "leaf_spine", "spines": 2**32 - 1, "leaves": 2**32 - 1, "hosts_per_leaf": 1}, "nodes"),
+        (
+            {"kind": "leaf_spine", "spines": 2**32 - 1, "leaves": 2**32 - 1, "hosts_per_leaf": 1},
+            "nodes",
+        ),
         ({"kind": "fat_tree", "k": 2**32}, "expected an integer from 0 to 4294967295"),
     ],
 )
@@ -130,8 +139,15 @@ def test_topology_sizes_are_bounded_before_building(topology, match):
             "would generate about",
         ),
         (
-            {"kind": "incast", "receiver": 0, "fan_in": 4, "size_min": 1000, "size_max": 1000,
-             "period": "1ps", "stop": "1ms"},
+            {
+                "kind": "incast",
+                "receiver": 0,
+                "fan_in": 4,
+                "size_min": 1000,
+                "size_max": 1000,
+                "period": "1ps",
+                "stop": "1ms",
+            },
             "lengthen the period",
         ),
         (
@@ -182,13 +198,18 @@ def test_a_long_link_delay_with_pfc_is_refused_and_without_it_runs():
         ({"switch.pfc.headroom_bytes": "10MB"}, "is too small for PFC"),
         ({"switch.pfc.reserve_bytes": "10MB"}, "is too small for PFC"),
         (
-            {"switch.pfc.threshold": "static", "switch.pfc.xoff_bytes": "3MB",
-             "switch.pfc.xon_bytes": "1MB"},
+            {
+                "switch.pfc.threshold": "static",
+                "switch.pfc.xoff_bytes": "3MB",
+                "switch.pfc.xon_bytes": "1MB",
+            },
             "switch.pfc.xoff_bytes: expected at most switch.buffer_bytes",
         ),
         (
-            {"switch.pfc.enabled": False,
-             "switch.admission": {"kind": "static_per_port", "bytes": 100}},
+            {
+                "switch.pfc.enabled": False,
+                "switch.admission": {"kind": "static_per_port", "bytes": 100},
+            },
             "switch.admission.bytes: expected at least one data packet",
         ),
         ({"transport.window": 0}, "transport.window: expected a positive size"),
@@ -213,8 +234,14 @@ def test_the_lossless_minimum_is_stated_and_works():
 @pytest.mark.parametrize(
     ("text", "match"),
     [
-        ("5 1 4\n4\n0 4 100Gbps 1us 0 7\n", "topo.txt:3: expected \"<a> <b> <rate> <delay> <error_rate>\", got 6 fields"),
-        ("5 1 1\n4\n0 4 100Gbps 1us 0\n1 4 100Gbps 1us 0\n", "topo.txt:4: unexpected line after the 1 links"),
+        (
+            "5 1 4\n4\n0 4 100Gbps 1us 0 7\n",
+            'topo.txt:3: expected "<a> <b> <rate> <delay> <error_rate>", got 6 fields',
+        ),
+        (
+            "5 1 1\n4\n0 4 100Gbps 1us 0\n1 4 100Gbps 1us 0\n",
+            "topo.txt:4: unexpected line after the 1 links",
+        ),
         ("5 2 4\n4 4\n", "topo.txt:2: switch id 4 is listed twice"),
         ("5 1 1\n4\n0 4 100Gbps 1us nan\n", "topo.txt:3: error rate NaN is not supported"),
     ],
@@ -236,7 +263,7 @@ def test_cdf_interpolation_and_csv_columns(tmp_path):
     poisson = {"kind": "poisson", "cdf_file": str(cdf), "load": 0.3, "stop": "100us"}
     rejected({**BASE, "workload": [poisson]}, match="sizes.cdf:1: interpolation: expected")
     doc = flows_file(tmp_path, "src,dst,size_bytes,start_ns,dst\n0,5,100,0,5\n", "t.csv", "csv")
-    rejected(doc, match="t.csv:1: column \"dst\" appears twice in the header")
+    rejected(doc, match='t.csv:1: column "dst" appears twice in the header')
 
 
 # ---------------------------------------------------------------- nothing to simulate
@@ -265,7 +292,8 @@ def test_files_without_flows_leave_nothing_to_simulate(tmp_path, text, name, fmt
 def test_nothing_to_simulate_exits_non_zero(tmp_path, capsys):
     path = tmp_path / "empty.toml"
     path.write_text(
-        '[topology]\nkind = "dumbbell"\nleft_hosts = 1\nright_hosts = 1\n[workload]\nkind = "flows"\n'
+        '[topology]\nkind = "dumbbell"\nleft_hosts = 1\nright_hosts = 1\n'
+        '[workload]\nkind = "flows"\n'
     )
     assert main(["run", str(path), "-o", str(tmp_path / "out"), "-q"]) == 2
     err = capsys.readouterr().err.strip()
@@ -288,12 +316,29 @@ def test_nan_and_inf_anywhere_name_the_field(field, value):
 @pytest.mark.parametrize(
     ("field", "value", "match"),
     [
-        ("transport.cc", 3, "transport.cc: expected one of `none`, `dcqcn`, `hpcc`, `dctcp`, `timely`, got integer `3`"),
-        ("transport.loss_recovery", True, "transport.loss_recovery: expected `go_back_n` or `irn`, got boolean `true`"),
+        (
+            "transport.cc",
+            3,
+            "transport.cc: expected one of `none`, `dcqcn`, `hpcc`, `dctcp`, `timely`, "
+            "got integer `3`",
+        ),
+        (
+            "transport.loss_recovery",
+            True,
+            "transport.loss_recovery: expected `go_back_n` or `irn`, got boolean `true`",
+        ),
         ("routing.hash", [1], "routing.hash: expected `mix` or `crc32`, got sequence"),
         ("topology.kind", 7, "topology.kind: expected one of"),
-        ("seed", 2**70, "seed: expected an integer from 0 to 18446744073709551615, got 1180591620717411303424"),
-        ("seed", 1.5, "seed: expected an integer from 0 to 18446744073709551615, got floating point `1.5`"),
+        (
+            "seed",
+            2**70,
+            "seed: expected an integer from 0 to 18446744073709551615, got 1180591620717411303424",
+        ),
+        (
+            "seed",
+            1.5,
+            "seed: expected an integer from 0 to 18446744073709551615, got floating point `1.5`",
+        ),
     ],
 )
 def test_wrong_types_say_what_was_expected_and_found(field, value, match):

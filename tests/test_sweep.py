@@ -39,6 +39,7 @@ duration = "3ms"
 # The same points, shorter: for tests that need no parallelism.
 QUICK = SPEC.replace('"3ms"', '"300us"')
 
+
 def ran(table) -> list[str]:
     """The status a point that ran must have: ``ok`` when all its flows finished, else
     ``incomplete`` (the small scenario's 300 us limit leaves some unfinished)."""
@@ -46,7 +47,6 @@ def ran(table) -> list[str]:
         "pending" if pd.isna(done) else "ok" if done == total else "incomplete"
         for done, total in zip(table["flows_finished"], table["flows_total"])
     ]
-
 
 
 def write_spec(folder: Path, text: str = SPEC, name: str = "tiny.toml") -> Path:

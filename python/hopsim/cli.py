@@ -260,7 +260,9 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
     run = Path(args.run)
     if not run.is_dir():
-        raise _InputError(f"{run}: {'no such directory' if not run.exists() else 'not a directory'}")
+        raise _InputError(
+            f"{run}: {'no such directory' if not run.exists() else 'not a directory'}"
+        )
     out = Path(args.output)
     result = hopsim.Result.read(run)
     targets = [out]

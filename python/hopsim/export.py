@@ -106,6 +106,15 @@ def export(result: Result, fmt: str, path: str | os.PathLike[str]) -> list[tuple
 def read_hpcc_fct(path: str | os.PathLike[str]) -> pd.DataFrame:
     """Read an ``fct.txt`` (hopsim's or ns-3's) into a DataFrame with the columns
     ``sip, dip, sport, dport, size_bytes, start_ns, fct_ns, standalone_fct_ns``."""
-    names = ["sip", "dip", "sport", "dport", "size_bytes", "start_ns", "fct_ns", "standalone_fct_ns"]
+    names = [
+        "sip",
+        "dip",
+        "sport",
+        "dport",
+        "size_bytes",
+        "start_ns",
+        "fct_ns",
+        "standalone_fct_ns",
+    ]
     df = pd.read_csv(path, sep=" ", header=None, names=names, dtype={"sip": str, "dip": str})
     return df

@@ -112,7 +112,9 @@ def setup_of(
         "fabric_rate": _rate(float(max(fabric))) if len(fabric) else None,
         "cc": ", ".join(ccs) or transport.get("cc"),
         "loss_recovery": ", ".join(recovery) or transport.get("loss_recovery"),
-        "flow_control": f"pfc ({pfc.get('threshold', 'dynamic')})" if pfc.get("enabled") else "none",
+        "flow_control": f"pfc ({pfc.get('threshold', 'dynamic')})"
+        if pfc.get("enabled")
+        else "none",
         "load_balancer": resolved.get("routing", {}).get("load_balancer"),
         "buffer_bytes": switch.get("buffer_bytes"),
         "workloads": [_workload(w) for w in workloads],
@@ -174,9 +176,8 @@ def describe(result: Result) -> str:
             f"({s.get('drops_headroom_overflow', 0):,} headroom overflows, "
             f"{s.get('drops_buffer_full', 0):,} buffer full)"
         )
-    lines.append(
-        f"PFC pauses    {s.get('pfc_pause_frames', 0):,} (resumes {s.get('pfc_resume_frames', 0):,})"
-    )
+    pauses, resumes = s.get("pfc_pause_frames", 0), s.get("pfc_resume_frames", 0)
+    lines.append(f"PFC pauses    {pauses:,} (resumes {resumes:,})")
     lines.append(f"ECN marks     {s.get('ecn_marks', 0):,} (CNPs {s.get('cnps', 0):,})")
     if s.get("retransmitted_bytes") or s.get("timeouts"):
         lines.append(

@@ -175,17 +175,14 @@ def _set_path(doc: dict[str, Any], parts: list[str], value: Any, label: str) -> 
         elif isinstance(node, dict):
             if part.isdigit() and part not in node:
                 raise ScenarioError(
-                    f"{label}: {here} is a table, not an array of tables; "
-                    f"drop the index {part}"
+                    f"{label}: {here} is a table, not an array of tables; drop the index {part}"
                 )
             if last:
                 node[part] = value
             else:
                 node = node.setdefault(part, {})
         else:
-            raise ScenarioError(
-                f"{label}: {here} is a {type(node).__name__} value, not a table"
-            )
+            raise ScenarioError(f"{label}: {here} is a {type(node).__name__} value, not a table")
 
 
 def apply_overrides(

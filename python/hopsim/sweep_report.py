@@ -116,9 +116,11 @@ def figure_for(table: pd.DataFrame, field: str, fields: Sequence[str]) -> Figure
     axes = fig.subplots(rows, cols, squeeze=False).ravel()
     x_all, categories = _x_positions(ran[field])
     ran = ran.assign(_x=x_all)
-    groups = list(ran.groupby([ran[o].map(_text) for o in others], sort=False)) if others else [
-        ((), ran)
-    ]
+    groups = (
+        list(ran.groupby([ran[o].map(_text) for o in others], sort=False))
+        if others
+        else [((), ran)]
+    )
     for ax, metric in zip(axes, metrics):
         for i, (key, g) in enumerate(groups):
             key = key if isinstance(key, tuple) else (key,)
@@ -235,7 +237,7 @@ def _html(title, fields, banner, points: Table, figures) -> str:
             continue
         data = base64.b64encode(fig.read_bytes()).decode("ascii")
         parts.append(
-            f"<figure><h3>{e(field)}</h3><img alt=\"{e(field)}\" "
+            f'<figure><h3>{e(field)}</h3><img alt="{e(field)}" '
             f'src="data:image/png;base64,{data}"><figcaption>{e(fig.name)}</figcaption></figure>'
         )
     parts.append("</body></html>")

@@ -159,7 +159,8 @@ pub fn generate(specs: &[WorkloadSpec], topo: &Topology, seed: u64) -> Result<Ve
                 if stop.0 <= start.0 {
                     return Err(ScenarioError::field(format!("{field}.stop"), "expected a time after start"));
                 }
-                budget::check_size(cdf.largest(), &format!("{field}.size_dist"))?;
+                let source = if cdf_file.is_some() { "cdf_file" } else { "size_dist" };
+                budget::check_size(cdf.largest(), &format!("{field}.{source}"))?;
                 let window_s = (stop.0 .0 - start.0 .0) as f64 / PS_PER_S as f64;
                 let expected: f64 = senders
                     .iter()
