@@ -202,6 +202,9 @@ def test_a_run_killed_while_writing_leaves_no_directory_and_force_keeps_the_old_
     fresh = tmp_path / "fresh"
     _killed_while_writing(source, fresh)
     assert not fresh.exists(), "a killed first write leaves no run directory"
+    assert [p.name for p in tmp_path.glob(".fresh.hopsim-tmp-*")], "only a hidden temporary"
+    on.write(fresh)
+    assert not list(tmp_path.glob(".fresh.*")), "the next write cleans it up"
     old = off.write(tmp_path / "old")
     before = {p.name: p.read_bytes() for p in old.iterdir()}
     _killed_while_writing(source, old)

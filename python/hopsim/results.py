@@ -7,7 +7,6 @@ import json
 import math
 import os
 import shutil
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -271,6 +270,29 @@ def verify_manifest(outdir: str | os.PathLike[str]) -> dict[str, Any] | None:
     return manifest
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def _recover(target: Path) -> None:
+    """Clean up after a writer of ``target`` that was killed: remove its temporary
+    directory, and put back an old run it had moved aside but not yet replaced."""
+    for leftover in sorted(target.parent.glob(f".{target.name}.hopsim-*-*")):
+        kind, _, pid = leftover.name.rpartition("-")
+        if not pid.isdigit() or _alive(int(pid)):
+            continue
+        if kind.endswith("hopsim-old") and not target.exists():
+            os.rename(leftover, target)
+        else:
+            shutil.rmtree(leftover, ignore_errors=True)
+
+
 def _put_in_place(new: Path, target: Path, ours: set[str]) -> None:
     """Rename the complete run directory ``new`` to ``target``. An old run there is
     moved aside first and removed last; files in it that hopsim did not write are moved
@@ -497,15 +519,20 @@ class Result:
         attributes: ``switches.parquet``, ``queue_delay.parquet``, ...) and
         ``manifest.json`` (each file's size, SHA-256 and row count) into ``outdir``.
 
-        The run is written into a temporary directory beside ``outdir`` and renamed into
-        place once complete, so ``outdir`` never holds a partial or mixed run. An existing
+        The run is written into a temporary directory beside ``outdir`` (``.NAME.hopsim-
+        tmp-PID``) and renamed into place once complete, so ``outdir`` never holds a partial
+        or mixed run; what a killed writer left behind is cleaned up by the next write. An existing
         empty ``outdir`` is used; a non-empty one is refused (`FileExistsError`) unless
         ``force`` is true, and then replaced only once the new run is complete (files in
         it that hopsim did not write are kept).
         """
-        path = check_outdir(outdir, force)
+        path = Path(outdir)
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.hopsim-", dir=path.parent))
+        _recover(path)
+        path = check_outdir(path, force)
+        tmp = path.with_name(f".{path.name}.hopsim-tmp-{os.getpid()}")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir()
         try:
             self._write_files(tmp)
             _put_in_place(tmp, path, _OUTPUT_FILES)

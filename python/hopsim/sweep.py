@@ -331,8 +331,8 @@ def _fingerprint(doc: Mapping[str, Any], base_dir: str, cache: dict[str, str]) -
 
 
 def _rewrite(message: str) -> str:
-    """Drop the ``--set`` wording of override errors (``--set k=...: x`` -> ``k: x``)."""
-    return re.sub(r"^--set (\S+?)=\.\.\.: ", r"\1: ", message)
+    """Drop the override wording of override errors (``overrides k=...: x`` -> ``k: x``)."""
+    return re.sub(r"^(?:--set|overrides) (\S+?)=\.\.\.: ", r"\1: ", message)
 
 
 def points(sweep: SweepSource) -> list[Point]:
@@ -432,7 +432,8 @@ def _prepare_outdir(outdir: Path) -> None:
         )
     outdir.mkdir(parents=True, exist_ok=True)
     # Leftovers of points interrupted while being written.
-    for leftover in outdir.glob(f"{_TMP_PREFIX}*"):
+    # (`Result.write` writes a point's temporary directory through one of its own.)
+    for leftover in [*outdir.glob(f"{_TMP_PREFIX}*"), *outdir.glob(f".{_TMP_PREFIX}*")]:
         if leftover.is_dir():
             shutil.rmtree(leftover, ignore_errors=True)
         else:
