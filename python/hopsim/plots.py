@@ -122,6 +122,7 @@ def slowdown_vs_size(
     if lo > 0 and hi / lo > 10:
         ax.set_yscale("log")
         ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.margins(x=0.08, y=0.15)  # room for the n= labels
     ax.set_xlabel("flow size (bytes; bucket median)")
     ax.set_ylabel("FCT slowdown")
     ax.set_title("FCT slowdown by flow size" + _finished_note(runs), fontsize="medium")

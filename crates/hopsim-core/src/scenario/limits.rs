@@ -15,7 +15,8 @@ pub const MAX_TIME_PS: u64 = 1 << 62;
 /// Largest flow: 2^50 bytes (about 1.1 PB).
 pub const MAX_FLOW_BYTES: u64 = 1 << 50;
 
-/// Most flows one run may hold (each costs a few hundred bytes of state: ~4 GB at the bound).
+/// Most flows one run may hold (each costs about 500 bytes of simulator state, `hopsim bench`
+/// `bytes_per_flow`, plus its generated spec and output record: ~6 GB at the bound).
 pub const MAX_FLOWS: u64 = 10_000_000;
 
 /// Most nodes (hosts and switches) of a topology.
