@@ -106,7 +106,7 @@ def test_chunked_run_matches_a_single_run(small, monkeypatch, capsys):
     assert flow_checksum(sim.flows()) == small.checksum()
     assert sim.events == small.summary["events"]
 
-    monkeypatch.setattr(hopsim, "_PROGRESS_DELAY_S", 0.0)
+    monkeypatch.setattr(hopsim._run, "_PROGRESS_DELAY_S", 0.0)
     shown = hopsim.run(SMALL, progress=True)
     assert "sim ms" in capsys.readouterr().err
     assert shown.checksum() == small.checksum()
@@ -153,6 +153,7 @@ def test_write_and_read_round_trip(small, tmp_path):
     small.write(out)
     assert sorted(p.name for p in out.iterdir()) == [
         "flows.parquet",
+        "manifest.json",
         "pfc_events.parquet",
         "ports.parquet",
         "queue_delay.parquet",

@@ -86,7 +86,7 @@ def test_apply_overrides_accepts_a_mapping_of_python_values():
 def test_apply_overrides_errors_name_the_override(override, message):
     with pytest.raises(ScenarioError, match=message) as info:
         apply_overrides(BASE, [override])
-    assert str(info.value).startswith(f"--set {override}")
+    assert str(info.value).startswith(f"overrides {override}")
 
 
 def test_load_toml_syntax_error_names_file_and_line(tmp_path):

@@ -8,6 +8,9 @@ class ScenarioError(ValueError):
     """A scenario field or input file is invalid; the message names the field path
     (``switch.pfc.alpha: ...``) or the file line (``fat.txt:12: ...``)."""
 
+class InternalError(RuntimeError):
+    """hopsim failed: a bug, not bad input (a Rust panic, caught at the binding)."""
+
 class Simulation:
     """One simulation run, advanced in steps of simulated time."""
 
@@ -38,9 +41,14 @@ class Simulation:
     def packet_trace(self) -> dict[str, list[Any]]: ...
     def memory(self) -> dict[str, Any]: ...
     def summary(self) -> dict[str, Any]: ...
+    def resolved_scenario(self) -> str:
+        """The scenario as run, every default filled in (JSON text)."""
 
 def validate(scenario_json: str, base_dir: str) -> None:
     """Check a scenario without running it; raises `ScenarioError`."""
+
+def _panic_for_tests() -> None:
+    """Panic inside the binding's guard: raises `InternalError` (tests only)."""
 
 def builtin_workloads() -> list[tuple[str, float, list[tuple[float, float]]]]:
     """Built-in flow-size distributions: ``(name, mean_bytes, [(quantile, size_bytes)])``."""

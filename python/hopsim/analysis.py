@@ -440,7 +440,8 @@ def queue_delay_summary(result: Result, percentiles: Sequence[float] = (50, 99))
     Index ``hop_tier``; columns ``packets``, ``mean_ns``, ``pNN_ns`` and ``max_ns``.
     Percentiles are bucket-upper-edge estimates: the upper edge of the bucket holding
     the percentile (at most one bucket width, 1/8 of the value, above it; ``inf`` in an
-    open last bucket), capped at ``max_ns``. ``mean_ns`` and ``max_ns`` are exact when
+    open last bucket), capped at ``max_ns``; below 16 ns buckets are 1 ns wide and exact,
+    so packets that never waited give 0. ``mean_ns`` and ``max_ns`` are exact when
     the summary has ``queue_delay_ns`` (hopsim writes it); otherwise the mean weights
     each bucket by its upper edge (an open bucket by its lower edge) and the max is the
     last bucket's upper edge.
@@ -473,9 +474,11 @@ def queue_delay_summary(result: Result, percentiles: Sequence[float] = (50, 99))
             row["mean_ns"] = float(known.get("mean_ns", row["mean_ns"]))
             row["max_ns"] = float(known.get("max_ns", row["max_ns"]))
         cum = np.cumsum(packets)
+        # A bucket one nanosecond wide holds exactly its lower edge (delays are whole ns).
+        estimate = np.where(upper - lower <= 1, lower, upper)
         for p in percentiles:
             i = int(np.searchsorted(cum, p / 100 * total * (1 - 1e-12), side="left"))
-            row[f"{_pcol(p)}_ns"] = min(float(upper[min(i, len(upper) - 1)]), row["max_ns"])
+            row[f"{_pcol(p)}_ns"] = min(float(estimate[min(i, len(upper) - 1)]), row["max_ns"])
         rows.append(row)
     return pd.DataFrame(rows).set_index("hop_tier").reindex(columns=cols).astype("float64")
 

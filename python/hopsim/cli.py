@@ -1,12 +1,15 @@
 """The ``hopsim`` command line.
 
     hopsim run SCENARIO.toml [-o OUTDIR] [--set KEY=VALUE ...] [--force] [--quiet]
-    hopsim validate SCENARIO.toml [--set KEY=VALUE ...]
+    hopsim validate SCENARIO.toml|SWEEP.toml [--set KEY=VALUE ...]
     hopsim bench NAME... [--json] | hopsim bench --all [--json] | hopsim bench --list
     hopsim sweep SWEEP.toml [-o OUTDIR] [-j N] [--ray ADDRESS] [--dry-run] [--quiet]
     hopsim workloads
-    hopsim plot RUN_DIR... [-o OUTDIR] [--kind KIND ...] [--label NAME ...] [--force]
-    hopsim report RUN_DIR... [-o OUTDIR] [--format html|md] [--label NAME ...] [--force]
+    hopsim plot RUN_DIR... [-o OUTDIR] [--kind KIND ...] [--metric fct|slowdown]
+                [--label NAME ...] [--force]
+    hopsim report RUN_DIR...|SWEEP_DIR [-o OUTDIR] [--format html|md] [--label NAME ...]
+                  [--force]
+    hopsim export RUN_DIR --format hpcc-fct -o FILE [--force]
     hopsim --version
 
 Input errors print one line, ``hopsim: error: <message>``, and exit with status 2.
@@ -21,7 +24,8 @@ from pathlib import Path
 
 import hopsim
 from hopsim import _core, bench
-from hopsim.results import check_outdir, format_bytes
+from hopsim.results import check_outdir, check_writable, format_bytes
+from hopsim.scenario import load_scenario, load_toml
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -47,22 +51,56 @@ def _check_scenario_file(path: str) -> None:
         raise _InputError(f"{path}: is a directory, expected a scenario .toml file")
 
 
+def _warn(message: str) -> None:
+    print(f"hopsim: warning: {message}", file=sys.stderr)
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     _check_scenario_file(args.scenario)
     outdir = Path(args.output) if args.output else Path("runs") / Path(args.scenario).stem
-    # Refuse an occupied output directory before spending time on the run.
+    # Refuse an occupied or unwritable output directory before spending time on the run.
     check_outdir(outdir, args.force, hint="use --force")
-    result = hopsim.run(args.scenario, overrides=args.set, progress=not args.quiet)
+    check_writable(outdir)
+    doc, base = load_scenario(args.scenario, args.set, option="--set")
+    doc.setdefault("name", Path(args.scenario).stem)
+    result = hopsim.run(doc, base_dir=base, progress=not args.quiet)
     result.write(outdir, force=args.force)
     if not args.quiet:
         print(result.describe())
         print(f"outputs       {outdir}/")
+    elif result.status != "complete":
+        s = result.summary
+        _warn(
+            f"{s['flows_total'] - s['flows_finished']:,} of {s['flows_total']:,} flows did "
+            "not finish: the run is incomplete"
+        )
     return EXIT_OK
+
+
+def _is_sweep_file(path: str) -> bool:
+    """A sweep file has a top-level ``grid``, ``point``, ``seeds`` or ``set``, or names
+    its base scenario by file (a scenario's topology is a table)."""
+    try:
+        doc = load_toml(path)
+    except Exception:
+        return False
+    return any(k in doc for k in ("grid", "point", "seeds", "set")) or isinstance(
+        doc.get("scenario"), str
+    )
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
     _check_scenario_file(args.scenario)
-    hopsim.validate(args.scenario, overrides=args.set)
+    if _is_sweep_file(args.scenario):
+        from hopsim import sweep
+
+        if args.set:
+            raise _InputError("validate: --set applies to scenarios, not to a sweep file")
+        points = sweep.points(sweep.load_sweep(args.scenario))
+        print(f"{args.scenario}: ok (a sweep file: {len(points)} points, each valid)")
+        return EXIT_OK
+    doc, base = load_scenario(args.scenario, args.set, option="--set")
+    hopsim.validate(doc, base_dir=base)
     print(f"{args.scenario}: ok")
     return EXIT_OK
 
@@ -110,9 +148,16 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         print(f"hopsim: interrupted; finished points are kept in {outdir}/", file=sys.stderr)
         return EXIT_INTERRUPTED
     failed = table[table["status"] == "failed"]
+    incomplete = table[table["status"] == "incomplete"]
     if not args.quiet:
         print(sweep.describe(table))
         print(f"results       {outdir}/results.csv")
+    if len(incomplete):
+        points = ", ".join(str(p) for p in incomplete["point"].head(10))
+        _warn(
+            f"{len(incomplete)} of {len(table)} points ended with unfinished flows "
+            f"(status incomplete: point {points}); their statistics cover finished flows only"
+        )
     for _, row in failed.head(5).iterrows():
         print(f"hopsim: point {row['point']} failed: {row['error']}", file=sys.stderr)
     if len(failed) > 5:
@@ -139,8 +184,25 @@ def _cmd_workloads(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _split_labels(args: argparse.Namespace) -> None:
+    """``--label A B RUN1 RUN2`` lets ``--label`` swallow the run directories too: while
+    there are more labels than runs, trailing labels that are directories go back to
+    the runs."""
+    labels, runs = args.label, list(args.runs or [])
+    if labels is None:
+        return
+    labels = list(labels)
+    moved: list[str] = []
+    while len(labels) > len(runs) + len(moved) and Path(labels[-1]).is_dir():
+        moved.insert(0, labels.pop())
+    args.runs, args.label = runs + moved, labels
+
+
 def _check_runs(args: argparse.Namespace) -> None:
     """Check the RUN_DIRs and labels of ``plot`` / ``report`` and that matplotlib loads."""
+    _split_labels(args)
+    if not args.runs:
+        raise _InputError("give at least one RUN_DIR")
     try:
         import matplotlib  # noqa: F401
     except ImportError as exc:
@@ -164,22 +226,60 @@ def _cmd_plot(args: argparse.Namespace) -> int:
     from hopsim import plots, report
 
     runs = report.load_runs(args.runs, args.label)
-    check_outdir(args.output, args.force, hint="use --force")
+    plots.check_plot_dir(args.output, args.force, hint="use --force")
     kinds = list(plots.KINDS) if not args.kind or "all" in args.kind else args.kind
-    for p in plots.write_plots(runs, args.output, dict.fromkeys(kinds), force=args.force):
+    options = {"cdf": {"metric": "slowdown" if args.metric == "slowdown" else "fct_ns"}}
+    for p in plots.write_plots(runs, args.output, dict.fromkeys(kinds), force=True, **options):
         print(f"{p.kind:<11} {p.path}" if p.path else f"{p.kind:<11} not drawn: {p.note}")
     return EXIT_OK
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
     _check_runs(args)
-    from hopsim import report
+    from hopsim import report, sweep_report
 
+    if len(args.runs) == 1 and sweep_report.is_sweep_dir(args.runs[0]):
+        if args.label is not None:
+            raise _InputError("--label: a sweep report labels its lines by parameter values")
+        check_outdir(args.output, args.force, hint="use --force")
+        path = sweep_report.write_sweep_report(
+            args.runs[0], args.output, args.format, force=args.force
+        )
+        print(f"report        {path}")
+        return EXIT_OK
     check_outdir(args.output, args.force, hint="use --force")
     path = report.write_report(
         args.runs, args.output, args.format, labels=args.label, force=args.force
     )
     print(f"report        {path}")
+    return EXIT_OK
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from hopsim import export
+
+    run = Path(args.run)
+    if not run.is_dir():
+        raise _InputError(
+            f"{run}: {'no such directory' if not run.exists() else 'not a directory'}"
+        )
+    out = Path(args.output)
+    result = hopsim.Result.read(run)
+    targets = [out]
+    if result.summary.get("pfc_pause_frames", 0) or not result.pfc_events.empty:
+        targets.append(out.with_name("pfc.txt" if out.name != "pfc.txt" else "pfc_log.txt"))
+    for t in targets:
+        if t.exists() and not args.force:
+            raise _InputError(f"{t} already exists (use --force to overwrite)")
+    check_writable(out.parent)
+    for path, lines in export.export(result, args.format, out):
+        print(f"{path}  {lines:,} lines")
+    if result.status != "complete":
+        s = result.summary
+        _warn(
+            f"{s['flows_total'] - s['flows_finished']:,} of {s['flows_total']:,} flows did "
+            "not finish and are not in the file (ns-3 writes finished flows only)"
+        )
     return EXIT_OK
 
 
@@ -256,7 +356,7 @@ def _parser() -> argparse.ArgumentParser:
 
     label_help = "name the runs in legends and tables, one per RUN_DIR (default: folder names)"
     pl = sub.add_parser("plot", help="draw figures (PNG) of one or several runs")
-    pl.add_argument("runs", nargs="+", metavar="RUN_DIR")
+    pl.add_argument("runs", nargs="*", metavar="RUN_DIR")
     _add_outdir(pl, "runs/plots")
     pl.add_argument(
         "--kind",
@@ -264,12 +364,25 @@ def _parser() -> argparse.ArgumentParser:
         choices=["slowdown", "cdf", "throughput", "queues", "buffers", "pauses", "all"],
         help="figure to draw (repeatable; default: all)",
     )
+    pl.add_argument(
+        "--metric",
+        choices=["fct", "slowdown"],
+        default="fct",
+        help="what the cdf figure shows (default: fct)",
+    )
     pl.add_argument("--label", action="extend", nargs="+", metavar="NAME", help=label_help)
-    pl.add_argument("--force", action="store_true", help="overwrite figures in an existing OUTDIR")
+    pl.add_argument(
+        "--force",
+        action="store_true",
+        help="write into an OUTDIR holding other files (one holding only figures is reused)",
+    )
     pl.set_defaults(func=_cmd_plot)
 
-    rp = sub.add_parser("report", help="write an HTML or Markdown report comparing runs")
-    rp.add_argument("runs", nargs="+", metavar="RUN_DIR")
+    rp = sub.add_parser(
+        "report",
+        help="write an HTML or Markdown report comparing runs, or of a sweep's output directory",
+    )
+    rp.add_argument("runs", nargs="*", metavar="RUN_DIR")
     _add_outdir(rp, "runs/report")
     rp.add_argument(
         "--format",
@@ -280,6 +393,18 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("--label", action="extend", nargs="+", metavar="NAME", help=label_help)
     rp.add_argument("--force", action="store_true", help="overwrite files in an existing OUTDIR")
     rp.set_defaults(func=_cmd_report)
+
+    ex = sub.add_parser("export", help="write a run in another simulator's format")
+    ex.add_argument("run", metavar="RUN_DIR")
+    ex.add_argument(
+        "--format",
+        choices=["hpcc-fct"],
+        required=True,
+        help="hpcc-fct: the HPCC ns-3 simulator's fct.txt, and pfc.txt beside it",
+    )
+    ex.add_argument("-o", "--output", required=True, metavar="FILE", help="the fct.txt to write")
+    ex.add_argument("--force", action="store_true", help="overwrite existing files")
+    ex.set_defaults(func=_cmd_export)
     return p
 
 
@@ -291,6 +416,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (_InputError, hopsim.ScenarioError, FileExistsError, OSError) as exc:
         print(f"hopsim: error: {_error_message(exc)}", file=sys.stderr)
         return EXIT_INPUT
+    except ValueError as exc:  # a run directory that fails its manifest, a bad export
+        print(f"hopsim: error: {_error_message(exc)}", file=sys.stderr)
+        return EXIT_INPUT
+    except hopsim.InternalError as exc:
+        print(f"hopsim: internal error: {_error_message(exc)}", file=sys.stderr)
+        return EXIT_FAILED
     except KeyboardInterrupt:
         print("hopsim: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -21,13 +21,14 @@ from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from hopsim import analysis
 from hopsim.analysis import Runs
-from hopsim.results import check_outdir
+from hopsim.results import DEFAULT_SIZE_BUCKETS, check_outdir
 
 __all__ = [
     "KINDS",
     "NoData",
     "Plot",
     "buffer_by_tier",
+    "check_plot_dir",
     "fct_cdf",
     "pause_spread",
     "queue_length",
@@ -36,8 +37,6 @@ __all__ = [
     "write_plots",
 ]
 
-# Size buckets of the slowdown curve: 1-2-5 steps from 1 KB to 1 GB.
-_CURVE_EDGES = tuple(m * 10**e for e in range(3, 9) for m in (1, 2, 5))
 _DPI = 120
 # Switch, node and hop tiers in one order, for bar charts.
 _TIER_ORDER = ("host", "src_tor", "tor", "agg", "core", "dst_tor")
@@ -47,10 +46,24 @@ class NoData(ValueError):
     """A figure has nothing to draw; the message says why."""
 
 
-def _figure(rows: int = 1, cols: int = 1, height: float = 3.6) -> tuple[Figure, list]:
+def _figure(
+    rows: int = 1, cols: int = 1, height: float = 3.6, share: bool = False
+) -> tuple[Figure, list]:
+    """A figure of ``rows × cols`` panels; ``share`` gives them one x and one y scale."""
     fig = Figure(figsize=(6.4 if cols == 1 else 3.4 * cols, height * rows), layout="constrained")
-    axes = fig.subplots(rows, cols, squeeze=False)
+    axes = fig.subplots(rows, cols, squeeze=False, sharex=share, sharey=share)
     return fig, [ax for row in axes for ax in row]
+
+
+def _finished_note(runs) -> str:
+    """``" (finished flows only: 85 of 100 in run A)"`` when a run is incomplete."""
+    parts = []
+    for label, r in runs.items():
+        total = len(r.flows)
+        done = int(r.flows["finish_ns"].notna().sum())
+        if done < total:
+            parts.append(f"{done} of {total} in {label}" if len(runs) > 1 else f"{done} of {total}")
+    return f" (finished flows only: {'; '.join(parts)})" if parts else ""
 
 
 def _curve(result, buckets: Sequence[float], percentiles: Sequence[float]):
@@ -71,10 +84,12 @@ def slowdown_vs_size(
     percentiles: Sequence[float] = (50, 99),
     buckets: Sequence[float] | None = None,
 ) -> Figure:
-    """FCT slowdown against flow size (log x): one line per percentile and run, each
-    point a size bucket (1-2-5 steps by default) at its median flow size."""
+    """FCT slowdown against flow size, both axes logarithmic: one line per percentile and
+    run, each point a size bucket (by default the buckets of the summary `hopsim run`
+    prints, `DEFAULT_SIZE_BUCKETS`) at its median flow size, labelled with its number of
+    finished flows."""
     runs = analysis.labelled(runs)
-    edges = list(_CURVE_EDGES if buckets is None else buckets)
+    edges = list(DEFAULT_SIZE_BUCKETS if buckets is None else buckets)
     curves = {label: _curve(r, edges, percentiles) for label, r in runs.items()}
     if all(c.empty for c in curves.values()):
         raise NoData("no finished flows")
@@ -91,10 +106,26 @@ def slowdown_vs_size(
                 color=f"C{i}",
                 label=f"{label} p{p:g}",
             )
+        top = c[f"p{max(percentiles):g}"]
+        for x, y, n in zip(c["size_bytes"], top, c["count"]):
+            ax.annotate(
+                f"n={int(n)}",
+                (x, y),
+                textcoords="offset points",
+                xytext=(0, 4 + 9 * i),
+                ha="center",
+                fontsize="x-small",
+                color=f"C{i}",
+            )
     ax.set_xscale("log")
-    ax.set_xlabel("flow size (bytes)")
+    lo, hi = ax.dataLim.intervaly
+    if lo > 0 and hi / lo > 10:
+        ax.set_yscale("log")
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.margins(x=0.08, y=0.15)  # room for the n= labels
+    ax.set_xlabel("flow size (bytes; bucket median)")
     ax.set_ylabel("FCT slowdown")
-    ax.set_title("FCT slowdown by flow size")
+    ax.set_title("FCT slowdown by flow size" + _finished_note(runs), fontsize="medium")
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize="small")
     return fig
@@ -112,6 +143,7 @@ def fct_cdf(runs: Runs, *, metric: str = "fct_ns") -> Figure:
         (g for c in by_class.values() for g in c["group"].unique()), analysis.CLASSES
     )
     fig, axes = _figure(1, 1 + len(groups), height=3.4)
+    fig.suptitle(("FCT" if metric == "fct_ns" else "Slowdown") + " CDF" + _finished_note(runs))
     scale, unit = (1e3, "FCT (us)") if metric == "fct_ns" else (1.0, "FCT slowdown")
     for ax, group in zip(axes, ["all", *groups]):
         for i, label in enumerate(runs):
@@ -135,27 +167,33 @@ def fct_cdf(runs: Runs, *, metric: str = "fct_ns") -> Figure:
     return fig
 
 
-def _per_run_panels(data: dict, what: str, where: str) -> tuple[Figure, list]:
-    if all(d.empty for d in data.values()):
+def _per_run_panels(data: dict, what: str, where: str) -> tuple[Figure, list, list[str]]:
+    """One panel per run that has data, all on one x and one y scale; the labels of the
+    runs without data are returned for the title."""
+    drawn = [label for label, d in data.items() if not d.empty]
+    if not drawn:
         raise NoData(f"no {what} in any run ({where} is empty or missing)")
-    return _figure(len(data), 1, height=2.6)
+    fig, axes = _figure(len(drawn), 1, height=2.6, share=True)
+    missing = [label for label in data if label not in drawn]
+    if missing:
+        fig.suptitle(f"not recorded in: {', '.join(missing)}", fontsize="small", color="0.4")
+    return fig, axes, drawn
 
 
 def throughput(runs: Runs) -> Figure:
-    """Delivered throughput (Gb/s) per flow class over time, one panel per run."""
+    """Delivered throughput (Gb/s) per flow class over time, one panel per run that
+    recorded it (``[output.throughput]``), all panels on one scale."""
     runs = analysis.labelled(runs)
     data = {label: analysis.throughput_by_class(r) for label, r in runs.items()}
-    fig, axes = _per_run_panels(data, "throughput samples", "Result.throughput")
-    for ax, (label, tp) in zip(axes, data.items()):
-        if tp.empty:
-            _note(ax, "no throughput samples")
+    fig, axes, drawn = _per_run_panels(data, "throughput samples", "Result.throughput")
+    for ax, label in zip(axes, drawn):
+        tp = data[label]
         for j, cls in enumerate(tp.columns):
             ax.plot(tp.index / 1e3, tp[cls], drawstyle="steps-post", color=f"C{j}", label=str(cls))
         ax.set_title(label)
         ax.set_ylabel("Gb/s")
         ax.grid(True, alpha=0.3)
-        if len(tp.columns) and not tp.empty:
-            ax.legend(fontsize="small")
+        ax.legend(fontsize="small")
     axes[-1].set_xlabel("time (us)")
     return fig
 
@@ -164,15 +202,14 @@ def queue_length(
     runs: Runs, *, top: int = 5, ports: Sequence[tuple[int, int]] | None = None
 ) -> Figure:
     """Egress queue length (KB) over time of the ``top`` busiest ports (or ``ports``),
-    one panel per run; the legend gives ``node:port`` and the port's hop tier."""
+    one panel per run that sampled queues, all panels on one scale; the legend gives
+    ``node:port`` and the port's hop tier."""
     runs = analysis.labelled(runs)
     data = {label: analysis.queue_timeline(r, ports, top=top) for label, r in runs.items()}
-    fig, axes = _per_run_panels(data, "queue samples", "Result.queues")
-    for ax, (label, r) in zip(axes, runs.items()):
+    fig, axes, drawn = _per_run_panels(data, "queue samples", "Result.queues")
+    for ax, label in zip(axes, drawn):
         q = data[label]
-        tiers = analysis.port_tiers(r)
-        if q.empty:
-            _note(ax, "no queue samples")
+        tiers = analysis.port_tiers(runs[label])
         for j, port in enumerate(q.columns):
             ax.plot(
                 q.index / 1e3,
@@ -184,8 +221,7 @@ def queue_length(
         ax.set_title(label)
         ax.set_ylabel("queue (KB)")
         ax.grid(True, alpha=0.3)
-        if not q.empty:
-            ax.legend(fontsize="small")
+        ax.legend(fontsize="small")
     axes[-1].set_xlabel("time (us)")
     return fig
 
@@ -304,31 +340,46 @@ def save(fig: Figure, path: str | os.PathLike[str]) -> Path:
     return path
 
 
+def check_plot_dir(
+    outdir: str | os.PathLike[str], force: bool = False, hint: str = "pass force=True"
+) -> Path:
+    """Like `check_outdir`, but a directory holding only figures hopsim draws (a
+    previous ``hopsim plot`` into it) may be drawn into again without ``force``."""
+    path = Path(outdir)
+    figures = {name for name, _, _ in KINDS.values()}
+    if path.is_dir() and all(p.name in figures for p in path.iterdir()):
+        return path
+    return check_outdir(path, force, hint)
+
+
 def write_plots(
     runs: Runs,
     outdir: str | os.PathLike[str],
     kinds: Iterable[str] | None = None,
     *,
     force: bool = False,
+    **options: dict,
 ) -> list[Plot]:
     """Draw the figures ``kinds`` (default: all of `KINDS`) of ``runs`` into ``outdir``
-    as ``<name>.png``. Refuses (`FileExistsError`) a non-empty ``outdir`` without
-    ``force``. Figures without data are listed with a note instead of a path."""
+    as ``<name>.png``; ``options`` gives keyword arguments per kind (``cdf={"metric":
+    "slowdown"}``). Refuses (`FileExistsError`) a directory holding other files than
+    hopsim's figures without ``force``. Figures without data are listed with a note
+    instead of a path."""
     kinds = list(KINDS) if kinds is None else list(kinds)
-    unknown = [k for k in kinds if k not in KINDS]
+    unknown = [k for k in [*kinds, *options] if k not in KINDS]
     if unknown:
         raise ValueError(f"unknown plot kind {unknown[0]!r} (expected one of {', '.join(KINDS)})")
     runs = analysis.labelled(runs)
-    path = check_outdir(outdir, force)
+    path = check_plot_dir(outdir, force)
     path.mkdir(parents=True, exist_ok=True)
     out = []
     for kind in kinds:
         name, draw, title = KINDS[kind]
         try:
-            fig = draw(runs)
+            fig = draw(runs, **options.get(kind, {}))
         except NoData as exc:
             if (path / name).is_file():
-                (path / name).unlink()  # a stale figure of an earlier call (force=True)
+                (path / name).unlink()  # a stale figure of an earlier call
             out.append(Plot(kind, title, None, str(exc)))
             continue
         out.append(Plot(kind, title, save(fig, path / name)))

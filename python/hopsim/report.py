@@ -31,8 +31,9 @@ RunSource = Union[str, os.PathLike, Result]
 ReportRuns = Union[Sequence[RunSource], Mapping[str, RunSource]]
 
 _CAPTIONS = {
-    "slowdown": "p50 and p99 FCT slowdown of finished flows per flow-size bucket (1-2-5 "
-    "steps), each point at its bucket's median flow size.",
+    "slowdown": "p50 and p99 FCT slowdown of finished flows per flow-size bucket (the buckets "
+    "of the run summary), each point at its bucket's median flow size and labelled with its "
+    "number of finished flows; both axes logarithmic.",
     "cdf": "CDF of the FCT of finished flows, over all flows and per flow class.",
     "throughput": "Delivered payload per flow class over time.",
     "queues": "Egress queue length of the busiest ports (largest mean occupancy); the "
@@ -49,6 +50,7 @@ th, td { border: 1px solid #ccc; padding: 0.2em 0.6em; }
 th, td { text-align: left; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
 figure { margin: 1em 0 2em; } figcaption { color: #555; font-size: 90%; }
 img { max-width: 100%; } .note { color: #777; font-style: italic; }
+.banner { background: #fff3cd; border: 1px solid #e0c36c; padding: 0.6em 1em; }
 """
 
 
@@ -159,6 +161,7 @@ def _runs_table(runs: Mapping[str, Result], sources: Sequence[str]) -> pd.DataFr
                 "simulated (ms)": (s.get("sim_time_ns") or math.nan) / 1e6,
                 "flows": s.get("flows_total"),
                 "finished": s.get("flows_finished"),
+                "status": r.status,
                 "hopsim": str(s.get("hopsim_version", "")),
                 "source": source,
             }
@@ -244,6 +247,20 @@ def _intro(runs: Mapping[str, Result]) -> str:
     )
 
 
+def banner(runs: Mapping[str, Result]) -> list[str]:
+    """Warnings a reader must not miss: runs whose flows did not all finish."""
+    out = []
+    for label, r in runs.items():
+        if r.status != "complete":
+            total = len(r.flows)
+            done = int(r.flows["finish_ns"].notna().sum())
+            out.append(
+                f"Run {label} is incomplete: {total - done:,} of {total:,} flows did not "
+                "finish, so its FCT and slowdown figures cover the finished flows only."
+            )
+    return out
+
+
 def _html(title: str, runs, tables: list[Table], figures: list[plots.Plot]) -> str:
     e = html.escape
     parts = [
@@ -253,6 +270,7 @@ def _html(title: str, runs, tables: list[Table], figures: list[plots.Plot]) -> s
         f"<h1>{e(title)}</h1>",
         f"<p>{e(_intro(runs))}</p>",
     ]
+    parts += [f'<p class="banner" id="banner">{e(b)}</p>' for b in banner(runs)]
     for t in tables:
         head, rows = t.cells()
         parts.append(f'<h2>{e(t.title)}</h2>\n<table id="{e(t.key)}">')
@@ -288,6 +306,7 @@ def _md_cell(text: str) -> str:
 
 def _markdown(title: str, runs, tables: list[Table], figures: list[plots.Plot]) -> str:
     lines = [f"# {title}", "", _intro(runs), ""]
+    lines += [f"> **Warning:** {b}\n" for b in banner(runs)]
     for t in tables:
         head, rows = t.cells()
         lines += [f"## {t.title}", "", f"<!-- table: {t.key} -->"]

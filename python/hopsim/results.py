@@ -6,13 +6,24 @@ import hashlib
 import json
 import math
 import os
+import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-__all__ = ["DEFAULT_SIZE_BUCKETS", "Result", "check_outdir", "flow_checksum"]
+__all__ = [
+    "DEFAULT_SIZE_BUCKETS",
+    "MANIFEST",
+    "Result",
+    "check_outdir",
+    "check_writable",
+    "flow_checksum",
+]
+
+#: The file listing every output file of a run with its size, checksum and row count.
+MANIFEST = "manifest.json"
 
 #: Upper edges (bytes) of the default flow-size buckets: ≤10 KB, 10-100 KB, 100 KB-1 MB, >1 MB.
 DEFAULT_SIZE_BUCKETS: tuple[int, ...] = (10_000, 100_000, 1_000_000)
@@ -39,11 +50,14 @@ _FLOW_DTYPES = {
     "cnps_received": "int64",
     "path_hops": "int64",
     "reordered_packets": "int64",
+    "sport": "int64",
+    "dport": "int64",
 }
 _PORT_DTYPES = {
     "node": "int64",
     "port": "int64",
     "peer_node": "int64",
+    "peer_port": "int64",
     "tier": "object",
     "hop_tier": "object",
     "rate_bps": "int64",
@@ -113,6 +127,8 @@ _TABLES: dict[str, tuple[str, dict[str, str], str]] = {
     "throughput": ("throughput.parquet", _THROUGHPUT_DTYPES, "throughput"),
     "packets": ("packets.parquet", _PACKET_DTYPES, "packet_trace"),
 }
+# Every file a run directory may hold that hopsim writes (others are the user's).
+_OUTPUT_FILES = {*_FILES, MANIFEST, *(file for file, _, _ in _TABLES.values())}
 
 
 def _frame(columns: Mapping[str, Sequence[Any]], dtypes: Mapping[str, str]) -> pd.DataFrame:
@@ -172,7 +188,8 @@ def check_outdir(
 ) -> Path:
     """Raise `FileExistsError` if ``outdir`` holds files and ``force`` is false.
 
-    ``hint`` tells how to overwrite anyway (the command line says ``use --force``).
+    An existing empty directory may be used. ``hint`` tells how to overwrite anyway
+    (the command line says ``use --force``).
     """
     path = Path(outdir)
     if path.exists() and not path.is_dir():
@@ -182,6 +199,119 @@ def check_outdir(
             f"output directory {path} already exists and is not empty ({hint} to overwrite)"
         )
     return path
+
+
+def check_writable(outdir: str | os.PathLike[str]) -> Path:
+    """Raise `PermissionError` unless ``outdir`` (or, if it does not exist yet, the
+    nearest existing folder above it) can be written to: checked before a run, not after.
+    """
+    path = Path(outdir).absolute()
+    probe = path
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if not probe.is_dir():
+        raise FileExistsError(f"output path {probe} exists and is not a directory")
+    # The run is written beside its target and renamed into place: the folder above
+    # must take new entries too.
+    folders = [probe] if probe != path else [probe, probe.parent]
+    for folder in folders:
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise PermissionError(13, "Permission denied (cannot write there)", str(folder))
+    return path
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _manifest(folder: Path, rows: Mapping[str, int], version: str) -> dict[str, Any]:
+    files = {}
+    for name in sorted(p.name for p in folder.iterdir() if p.is_file()):
+        entry: dict[str, Any] = {"bytes": (folder / name).stat().st_size}
+        if name in rows:
+            entry["rows"] = int(rows[name])
+        entry["sha256"] = _sha256(folder / name)
+        files[name] = entry
+    return {"hopsim_version": version, "files": files}
+
+
+def verify_manifest(outdir: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """Check ``outdir`` against its ``manifest.json``; return the manifest, or ``None``
+    for a directory without one (written before hopsim kept manifests).
+
+    Raises `ValueError` naming the first file that is missing, unlisted, or whose size
+    or checksum differs: the directory was changed after hopsim wrote it.
+    """
+    path = Path(outdir)
+    file = path / MANIFEST
+    if not file.is_file():
+        return None
+    try:
+        manifest = json.loads(file.read_text(encoding="utf-8"))
+        listed = dict(manifest["files"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"{file}: not a hopsim manifest ({exc})") from None
+    for name, entry in listed.items():
+        f = path / name
+        if not f.is_file():
+            raise ValueError(f"{path}: {name} is listed in {MANIFEST} but missing")
+        if f.stat().st_size != entry.get("bytes") or _sha256(f) != entry.get("sha256"):
+            raise ValueError(
+                f"{path}: {name} differs from {MANIFEST} (changed after hopsim wrote the run)"
+            )
+    ours = {file for file, _, _ in _TABLES.values()} | set(_FILES)
+    extra = sorted(p.name for p in path.iterdir() if p.name in ours and p.name not in listed)
+    if extra:
+        raise ValueError(f"{path}: {extra[0]} is not listed in {MANIFEST} (not of this run)")
+    return manifest
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def _recover(target: Path) -> None:
+    """Clean up after a writer of ``target`` that was killed: remove its temporary
+    directory, and put back an old run it had moved aside but not yet replaced."""
+    for leftover in sorted(target.parent.glob(f".{target.name}.hopsim-*-*")):
+        kind, _, pid = leftover.name.rpartition("-")
+        if not pid.isdigit() or _alive(int(pid)):
+            continue
+        if kind.endswith("hopsim-old") and not target.exists():
+            os.rename(leftover, target)
+        else:
+            shutil.rmtree(leftover, ignore_errors=True)
+
+
+def _put_in_place(new: Path, target: Path, ours: set[str]) -> None:
+    """Rename the complete run directory ``new`` to ``target``. An old run there is
+    moved aside first and removed last; files in it that hopsim did not write are moved
+    into the new run."""
+    if not target.exists():
+        os.rename(new, target)
+        return
+    if not any(target.iterdir()):
+        target.rmdir()
+        os.rename(new, target)
+        return
+    old = target.with_name(f".{target.name}.hopsim-old-{os.getpid()}")
+    shutil.rmtree(old, ignore_errors=True)
+    os.rename(target, old)
+    os.rename(new, target)
+    for f in old.iterdir():
+        if f.name not in ours and not (target / f.name).exists():
+            os.rename(f, target / f.name)
+    shutil.rmtree(old, ignore_errors=True)
 
 
 def _json_default(v: Any) -> Any:
@@ -273,14 +403,22 @@ class Result:
         version: str,
     ) -> Result:
         """Collect the tables of a finished `hopsim._core.Simulation`."""
+        from hopsim.overview import setup_of
+
         summary = dict(sim.summary())
         summary["wall_seconds"] = wall_seconds
         summary["events_per_sec"] = summary["events"] / wall_seconds if wall_seconds > 0 else None
         summary["scenario_name"] = scenario_name
         summary["hopsim_version"] = version
+        unfinished = summary["flows_total"] - summary["flows_finished"]
+        summary["flows_unfinished"] = unfinished
+        summary["status"] = "complete" if unfinished == 0 else "incomplete"
+        flows = _frame(sim.flows(), _FLOW_DTYPES)
+        ports = _frame(sim.ports(), _PORT_DTYPES)
+        summary["setup"] = setup_of(json.loads(sim.resolved_scenario()), flows, ports)
         return cls(
-            flows=_frame(sim.flows(), _FLOW_DTYPES),
-            ports=_frame(sim.ports(), _PORT_DTYPES),
+            flows=flows,
+            ports=ports,
             pfc_events=_frame(sim.pfc_events(), _PFC_DTYPES),
             summary=summary,
             scenario=scenario,
@@ -294,9 +432,18 @@ class Result:
         s = self.summary
         return (
             f"<hopsim.Result {s.get('scenario_name')!r}: "
-            f"{s.get('flows_finished')}/{s.get('flows_total')} flows finished, "
-            f"{s.get('events')} events>"
+            f"{s.get('flows_finished')}/{s.get('flows_total')} flows finished "
+            f"({self.status}), {s.get('events')} events>"
         )
+
+    @property
+    def status(self) -> str:
+        """``"complete"`` when every flow finished, else ``"incomplete"``: statistics of
+        FCT and slowdown then cover the finished flows only."""
+        s = self.summary
+        total = s.get("flows_total", len(self.flows))
+        done = s.get("flows_finished", int(self.flows["finish_ns"].notna().sum()))
+        return "complete" if done >= total else "incomplete"
 
     # ------------------------------------------------------------ analysis
 
@@ -357,77 +504,74 @@ class Result:
         return pd.DataFrame(rows).set_index("size")
 
     def describe(self) -> str:
-        """A readable multi-line summary of the run."""
-        s = self.summary
-        total, done = s.get("flows_total", 0), s.get("flows_finished", 0)
-        share = f" ({100 * done / total:.1f}%)" if total else ""
-        flows_line = f"flows         {done:,} of {total:,} finished{share}"
-        started = int((self.flows["start_ns"] <= s.get("sim_time_ns", math.inf)).sum())
-        if started < total:
-            # The time limit cut the arrivals short: say how many flows had a chance.
-            flows_line = (
-                f"flows         {done:,} finished, {started:,} started, {total:,} scheduled"
-            )
-        lines = [
-            f"scenario      {s.get('scenario_name')} (seed {s.get('seed')})",
-            f"simulated     {s.get('sim_time_ns', 0) / 1e6:.3f} ms",
-            flows_line,
-            f"drops         {s.get('drops', 0):,}",
-            f"PFC pauses    {s.get('pfc_pause_frames', 0):,} "
-            f"(resumes {s.get('pfc_resume_frames', 0):,})",
-            f"ECN marks     {s.get('ecn_marks', 0):,} (CNPs {s.get('cnps', 0):,})",
-        ]
-        table = self.slowdown_by_size()
-        if table["count"].sum():
-            lines.append("slowdown by flow size (finished flows):")
-            lines.append(f"  {'size':<14}{'flows':>9}{'p50':>10}{'p99':>10}")
-            for label, row in table.iterrows():
-                p50 = f"{row['p50']:.2f}" if row["count"] else "-"
-                p99 = f"{row['p99']:.2f}" if row["count"] else "-"
-                lines.append(f"  {label:<14}{int(row['count']):>9,}{p50:>10}{p99:>10}")
-        wall = s.get("wall_seconds")
-        events = s.get("events", 0)
-        if wall:
-            rate = events / wall / 1e6
-            lines.append(f"events        {events:,} in {wall:.2f} s wall ({rate:.2f} M events/s)")
-        else:
-            lines.append(f"events        {events:,}")
-        return "\n".join(lines)
+        """A readable summary: what ran (topology, hosts, CC, flow control, load
+        balancer, offered load), whether every flow finished, drops and PFC, slowdown by
+        flow size (and per tag when the scenario has several workloads)."""
+        from hopsim import overview
+
+        return overview.describe(self)
 
     # ------------------------------------------------------------ files
 
     def write(self, outdir: str | os.PathLike[str], force: bool = False) -> Path:
         """Write ``flows.parquet``, ``ports.parquet``, ``pfc_events.parquet``,
-        ``summary.json``, ``scenario.json`` and every further non-empty table (see the
-        class attributes: ``switches.parquet``, ``queue_delay.parquet``, ...) into ``outdir``.
+        ``summary.json``, ``scenario.json``, every further non-empty table (see the class
+        attributes: ``switches.parquet``, ``queue_delay.parquet``, ...) and
+        ``manifest.json`` (each file's size, SHA-256 and row count) into ``outdir``.
 
-        Refuses (`FileExistsError`) to write into an existing non-empty directory
-        unless ``force`` is true; with ``force`` only hopsim's own files are replaced.
+        The run is written into a temporary directory beside ``outdir`` (``.NAME.hopsim-
+        tmp-PID``) and renamed into place once complete, so ``outdir`` never holds a partial
+        or mixed run; what a killed writer left behind is cleaned up by the next write. An existing
+        empty ``outdir`` is used; a non-empty one is refused (`FileExistsError`) unless
+        ``force`` is true, and then replaced only once the new run is complete (files in
+        it that hopsim did not write are kept).
         """
-        path = check_outdir(outdir, force)
-        path.mkdir(parents=True, exist_ok=True)
-        self.flows.to_parquet(path / "flows.parquet", index=False)
-        self.ports.to_parquet(path / "ports.parquet", index=False)
-        self.pfc_events.to_parquet(path / "pfc_events.parquet", index=False)
+        path = Path(outdir)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _recover(path)
+        path = check_outdir(path, force)
+        tmp = path.with_name(f".{path.name}.hopsim-tmp-{os.getpid()}")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir()
+        try:
+            self._write_files(tmp)
+            _put_in_place(tmp, path, _OUTPUT_FILES)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return path
+
+    def _write_files(self, folder: Path) -> None:
+        rows = {}
+        for name, df in (
+            ("flows.parquet", self.flows),
+            ("ports.parquet", self.ports),
+            ("pfc_events.parquet", self.pfc_events),
+        ):
+            df.to_parquet(folder / name, index=False)
+            rows[name] = len(df)
         for name, (file, _, _) in _TABLES.items():
             df = getattr(self, name)
             if len(df):
-                df.to_parquet(path / file, index=False)
-            elif (path / file).is_file():
-                (path / file).unlink()  # a stale table of an earlier run (force=True)
+                df.to_parquet(folder / file, index=False)
+                rows[file] = len(df)
         for name, doc in (("summary.json", self.summary), ("scenario.json", self.scenario)):
             text = json.dumps(doc, indent=2, default=_json_default)
-            (path / name).write_text(text + "\n", encoding="utf-8")
-        return path
+            (folder / name).write_text(text + "\n", encoding="utf-8")
+        version = str(self.summary.get("hopsim_version", ""))
+        manifest = _manifest(folder, rows, version)
+        (folder / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
 
     @classmethod
     def read(cls, outdir: str | os.PathLike[str]) -> Result:
-        """Load a result written by `write` (or by ``hopsim run``)."""
+        """Load a result written by `write` (or by ``hopsim run``), after checking it
+        against its ``manifest.json``: a directory whose files were changed, removed or
+        added since is refused (`ValueError`)."""
         path = Path(outdir)
         missing = [f for f in _FILES if not (path / f).is_file()]
         if missing:
             raise FileNotFoundError(f"{path}: not a hopsim output directory (missing {missing[0]})")
-        return cls(
+        manifest = verify_manifest(path)
+        result = cls(
             flows=pd.read_parquet(path / "flows.parquet"),
             ports=pd.read_parquet(path / "ports.parquet"),
             pfc_events=pd.read_parquet(path / "pfc_events.parquet"),
@@ -438,6 +582,15 @@ class Result:
                 for name, (file, _, _) in _TABLES.items()
             },
         )
+        if manifest is not None:
+            tables = {"flows.parquet": result.flows, "ports.parquet": result.ports}
+            tables["pfc_events.parquet"] = result.pfc_events
+            tables.update({file: getattr(result, n) for n, (file, _, _) in _TABLES.items()})
+            for file, df in tables.items():
+                want = manifest["files"].get(file, {}).get("rows")
+                if want is not None and want != len(df):
+                    raise ValueError(f"{path}: {file} has {len(df)} rows, {MANIFEST} says {want}")
+        return result
 
     # ------------------------------------------------------------ analysis (analysis.py)
 

@@ -28,8 +28,10 @@ else:  # pragma: no cover - exercised on Python < 3.11 only
 __all__ = [
     "ScenarioError",
     "ScenarioSource",
+    "Overrides",
     "apply_overrides",
     "absolute_paths",
+    "check_values",
     "core_json",
     "load_scenario",
     "load_toml",
@@ -39,6 +41,16 @@ __all__ = [
 
 #: What `load_scenario` accepts: a path, TOML text, or an already-parsed dict.
 ScenarioSource = Union[str, os.PathLike, Mapping[str, Any]]
+#: Overrides: ``"key=value"`` strings (values read as TOML), ``(key, value)`` pairs, or a
+#: mapping of dotted keys to values.
+Overrides = Union[Iterable[Union[str, tuple[str, Any]]], Mapping[str, Any]]
+
+# A scenario file larger than this is not a scenario (and would be read whole).
+_MAX_SCENARIO_BYTES = 16 * 2**20
+# Tables nested deeper than this are not a scenario (its deepest table is 4 levels down).
+_MAX_DEPTH = 32
+# The core's integers are unsigned 64-bit at most.
+_MAX_INT = 2**64 - 1
 
 _TOML_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
 _TOML_AT_END = re.compile(r"\s*\(at end of document\)\s*$")
@@ -61,21 +73,40 @@ def _toml_error(exc: Exception, source: str, text: str) -> ScenarioError:
 
 def loads_toml(text: str, source: str = "<scenario>") -> dict[str, Any]:
     """Parse TOML text; syntax errors become `ScenarioError` naming ``source:line``."""
+    text = text.removeprefix("\ufeff")
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise _toml_error(exc, source, text) from None
+    except RecursionError:
+        raise ScenarioError(
+            f"{source}: tables or arrays nested too deeply (a scenario needs {_MAX_DEPTH} "
+            "levels at most)"
+        ) from None
 
 
 def load_toml(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """Read a TOML scenario file into a dict.
+    """Read a TOML scenario file (UTF-8, an optional byte-order mark) into a dict.
 
     Raises `FileNotFoundError` when the file is missing and `ScenarioError`
-    (``FILE:LINE: message``) when it is not valid TOML.
+    (``FILE:LINE: message``) when it is not a regular text file or not valid TOML.
     """
     path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(2, "No such file or directory", str(path))
+    if not path.is_file():
+        kind = "a directory" if path.is_dir() else "not a regular file"
+        raise ScenarioError(f"{path}: {kind}, expected a TOML scenario file")
+    size = path.stat().st_size
+    if size > _MAX_SCENARIO_BYTES:
+        raise ScenarioError(
+            f"{path}: {size:,} bytes is not a scenario file (at most {_MAX_SCENARIO_BYTES:,})"
+        )
+    data = path.read_bytes()
+    if b"\0" in data:
+        raise ScenarioError(f"{path}: not a text file (it contains NUL bytes; is it binary?)")
     try:
-        text = path.read_text(encoding="utf-8")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ScenarioError(f"{path}: not a UTF-8 text file ({exc.reason})") from None
     return loads_toml(text, str(path))
@@ -92,29 +123,36 @@ def _parse_value(text: str) -> Any:
         return text
 
 
-def _split_key(key: str, original: str) -> list[str]:
+def _split_key(key: Any, original: str, option: str) -> list[str]:
+    if not isinstance(key, str):
+        raise ScenarioError(
+            f"{option} {original}: expected a dotted key such as switch.pfc.enabled, "
+            f"got {type(key).__name__}"
+        )
     parts = [p.strip() for p in key.split(".")]
     if not key.strip() or any(not p for p in parts):
         raise ScenarioError(
-            f"--set {original}: expected KEY=VALUE with a dotted KEY such as switch.pfc.enabled"
+            f"{option} {original}: expected KEY=VALUE with a dotted KEY such as switch.pfc.enabled"
         )
     return parts
 
 
-def parse_override(text: str) -> tuple[list[str], Any]:
+def parse_override(text: str, option: str = "--set") -> tuple[list[str], Any]:
     """Split ``dotted.key=value`` into its key parts and its value.
 
     The value is read as a TOML value (``false``, ``3``, ``0.25``, ``"dcqcn"``,
     ``[0, 1]``); text that is not valid TOML is taken as a string, so
-    ``topology.host_rate=25Gbps`` works without quotes.
+    ``topology.host_rate=25Gbps`` works without quotes. ``option`` names where the
+    text came from in errors (``--set`` on the command line, ``overrides`` in Python).
     """
     key, sep, value = text.partition("=")
     if not sep:
-        raise ScenarioError(f"--set {text}: expected KEY=VALUE, e.g. switch.pfc.enabled=false")
-    return _split_key(key, text), _parse_value(value.strip())
+        raise ScenarioError(f"{option} {text}: expected KEY=VALUE, e.g. switch.pfc.enabled=false")
+    return _split_key(key, text, option), _parse_value(value.strip())
 
 
 def _set_path(doc: dict[str, Any], parts: list[str], value: Any, label: str) -> None:
+    """Set ``value`` at the key ``parts``; ``label`` (``--set k=v``) names it in errors."""
     node: Any = doc
     for depth, part in enumerate(parts):
         last = depth == len(parts) - 1
@@ -124,11 +162,11 @@ def _set_path(doc: dict[str, Any], parts: list[str], value: Any, label: str) -> 
                 index = int(part)
             except ValueError:
                 raise ScenarioError(
-                    f"--set {label}: {here} is an array; expected an index, got {part!r}"
+                    f"{label}: {here} is an array; expected an index, got {part!r}"
                 ) from None
             if not -len(node) <= index < len(node):
                 raise ScenarioError(
-                    f"--set {label}: index {index} is out of range ({here} has {len(node)} entries)"
+                    f"{label}: index {index} is out of range ({here} has {len(node)} entries)"
                 )
             if last:
                 node[index] = value
@@ -137,41 +175,87 @@ def _set_path(doc: dict[str, Any], parts: list[str], value: Any, label: str) -> 
         elif isinstance(node, dict):
             if part.isdigit() and part not in node:
                 raise ScenarioError(
-                    f"--set {label}: {here} is a table, not an array of tables; "
-                    f"drop the index {part}"
+                    f"{label}: {here} is a table, not an array of tables; drop the index {part}"
                 )
             if last:
                 node[part] = value
             else:
                 node = node.setdefault(part, {})
         else:
-            raise ScenarioError(
-                f"--set {label}: {here} is a {type(node).__name__} value, not a table"
-            )
+            raise ScenarioError(f"{label}: {here} is a {type(node).__name__} value, not a table")
 
 
 def apply_overrides(
     scenario: Mapping[str, Any],
-    overrides: Iterable[str] | Mapping[str, Any] | None,
+    overrides: Overrides | None,
+    *,
+    option: str = "overrides",
 ) -> dict[str, Any]:
     """Return a copy of ``scenario`` with overrides applied.
 
-    ``overrides`` is either a list of ``"dotted.key=value"`` strings (values read as
-    TOML, as on the command line) or a mapping of dotted keys to Python values.
-    Indices select entries of arrays of tables: ``workload.0.load=0.3``.
+    ``overrides`` is a list of ``"dotted.key=value"`` strings (values read as TOML, as
+    on the command line) or of ``(dotted_key, value)`` pairs, or a mapping of dotted
+    keys to Python values. Indices select entries of arrays of tables:
+    ``workload.0.load=0.3``. ``option`` names the overrides in errors (``--set`` for
+    the command line).
     """
     doc = copy.deepcopy(dict(scenario))
     if not overrides:
         return doc
     if isinstance(overrides, Mapping):
-        items = [(_split_key(str(k), f"{k}=..."), v, f"{k}=...") for k, v in overrides.items()]
-    elif isinstance(overrides, str):
-        raise TypeError("overrides must be a list of 'key=value' strings or a mapping")
+        items = [
+            (_split_key(k, f"{k}=...", option), v, f"{option} {k}=...")
+            for k, v in overrides.items()
+        ]
+    elif isinstance(overrides, (str, bytes)):
+        raise TypeError(
+            "overrides must be a list of 'key=value' strings or (key, value) pairs, or a "
+            f"mapping; got the single string {overrides!r} (wrap it in a list)"
+        )
     else:
-        items = [(*parse_override(text), text) for text in overrides]
+        items = []
+        for item in overrides:
+            if isinstance(item, str):
+                parts, value = parse_override(item, option)
+                items.append((parts, value, f"{option} {item}"))
+            elif isinstance(item, tuple) and len(item) == 2:
+                key, value = item
+                items.append((_split_key(key, f"{key}=...", option), value, f"{option} {key}=..."))
+            else:
+                raise TypeError(
+                    "each override must be a 'key=value' string or a (key, value) pair, "
+                    f"got {item!r}"
+                )
     for parts, value, label in items:
         _set_path(doc, parts, value, label)
     return doc
+
+
+def check_values(doc: Any, path: str = "", depth: int = 0) -> None:
+    """Refuse what JSON cannot carry to the core unchanged: NaN and infinite numbers,
+    integers beyond 64 bits, non-string keys and tables nested too deeply. Errors name
+    the field (``switch.pfc.alpha: expected a finite number, got nan``)."""
+    where = path or "scenario"
+    if depth > _MAX_DEPTH:
+        raise ScenarioError(
+            f"{where}: nested more than {_MAX_DEPTH} levels deep; a scenario is far shallower"
+        )
+    if isinstance(doc, bool) or doc is None or isinstance(doc, str):
+        return
+    if isinstance(doc, float):
+        if doc != doc or doc in (float("inf"), float("-inf")):
+            raise ScenarioError(f"{where}: expected a finite number, got {doc}")
+    elif isinstance(doc, int):
+        if not -(2**63) <= doc <= _MAX_INT:
+            raise ScenarioError(f"{where}: expected an integer from 0 to {_MAX_INT}, got {doc}")
+    elif isinstance(doc, Mapping):
+        for key, value in doc.items():
+            if not isinstance(key, str):
+                raise ScenarioError(f"{where}: expected text keys, got the key {key!r}")
+            check_values(value, f"{path}.{key}" if path else key, depth + 1)
+    elif isinstance(doc, (list, tuple)):
+        for i, value in enumerate(doc):
+            check_values(value, f"{where}[{i}]", depth + 1)
 
 
 # ---------------------------------------------------------------- paths & JSON
@@ -207,8 +291,10 @@ def absolute_paths(scenario: Mapping[str, Any], base_dir: str | os.PathLike[str]
 
 
 def to_json(scenario: Mapping[str, Any]) -> str:
-    """Serialize a scenario dict for the core (TOML dates become strings)."""
-    return json.dumps(scenario, default=str)
+    """Serialize a scenario dict for the core (TOML dates become strings), after
+    `check_values`."""
+    check_values(scenario)
+    return json.dumps(scenario, default=str, allow_nan=False)
 
 
 #: Columns a replayed flow table must have (the core's CSV trace format).
@@ -258,9 +344,11 @@ def _parquet_to_csv(file: Any, base_dir: str | os.PathLike[str], out: Path, fiel
     if missing:
         raise ScenarioError(
             f"{field}.file: {path}: missing column {missing[0]!r}; "
-            f"expected columns {', '.join(TRACE_COLUMNS)} (optional: tag, priority, dport)"
+            f"expected columns {', '.join(TRACE_COLUMNS)} (optional: tag, priority, dport, class)"
         )
-    keep = [c for c in (*TRACE_COLUMNS, "tag", "priority", "dport") if c in table.column_names]
+    keep = [
+        c for c in (*TRACE_COLUMNS, "tag", "priority", "dport", "class") if c in table.column_names
+    ]
     pacsv.write_csv(table.select(keep), out)
     return str(out)
 
@@ -269,22 +357,30 @@ def _is_toml_text(source: str) -> bool:
     return "\n" in source
 
 
+def _looks_like_toml(source: str) -> bool:
+    """One line of TOML (``seed = 1``) rather than a file name."""
+    return "=" in source and not Path(source).exists()
+
+
 def load_scenario(
     source: ScenarioSource,
-    overrides: Iterable[str] | Mapping[str, Any] | None = None,
+    overrides: Overrides | None = None,
     base_dir: str | os.PathLike[str] | None = None,
+    *,
+    option: str = "overrides",
 ) -> tuple[dict[str, Any], str]:
     """Load a scenario and apply overrides; return ``(scenario dict, base_dir)``.
 
     ``source`` is a path to a TOML file (`str` or `os.PathLike`), TOML text (a string
-    spanning several lines), or a dict. Relative input files in the scenario are
-    resolved against ``base_dir``: by default the scenario file's folder, or the
-    current directory for text and dicts.
+    spanning several lines, or one line with ``=`` that names no file), or a dict.
+    Relative input files in the scenario are resolved against ``base_dir``: by default
+    the scenario file's folder, or the current directory for text and dicts.
+    ``option`` names the overrides in errors (``--set`` for the command line).
     """
     if isinstance(source, Mapping):
         doc: dict[str, Any] = dict(source)
         default_base = "."
-    elif isinstance(source, str) and _is_toml_text(source):
+    elif isinstance(source, str) and (_is_toml_text(source) or _looks_like_toml(source)):
         doc = loads_toml(source)
         default_base = "."
     elif isinstance(source, (str, os.PathLike)):
@@ -295,5 +391,5 @@ def load_scenario(
         raise TypeError(
             f"scenario must be a path, TOML text or a dict, not {type(source).__name__}"
         )
-    doc = apply_overrides(doc, overrides)
+    doc = apply_overrides(doc, overrides, option=option)
     return doc, str(base_dir) if base_dir is not None else default_base

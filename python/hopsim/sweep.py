@@ -331,8 +331,8 @@ def _fingerprint(doc: Mapping[str, Any], base_dir: str, cache: dict[str, str]) -
 
 
 def _rewrite(message: str) -> str:
-    """Drop the ``--set`` wording of override errors (``--set k=...: x`` -> ``k: x``)."""
-    return re.sub(r"^--set (\S+?)=\.\.\.: ", r"\1: ", message)
+    """Drop the override wording of override errors (``overrides k=...: x`` -> ``k: x``)."""
+    return re.sub(r"^(?:--set|overrides) (\S+?)=\.\.\.: ", r"\1: ", message)
 
 
 def points(sweep: SweepSource) -> list[Point]:
@@ -432,7 +432,8 @@ def _prepare_outdir(outdir: Path) -> None:
         )
     outdir.mkdir(parents=True, exist_ok=True)
     # Leftovers of points interrupted while being written.
-    for leftover in outdir.glob(f"{_TMP_PREFIX}*"):
+    # (`Result.write` writes a point's temporary directory through one of its own.)
+    for leftover in [*outdir.glob(f"{_TMP_PREFIX}*"), *outdir.glob(f".{_TMP_PREFIX}*")]:
         if leftover.is_dir():
             shutil.rmtree(leftover, ignore_errors=True)
         else:
@@ -684,9 +685,9 @@ def _table(
         for key in fields:
             row[key] = p.overrides[key] if key in p.overrides else _lookup(p.scenario, key)
         row["seed"] = p.scenario.get("seed", metrics.get("seed"))
-        row["status"] = rec.get("status", "pending")
+        row["status"] = _status(rec)
         row["error"] = rec.get("error")
-        row["run_dir"] = p.name if row["status"] == "ok" else None
+        row["run_dir"] = p.name if row["status"] in ("ok", "incomplete") else None
         row["checksum"] = metrics.get("checksum")
         row.update({k: v for k, v in metrics.items() if k not in ("checksum", "seed")})
         row.update({k: rec.get(k) for k in _TAIL})
@@ -706,6 +707,17 @@ def _table(
     return table
 
 
+def _status(record: Mapping[str, Any]) -> str:
+    """``ok``, ``incomplete`` (ran, but some flows did not finish), ``failed`` or
+    ``pending``."""
+    status = record.get("status", "pending")
+    metrics = record.get("metrics") or {}
+    total, done = metrics.get("flows_total"), metrics.get("flows_finished")
+    if status == "ok" and total is not None and done is not None and done < total:
+        return "incomplete"
+    return status
+
+
 def _write_table(table: pd.DataFrame, outdir: Path) -> None:
     for suffix in ("parquet", "csv"):
         final = outdir / f"{_TABLE}.{suffix}"
@@ -722,14 +734,29 @@ def describe(table: pd.DataFrame) -> str:
     fields = [c for c in table.columns[1 : table.columns.get_loc("status")] if c != "seed"]
     if table["seed"].nunique(dropna=False) > 1:
         fields.append("seed")
-    counts = ["flows_finished", "drops", "pfc_pause_frames"]
+    counts = ["drops", "pfc_pause_frames"]
     figures = ["slowdown_p50", "slowdown_p99", "wall_seconds"]
     view = table[["point", *fields, "status", *counts, *figures]].copy()
+    view.insert(
+        view.columns.get_loc("status") + 1,
+        "finished",
+        [
+            "-" if pd.isna(d) or pd.isna(t) else f"{int(d):,}/{int(t):,}"
+            for d, t in zip(table["flows_finished"], table["flows_total"])
+        ],
+    )
     for c in counts:
         view[c] = view[c].map(lambda v: "-" if pd.isna(v) else f"{int(v):,}")
     for c in figures:
         view[c] = view[c].map(lambda v: "-" if pd.isna(v) else f"{v:.2f}")
-    return view.to_string(index=False)
+    text = view.to_string(index=False)
+    incomplete = int((table["status"] == "incomplete").sum())
+    if incomplete:
+        text += (
+            f"\nWARNING: {incomplete} point(s) ended with unfinished flows (status incomplete); "
+            "their slowdown figures cover finished flows only"
+        )
+    return text
 
 
 # ---------------------------------------------------------------- running a sweep

@@ -1,11 +1,19 @@
 //! Python bindings of hopsim-core: a thin layer that takes a scenario (JSON text) in and
 //! hands columnar results (dicts of lists) out. All logic lives in the core crate.
+//!
+//! A Rust panic never reaches Python as `PanicException` (which `except Exception` does
+//! not catch): every call into the core runs under `catch_unwind`, and a panic becomes a
+//! `HopsimInternalError` (a `RuntimeError`) saying where it happened; a simulation that
+//! panicked refuses further calls.
 
 // pyo3 0.22's #[pymethods] expansion trips this lint on every PyResult return.
 #![allow(clippy::useless_conversion)]
 
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Mutex;
+
 use pyo3::create_exception;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -15,9 +23,39 @@ use hopsim_core::workload::EmpiricalCdf;
 use hopsim_core::{Scenario, ScenarioError, Simulator};
 
 create_exception!(_core, HopsimScenarioError, PyValueError, "A scenario field or input file is invalid.");
+create_exception!(_core, HopsimInternalError, PyRuntimeError, "hopsim failed: a bug, not bad input.");
 
 fn to_py_err(e: ScenarioError) -> PyErr {
     HopsimScenarioError::new_err(e.to_string())
+}
+
+/// The message and place of the last panic, kept by the panic hook (which prints nothing).
+static LAST_PANIC: Mutex<Option<String>> = Mutex::new(None);
+
+fn quiet_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        let message = match (info.payload().downcast_ref::<&str>(), info.payload().downcast_ref::<String>()) {
+            (Some(s), _) => s.to_string(),
+            (_, Some(s)) => s.clone(),
+            _ => "unknown panic".to_string(),
+        };
+        let place = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+        if let Ok(mut last) = LAST_PANIC.lock() {
+            *last = Some(format!("{message}{place}"));
+        }
+    }));
+}
+
+/// Run `f`, turning a panic into the text of an internal error.
+fn guarded<T>(what: &str, f: impl FnOnce() -> T) -> Result<T, String> {
+    catch_unwind(AssertUnwindSafe(f)).map_err(|_| {
+        let detail = LAST_PANIC.lock().ok().and_then(|mut l| l.take()).unwrap_or_default();
+        format!("internal error while {what} (a hopsim bug; please report it with the scenario): {detail}")
+    })
+}
+
+fn internal(message: String) -> PyErr {
+    HopsimInternalError::new_err(message)
 }
 
 fn ns(t: SimTime) -> f64 {
@@ -34,28 +72,42 @@ fn parse(scenario_json: &str, base_dir: &str) -> Result<Scenario, ScenarioError>
 #[pyclass(module = "hopsim._core", unsendable)]
 struct Simulation {
     sim: Simulator,
+    /// The scenario as run, every default filled in, as JSON.
+    resolved: String,
+    /// Set when a call panicked: the simulator's state can no longer be trusted.
+    failed: Option<String>,
 }
 
 #[pymethods]
 impl Simulation {
     #[new]
     fn new(py: Python<'_>, scenario_json: &str, base_dir: &str) -> PyResult<Self> {
-        let scenario = parse(scenario_json, base_dir).map_err(to_py_err)?;
-        let sim = py.allow_threads(|| Simulator::new(scenario)).map_err(to_py_err)?;
-        Ok(Simulation { sim })
+        let built = py.allow_threads(|| {
+            guarded("building the simulation", || {
+                let scenario = parse(scenario_json, base_dir)?;
+                let resolved = serde_json::to_string(&scenario).expect("a scenario serializes");
+                Simulator::new(scenario).map(|sim| (sim, resolved))
+            })
+        });
+        let (sim, resolved) = built.map_err(internal)?.map_err(to_py_err)?;
+        Ok(Simulation { sim, resolved, failed: None })
+    }
+
+    /// The scenario as run with every default filled in (JSON text; durations in `ps`,
+    /// rates in `bps`).
+    fn resolved_scenario(&self) -> String {
+        self.resolved.clone()
     }
 
     /// Advance to simulated time `t_ns` (capped at the scenario duration).
-    fn run_until(&mut self, py: Python<'_>, t_ns: f64) {
+    fn run_until(&mut self, py: Python<'_>, t_ns: f64) -> PyResult<()> {
         let t = SimTime((t_ns.max(0.0) * PS_PER_NS as f64) as u64);
-        let sim = &mut self.sim;
-        py.allow_threads(|| sim.run_until(t));
+        self.step(py, |sim| sim.run_until(t))
     }
 
     /// Run to the end.
-    fn run(&mut self, py: Python<'_>) {
-        let sim = &mut self.sim;
-        py.allow_threads(|| sim.run());
+    fn run(&mut self, py: Python<'_>) -> PyResult<()> {
+        self.step(py, |sim| sim.run())
     }
 
     fn is_done(&self) -> bool {
@@ -108,6 +160,9 @@ impl Simulation {
         d.set_item("cnps_received", recs.iter().map(|r| r.cnps_received).collect::<Vec<_>>())?;
         d.set_item("path_hops", recs.iter().map(|r| r.path_hops).collect::<Vec<_>>())?;
         d.set_item("reordered_packets", recs.iter().map(|r| r.reordered_packets).collect::<Vec<_>>())?;
+        let ports = self.sim.flow_ports();
+        d.set_item("sport", ports.iter().map(|p| p.0).collect::<Vec<_>>())?;
+        d.set_item("dport", ports.iter().map(|p| p.1).collect::<Vec<_>>())?;
         Ok(d)
     }
 
@@ -118,6 +173,12 @@ impl Simulation {
         d.set_item("node", recs.iter().map(|r| r.node).collect::<Vec<_>>())?;
         d.set_item("port", recs.iter().map(|r| r.port).collect::<Vec<_>>())?;
         d.set_item("peer_node", recs.iter().map(|r| r.peer_node).collect::<Vec<_>>())?;
+        let topo = self.sim.topology();
+        let peer_port = |i: usize| {
+            let peer = topo.ports[i].peer;
+            peer.0 - topo.node_ports[topo.ports[peer.idx()].node.idx()]
+        };
+        d.set_item("peer_port", (0..recs.len()).map(peer_port).collect::<Vec<_>>())?;
         d.set_item("tier", recs.iter().map(|r| r.tier).collect::<Vec<_>>())?;
         d.set_item("hop_tier", recs.iter().map(|r| r.hop_tier).collect::<Vec<_>>())?;
         d.set_item("rate_bps", recs.iter().map(|r| r.rate_bps).collect::<Vec<_>>())?;
@@ -295,6 +356,19 @@ impl Simulation {
 }
 
 impl Simulation {
+    /// Advance the simulator with `f` under `catch_unwind`; a panic fails this simulation.
+    fn step(&mut self, py: Python<'_>, f: impl FnOnce(&mut Simulator) + Send) -> PyResult<()> {
+        if let Some(why) = &self.failed {
+            return Err(internal(why.clone()));
+        }
+        let sim = &mut self.sim;
+        let outcome = py.allow_threads(|| guarded("simulating", || f(sim)));
+        outcome.map_err(|why| {
+            self.failed = Some(why.clone());
+            internal(why)
+        })
+    }
+
     fn node_of(&self, port: PortId) -> u32 {
         self.sim.port_node(port).0
     }
@@ -305,10 +379,19 @@ impl Simulation {
 
 /// Check a scenario without running it; raises `ScenarioError`.
 #[pyfunction]
-fn validate(scenario_json: &str, base_dir: &str) -> PyResult<()> {
-    let scenario = parse(scenario_json, base_dir).map_err(to_py_err)?;
-    hopsim_core::sim::ValidScenario::new(scenario).map_err(to_py_err)?;
-    Ok(())
+fn validate(py: Python<'_>, scenario_json: &str, base_dir: &str) -> PyResult<()> {
+    let checked = py.allow_threads(|| {
+        guarded("checking the scenario", || {
+            parse(scenario_json, base_dir).and_then(hopsim_core::sim::ValidScenario::new).map(drop)
+        })
+    });
+    checked.map_err(internal)?.map_err(to_py_err)
+}
+
+/// Panics inside the guard (for the tests of the panic guard): must raise `InternalError`.
+#[pyfunction]
+fn _panic_for_tests() -> PyResult<()> {
+    guarded("testing the panic guard", || panic!("deliberate test panic")).map_err(internal)
 }
 
 /// (name, mean bytes, [(quantile, size bytes)]) of one built-in distribution.
@@ -332,7 +415,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(builtin_workloads, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
+    quiet_panic_hook();
     m.add("ScenarioError", m.py().get_type_bound::<HopsimScenarioError>())?;
+    m.add("InternalError", m.py().get_type_bound::<HopsimInternalError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

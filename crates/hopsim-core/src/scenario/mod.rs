@@ -5,10 +5,14 @@
 //! of the offending field. Every field but `topology` and `workload` has a default, each
 //! documented with its source in `docs/model.md`.
 
+pub mod input;
+pub mod limits;
 pub(crate) mod tagged;
 mod units;
 
+mod cross_checks;
 mod faults;
+mod messages;
 mod output;
 mod policies;
 mod routing;
@@ -133,12 +137,14 @@ pub(crate) fn zero_duration() -> Duration {
 /// carried by the message (see `tagged`). A root-level error without a path is a syntax
 /// error, described by `syntax`.
 fn field_error(path: &str, message: &str, syntax: impl FnOnce() -> String) -> ScenarioError {
+    let message = message.trim();
     match tagged::split_nested(message) {
-        Some((inner, m)) => {
-            ScenarioError::Field { path: tagged::join_path(path, inner), message: m.to_string() }
-        }
+        Some((inner, m)) => ScenarioError::Field {
+            path: tagged::join_path(path, inner),
+            message: m.trim().replace('\n', " "),
+        },
         None if path == "." || path.is_empty() => ScenarioError::Syntax(syntax()),
-        None => ScenarioError::Field { path: path.to_string(), message: message.to_string() },
+        None => ScenarioError::Field { path: path.to_string(), message: message.replace('\n', " ") },
     }
 }
 
@@ -156,24 +162,40 @@ impl Scenario {
     /// Read and parse a scenario file; its relative input paths are resolved against the
     /// file's folder.
     pub fn from_toml_file(path: &Path) -> Result<Scenario, ScenarioError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| ScenarioError::File { file: path.display().to_string(), message: e.to_string() })?;
+        let text = input::read_text(path, "scenario file")?;
         let mut scenario = Scenario::from_toml_str(&text)?;
         scenario.resolve_paths(path.parent().unwrap_or(Path::new(".")));
         Ok(scenario)
     }
 
-    /// Parse JSON text (as sent by the Python front end).
+    /// Parse JSON text (as sent by the Python front end). Type errors say what was
+    /// expected and found (see `messages`).
     pub fn from_json_str(text: &str) -> Result<Scenario, ScenarioError> {
-        let mut de = serde_json::Deserializer::from_str(text);
-        serde_path_to_error::deserialize(&mut de).map_err(|e| {
-            let path = e.path().to_string();
-            let message = e.into_inner().to_string();
-            let message = match message.find(" at line ") {
-                Some(i) => message[..i].to_string(),
-                None => message,
-            };
-            field_error(&path, &message, || message.clone())
+        let strip = |message: String| match message.find(" at line ") {
+            Some(i) => message[..i].to_string(),
+            None => message,
+        };
+        let doc: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| ScenarioError::Syntax(strip(e.to_string())))?;
+        let attempt = |doc: serde_json::Value| -> Result<Scenario, (String, String)> {
+            serde_path_to_error::deserialize(doc).map_err(
+                |e: serde_path_to_error::Error<serde_json::Error>| {
+                    (e.path().to_string(), strip(e.into_inner().to_string()))
+                },
+            )
+        };
+        // The path of an error, with any inner path of a `kind` table joined to it.
+        let located = |(path, message): (String, String)| match field_error(&path, &message, String::new) {
+            ScenarioError::Field { path, message } => (path, message),
+            _ => (path, message),
+        };
+        attempt(doc.clone()).map_err(|e| {
+            let (path, message) = located(e);
+            if path == "." || path.is_empty() {
+                return ScenarioError::Syntax(message);
+            }
+            let message = messages::reword(&doc, &path, &message, |probe| attempt(probe).err().map(&located));
+            ScenarioError::Field { path, message }
         })
     }
 

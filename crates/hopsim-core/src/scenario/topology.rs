@@ -77,14 +77,12 @@ pub struct TopologyFileSpec {
     pub format: TopologyFormat,
 }
 
+/// Format of a topology file. Only the HPCC simulator's format is read; any other name
+/// is refused (it would otherwise be parsed as HPCC text).
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum TopologyFormat {
     /// `nodes switches links` / switch ids / `a b RATE DELAY error_rate` per link.
     #[default]
     Hpcc,
-    /// Comma-separated values with a header naming the columns: `src`, `dst`,
-    /// `size_bytes`, `start_ns` (required), `tag`, `priority`, `dport` (optional); other
-    /// columns are ignored, so a flows table written by hopsim replays as it is.
-    Csv,
 }

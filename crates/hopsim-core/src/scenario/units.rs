@@ -78,7 +78,13 @@ impl<'de> Deserialize<'de> for Duration {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         d.deserialize_any(UnitVisitor {
             expecting: "a duration with a unit such as \"10us\" or \"1ms\"",
-            parse: |s| parse_duration(s).map(Duration).map_err(|e| e.0),
+            parse: |s| {
+                let d = parse_duration(s).map_err(|e| e.0)?;
+                if d.0 > super::limits::MAX_TIME_PS {
+                    return Err(format!("expected at most {}, got \"{s}\"", super::limits::max_time_text()));
+                }
+                Ok(Duration(d))
+            },
             from_int: None,
         })
     }

@@ -106,6 +106,7 @@ impl ValidScenario {
                 )?;
             }
         }
+        super::cross_checks::check_all(&scenario, &topo, &switch_cfg, &transport, &policies, &flows)?;
         Ok(ValidScenario { scenario, topo, flows, switch_cfg, transport, policies })
     }
 }

@@ -130,6 +130,11 @@ pub struct FlowsSpec {
     /// Tag of the flows read from `file`.
     #[serde(default = "tag_flows")]
     pub tag: String,
+    /// Class every flow of this workload as *congested* (many-to-one traffic), as incast
+    /// and query workloads are. Default false; a CSV file's `class` column marks its own
+    /// congested flows.
+    #[serde(default)]
+    pub congested: bool,
 }
 
 /// Poisson arrivals with sizes from a flow-size CDF, at a target load of the host links.
@@ -209,6 +214,9 @@ pub struct FlowEntry {
     pub start: Duration,
     #[serde(default)]
     pub tag: Option<String>,
+    /// Class this flow as *congested* (default: the workload's `congested`).
+    #[serde(default)]
+    pub congested: Option<bool>,
 }
 
 fn tag_flows() -> String {

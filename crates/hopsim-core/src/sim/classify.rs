@@ -1,12 +1,21 @@
-//! Flow classification after a run (Pyrrha §2 vocabulary): *congested* flows are the
-//! many-to-one traffic that creates congestion roots (incast and query workloads);
-//! *vulnerable* flows are not congested but cross at least one link (egress port) that a
-//! congested flow crosses while both are active; all others are *background*. Paths come
-//! from the deterministic routing (`Routing::path_of`), activity from start to finish
-//! (or to the end of the run for unfinished flows).
+//! Flow classification (Pyrrha §2 vocabulary), decided from the workload, the routes and
+//! the arrival times alone, never from how a run went, so that two runs of one scenario
+//! under different flow control put every flow in the same class:
+//!
+//! - *congested*: the many-to-one traffic that creates congestion roots (incast and query
+//!   workloads, hot-expert MoE flows, flows marked `congested`);
+//! - *vulnerable*: not congested, but crossing an egress port during a *congestion
+//!   episode* of that port;
+//! - *background*: all others.
+//!
+//! A port's congestion episodes are the busy periods it would have if it carried only
+//! the congested flows crossing it, each arriving whole at its start: the bytes (headers
+//! included) of the flows that have started and not yet drained, at the port's rate.
+//! A flow is "crossing" a port from its start for its ideal FCT (its length on an idle
+//! network). Paths come from the deterministic routing (`Routing::path_of`).
 
 use super::Simulator;
-use crate::time::SimTime;
+use crate::time::{Delta, SimTime};
 use crate::topology::FiveTuple;
 
 /// The class of a flow.
@@ -27,37 +36,79 @@ impl FlowClass {
     }
 }
 
+/// Merge (start, busy time) arrivals at one port into its busy periods, in time order.
+fn episodes(mut arrivals: Vec<(SimTime, Delta)>) -> Vec<(SimTime, SimTime)> {
+    arrivals.sort_by_key(|a| a.0);
+    let mut out: Vec<(SimTime, SimTime)> = Vec::new();
+    for (start, busy) in arrivals {
+        match out.last_mut() {
+            Some(last) if start <= last.1 => last.1 += busy,
+            _ => out.push((start, start + busy)),
+        }
+    }
+    out
+}
+
+/// Does `[s, e]` overlap one of the sorted, disjoint `episodes`?
+fn overlaps(episodes: &[(SimTime, SimTime)], s: SimTime, e: SimTime) -> bool {
+    let i = episodes.partition_point(|ep| ep.1 < s);
+    episodes.get(i).is_some_and(|ep| ep.0 <= e)
+}
+
 impl Simulator {
     /// Class of every flow, in flow-id order.
     pub fn flow_classes(&self) -> Vec<FlowClass> {
-        let end = self.now;
-        let active = |f: &crate::host::Flow| (f.start, f.finish.unwrap_or(end.max(f.start)));
         let path = |f: &crate::host::Flow| {
             let tuple = FiveTuple { src: f.src, dst: f.dst, sport: f.sport, dport: f.dport };
             self.routing.path_of(&self.topo, tuple)
         };
-        // Per port: the activity intervals of the congested flows crossing it.
-        let mut congested_on: Vec<Vec<(SimTime, SimTime)>> = vec![Vec::new(); self.ports.len()];
+        let (mtu, header) = (self.transport.mtu as u64, self.transport.header_bytes as u64);
+        let mut arrivals: Vec<Vec<(SimTime, Delta)>> = vec![Vec::new(); self.ports.len()];
         for f in self.flows.iter().filter(|f| f.incast) {
+            let wire = f.size + f.size.div_ceil(mtu) * header;
             for p in path(f) {
-                congested_on[p.idx()].push(active(f));
+                arrivals[p.idx()].push((f.start, self.topo.ports[p.idx()].rate.tx_time(wire)));
             }
         }
+        let busy: Vec<Vec<(SimTime, SimTime)>> = arrivals.into_iter().map(episodes).collect();
         self.flows
             .iter()
             .map(|f| {
                 if f.incast {
                     return FlowClass::Congested;
                 }
-                let (s, e) = active(f);
-                let overlaps =
-                    path(f).iter().any(|p| congested_on[p.idx()].iter().any(|&(cs, ce)| cs <= e && s <= ce));
-                if overlaps {
+                let (s, e) = (f.start, f.start + f.ideal_fct);
+                if path(f).iter().any(|p| overlaps(&busy[p.idx()], s, e)) {
                     FlowClass::Vulnerable
                 } else {
                     FlowClass::Background
                 }
             })
             .collect()
+    }
+
+    /// Source and destination (UDP) port of every flow, in flow-id order: with the hosts,
+    /// the 5-tuple that ECMP hashes (the HPCC simulator's `fct.txt` lists them).
+    pub fn flow_ports(&self) -> Vec<(u16, u16)> {
+        self.flows.iter().map(|f| (f.sport, f.dport)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arrivals_merge_into_busy_periods_and_overlaps_are_found() {
+        let us = |n: u64| SimTime(n * 1_000_000);
+        let d = |n: u64| Delta(n * 1_000_000);
+        // Two flows back to back queue up (0-10 us, then 10 more), a third later stands alone.
+        let e = episodes(vec![(us(50), d(5)), (us(0), d(10)), (us(4), d(10))]);
+        assert_eq!(e, vec![(us(0), us(20)), (us(50), us(55))]);
+        assert!(overlaps(&e, us(19), us(30)));
+        assert!(overlaps(&e, us(30), us(50)));
+        assert!(!overlaps(&e, us(21), us(49)));
+        assert!(!overlaps(&e, us(56), us(90)));
+        assert!(!overlaps(&[], us(0), us(1)));
     }
 }

@@ -1,7 +1,7 @@
 //! Builders for the standard fabrics. Hosts are numbered first (0 .. hosts), then
 //! switches, so host ids in a scenario are simply 0-based host numbers.
 
-use super::{read_hpcc_topology, LinkSpec, NodeKind, Topology};
+use super::{check_route_entries, check_size, read_hpcc_topology, LinkSpec, NodeKind, Topology};
 use crate::ids::NodeId;
 use crate::scenario::{
     DumbbellSpec, FatTreeSpec, LeafSpineSpec, ScenarioError, TopologyFileSpec, TopologySpec,
@@ -27,6 +27,9 @@ pub fn build(spec: &TopologySpec) -> Result<Topology, ScenarioError> {
             positive("topology.links_per_spine", *links_per_spine)?;
             positive_rate("topology.host_rate", host_rate.0)?;
             positive_rate("topology.fabric_rate", fabric_rate.0)?;
+            let hosts = *leaves as u64 * *hosts_per_leaf as u64;
+            let fabric_links = (*leaves as u64 * *spines as u64).saturating_mul(*links_per_spine as u64);
+            fits(hosts, *leaves as u64 + *spines as u64, hosts.saturating_add(fabric_links))?;
             Ok(leaf_spine(
                 *spines,
                 *leaves,
@@ -45,7 +48,9 @@ pub fn build(spec: &TopologySpec) -> Result<Topology, ScenarioError> {
             }
             positive_rate("topology.host_rate", host_rate.0)?;
             positive_rate("topology.fabric_rate", fabric_rate.0)?;
-            Ok(fat_tree(*k, host_rate.0, fabric_rate.0, delay.0))
+            let k = *k as u64;
+            fits(k * k * k / 4, 5 * k * k / 4, 3 * k * k * k / 4)?;
+            Ok(fat_tree(k as u32, host_rate.0, fabric_rate.0, delay.0))
         }
         TopologySpec::Dumbbell(DumbbellSpec {
             left_hosts,
@@ -58,10 +63,19 @@ pub fn build(spec: &TopologySpec) -> Result<Topology, ScenarioError> {
             positive("topology.right_hosts", *right_hosts)?;
             positive_rate("topology.host_rate", host_rate.0)?;
             positive_rate("topology.bottleneck_rate", bottleneck_rate.0)?;
+            let hosts = *left_hosts as u64 + *right_hosts as u64;
+            fits(hosts, 2, hosts + 1)?;
             Ok(dumbbell(*left_hosts, *right_hosts, host_rate.0, bottleneck_rate.0, delay.0))
         }
         TopologySpec::File(TopologyFileSpec { file, .. }) => read_hpcc_topology(file),
     }
+}
+
+/// Refuse a built topology too large to hold (counts computed without overflow).
+fn fits(hosts: u64, switches: u64, links: u64) -> Result<(), ScenarioError> {
+    check_size(hosts + switches, links)
+        .and_then(|()| check_route_entries(hosts, switches))
+        .map_err(|m| ScenarioError::field("topology", m))
 }
 
 fn positive(field: &str, v: u32) -> Result<(), ScenarioError> {
@@ -178,6 +192,29 @@ mod tests {
         // every switch has k ports
         for n in 16..36 {
             assert_eq!(t.ports_of(NodeId(n)).len(), 4);
+        }
+    }
+
+    #[test]
+    fn topologies_too_large_to_hold_are_refused_before_building() {
+        use crate::scenario::Scenario;
+        for (topology, want) in [
+            ("kind = \"fat_tree\"\nk = 65536", "topology: 70,374,112,886,784 nodes is more than"),
+            ("kind = \"fat_tree\"\nk = 256", "topology: 4,276,224 nodes is more than"),
+            ("kind = \"fat_tree\"\nk = 128", "topology: 524,288 hosts × 20,480 switches"),
+            (
+                "kind = \"leaf_spine\"\nspines = 4294967295\nleaves = 4294967295\nhosts_per_leaf = 1",
+                "topology: 12,884,901,885 nodes",
+            ),
+            (
+                "kind = \"dumbbell\"\nleft_hosts = 4294967295\nright_hosts = 4294967295",
+                "topology: 8,589,934,592",
+            ),
+        ] {
+            let text = format!("[topology]\n{topology}\n[workload]\nkind = \"permutation\"\nsize = 1000\n");
+            let s = Scenario::from_toml_str(&text).unwrap();
+            let e = build(&s.topology).unwrap_err().to_string();
+            assert!(e.starts_with(want), "{e} does not start with {want}");
         }
     }
 

@@ -9,12 +9,47 @@ mod hpcc_file;
 pub mod routing;
 
 pub use builders::build;
-pub use hpcc_file::read_hpcc_topology;
+pub use hpcc_file::{parse_hpcc_topology, read_hpcc_topology};
 pub use routing::{EcmpTable, FiveTuple, Routing};
 
 use crate::ids::{NodeId, PortId};
+use crate::scenario::limits::{count, MAX_LINKS, MAX_NODES, MAX_ROUTE_ENTRIES};
 use crate::scenario::ScenarioError;
 use crate::time::{Delta, Rate};
+
+/// Refuse a topology too large to hold, before anything is allocated for it.
+pub(crate) fn check_size(nodes: u64, links: u64) -> Result<(), String> {
+    if nodes > MAX_NODES {
+        return Err(format!(
+            "{} nodes is more than the {} a topology may have",
+            count(nodes),
+            count(MAX_NODES)
+        ));
+    }
+    if links > MAX_LINKS {
+        return Err(format!(
+            "{} links is more than the {} a topology may have",
+            count(links),
+            count(MAX_LINKS)
+        ));
+    }
+    Ok(())
+}
+
+/// Refuse a topology whose ECMP table (one entry per switch and host) is too large.
+pub(crate) fn check_route_entries(hosts: u64, switches: u64) -> Result<(), String> {
+    let entries = hosts.saturating_mul(switches);
+    if entries > MAX_ROUTE_ENTRIES {
+        return Err(format!(
+            "{} hosts × {} switches = {} routing entries, more than the {} hopsim holds",
+            count(hosts),
+            count(switches),
+            count(entries),
+            count(MAX_ROUTE_ENTRIES)
+        ));
+    }
+    Ok(())
+}
 
 /// What a node is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -143,6 +178,8 @@ impl Topology {
         if hosts.is_empty() {
             return Err(ScenarioError::field(what, "the topology has no hosts"));
         }
+        check_route_entries(hosts.len() as u64, (n - hosts.len()) as u64)
+            .map_err(|m| ScenarioError::field(what, m))?;
         let mut host_index = vec![u32::MAX; n];
         for (i, h) in hosts.iter().enumerate() {
             host_index[h.idx()] = i as u32;

@@ -4,7 +4,8 @@
 //! non-decreasing, probabilities non-decreasing and ending at 1; `#` starts a comment. A
 //! first point with probability > 0 is a point mass. Sampling interpolates linearly
 //! between points (as the HPCC simulator's `traffic_gen` does) unless the file says
-//! `# interpolation: step` (each probability step sits at the upper size, as Homa samples).
+//! `# interpolation: step` (each probability step sits at the upper size, as Homa samples);
+//! `# interpolation: linear` says the default, and any other value is an error.
 
 use rand::Rng;
 
@@ -64,12 +65,8 @@ impl EmpiricalCdf {
 
     /// Read a CDF file.
     pub fn from_file(path: &std::path::Path) -> Result<EmpiricalCdf, ScenarioError> {
-        let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::File {
-            file: file.clone(),
-            message: format!("cannot read CDF file: {e}"),
-        })?;
-        EmpiricalCdf::parse(&text, &file)
+        let text = crate::scenario::input::read_text(path, "CDF file")?;
+        EmpiricalCdf::parse(&text, &path.display().to_string())
     }
 
     /// Parse CDF text; `file` names it in errors.
@@ -83,8 +80,17 @@ impl EmpiricalCdf {
             let ln = i + 1;
             let line = raw.trim();
             if let Some(comment) = line.strip_prefix('#') {
-                if comment.trim().replace(' ', "") == "interpolation:step" {
-                    interpolation = Interpolation::Step;
+                if let Some(value) = comment.trim().strip_prefix("interpolation:") {
+                    interpolation = match value.trim() {
+                        "step" => Interpolation::Step,
+                        "linear" => Interpolation::Linear,
+                        other => {
+                            return Err(err(
+                                ln,
+                                format!("interpolation: expected \"linear\" or \"step\", got \"{other}\""),
+                            ))
+                        }
+                    };
                 }
                 continue;
             }
@@ -129,6 +135,11 @@ impl EmpiricalCdf {
             return Err(err(last_line, "the largest size must be at least 1 byte".into()));
         }
         Ok(EmpiricalCdf { name: file.to_string(), sizes, probs, interpolation })
+    }
+
+    /// The largest size the distribution draws, in bytes.
+    pub fn largest(&self) -> u64 {
+        self.sizes[self.sizes.len() - 1].round() as u64
     }
 
     /// Mean flow size in bytes under this CDF's interpolation.
@@ -189,6 +200,10 @@ mod tests {
         assert!(e.starts_with("x.cdf:2:"), "{e}");
         let e = EmpiricalCdf::parse("100 0.5\n200 0.9\n", "x.cdf").unwrap_err().to_string();
         assert!(e.contains("last probability must be 1"), "{e}");
+        let e = EmpiricalCdf::parse("# interpolation: cubic\n100 1\n", "x.cdf").unwrap_err().to_string();
+        assert_eq!(e, "x.cdf:1: interpolation: expected \"linear\" or \"step\", got \"cubic\"");
+        let c = EmpiricalCdf::parse("# interpolation:  linear\n100 0.5\n300 1\n", "x.cdf").unwrap();
+        assert_eq!((c.interpolation, c.largest()), (Interpolation::Linear, 300));
         let e = EmpiricalCdf::builtin("websurch", "workload.size_dist").unwrap_err().to_string();
         assert!(e.starts_with("workload.size_dist: unknown workload \"websurch\""), "{e}");
     }

@@ -3,8 +3,11 @@
 //! response incast, permutations and MoE all-to-all. Each generator draws from its
 //! own random stream (`workload/<index>/<kind>`), so adding one leaves the others intact.
 
+mod budget;
 pub mod cdf;
 mod moe;
+#[cfg(test)]
+mod parser_corpus;
 mod trace;
 
 use rand::seq::SliceRandom;
@@ -42,16 +45,63 @@ pub struct FlowSpec {
     pub incast: bool,
 }
 
+/// Names of the flow classes (`sim::FlowClass`); a workload tag may not take one, so a
+/// tag and a class never read alike in the outputs.
+pub const CLASS_NAMES: [&str; 3] = ["congested", "vulnerable", "background"];
+
+fn check_tag(tag: &str, field: &str) -> Result<(), ScenarioError> {
+    if CLASS_NAMES.contains(&tag) {
+        return Err(ScenarioError::field(
+            field,
+            format!(
+                "\"{tag}\" is the name of a flow class ({}); choose another tag (e.g. \"poisson\")",
+                CLASS_NAMES.join(", ")
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The tag field of a workload entry.
+fn tag_of(spec: &WorkloadSpec) -> &str {
+    match spec {
+        WorkloadSpec::Flows(s) => &s.tag,
+        WorkloadSpec::Poisson(s) => &s.tag,
+        WorkloadSpec::Incast(s) => &s.tag,
+        WorkloadSpec::Query(s) => &s.tag,
+        WorkloadSpec::Permutation(s) => &s.tag,
+        WorkloadSpec::Moe(s) => &s.tag,
+    }
+}
+
 /// Generate the flows of every workload entry, sorted by start time (stable).
 pub fn generate(specs: &[WorkloadSpec], topo: &Topology, seed: u64) -> Result<Vec<FlowSpec>, ScenarioError> {
+    if specs.is_empty() {
+        return Err(ScenarioError::field(
+            "workload",
+            "expected at least one workload table, got an empty list",
+        ));
+    }
     let mut flows = Vec::new();
     let mut next_query = 0u32;
     for (i, spec) in specs.iter().enumerate() {
         let field = if specs.len() == 1 { "workload".to_string() } else { format!("workload[{i}]") };
         let mut rng = rng_stream(seed, &format!("workload/{i}"));
+        check_tag(tag_of(spec), &format!("{field}.tag"))?;
         match spec {
-            WorkloadSpec::Flows(FlowsSpec { flows: list, file, format, tag }) => {
+            WorkloadSpec::Flows(FlowsSpec { flows: list, file, format, tag, congested }) => {
+                if list.is_empty() && file.is_none() {
+                    return Err(ScenarioError::field(
+                        &field,
+                        "a flows workload needs flows = [...] or file = \"...\"; it has neither",
+                    ));
+                }
+                budget::check_count(&field, list.len() as f64, flows.len(), "list fewer flows")?;
                 for (j, f) in list.iter().enumerate() {
+                    let at = format!("{field}.flows[{j}]");
+                    if let Some(t) = &f.tag {
+                        check_tag(t, &format!("{at}.tag"))?;
+                    }
                     flows.push(FlowSpec {
                         src: f.src,
                         dst: f.dst,
@@ -61,15 +111,22 @@ pub fn generate(specs: &[WorkloadSpec], topo: &Topology, seed: u64) -> Result<Ve
                         dport: DEFAULT_DPORT,
                         tag: f.tag.clone().unwrap_or_else(|| tag.clone()),
                         query: None,
-                        incast: false,
+                        incast: f.congested.unwrap_or(*congested),
                     });
-                    check_flow(topo, flows.last().unwrap(), &format!("{field}.flows[{j}]"))?;
+                    check_flow(topo, flows.last().unwrap(), &at)?;
                 }
                 if let Some(path) = file {
-                    match format {
-                        FlowFileFormat::Hpcc => flows.extend(read_hpcc_flows(path, topo, tag)?),
-                        FlowFileFormat::Csv => flows.extend(read_csv_flows(path, topo, tag)?),
+                    let mut read = match format {
+                        FlowFileFormat::Hpcc => read_hpcc_flows(path, topo, tag)?,
+                        FlowFileFormat::Csv => read_csv_flows(path, topo, tag)?,
+                    };
+                    // A CSV `class` column marks its own congested flows; otherwise the
+                    // workload's `congested` applies to every flow of the file.
+                    if *congested {
+                        read.iter_mut().for_each(|f| f.incast = true);
                     }
+                    flows.extend(read);
+                    budget::check_made(&format!("{field}.file"), flows.len())?;
                 }
             }
             WorkloadSpec::Poisson(PoissonSpec {
@@ -102,6 +159,17 @@ pub fn generate(specs: &[WorkloadSpec], topo: &Topology, seed: u64) -> Result<Ve
                 if stop.0 <= start.0 {
                     return Err(ScenarioError::field(format!("{field}.stop"), "expected a time after start"));
                 }
+                let source = if cdf_file.is_some() { "cdf_file" } else { "size_dist" };
+                budget::check_size(cdf.largest(), &format!("{field}.{source}"))?;
+                let window_s = (stop.0 .0 - start.0 .0) as f64 / PS_PER_S as f64;
+                let expected: f64 = senders
+                    .iter()
+                    .map(|&s| {
+                        let rate = topo.ports[topo.host_port(crate::ids::NodeId(s)).idx()].rate;
+                        window_s * load * rate.0 as f64 / (cdf.mean() * 8.0)
+                    })
+                    .sum();
+                budget::check_count(&field, expected, flows.len(), "shorten stop - start or lower the load")?;
                 flows.extend(poisson(
                     &cdf,
                     *load,
@@ -148,6 +216,7 @@ pub fn generate(specs: &[WorkloadSpec], topo: &Topology, seed: u64) -> Result<Ve
                         "expected 0 < size_min ≤ size_max",
                     ));
                 }
+                budget::check_size(size_max.0, &format!("{field}.size_max"))?;
                 if stop.0 <= start.0 {
                     return Err(ScenarioError::field(format!("{field}.stop"), "expected a time after start"));
                 }
@@ -166,6 +235,13 @@ pub fn generate(specs: &[WorkloadSpec], topo: &Topology, seed: u64) -> Result<Ve
                         ))
                     }
                 };
+                let rounds = (stop.0 .0 - start.0 .0).div_ceil(period_ps.max(1));
+                budget::check_count(
+                    &field,
+                    rounds as f64 * *fan_in as f64,
+                    flows.len(),
+                    "lengthen the period (or lower the load), shorten stop - start or lower fan_in",
+                )?;
                 let mut round_start = start.0 .0;
                 let mut pool: Vec<u32> = Vec::new();
                 while round_start < stop.0 .0 {
@@ -192,13 +268,25 @@ pub fn generate(specs: &[WorkloadSpec], topo: &Topology, seed: u64) -> Result<Ve
                 }
             }
             WorkloadSpec::Query(q) => {
-                flows.extend(query_flows(q, topo, &field, next_query, &mut rng)?);
+                let made = query_flows(q, topo, &field, next_query, flows.len(), &mut rng)?;
+                flows.extend(made);
                 next_query = flows.iter().filter_map(|f| f.query).max().map_or(next_query, |m| m + 1);
             }
-            WorkloadSpec::Permutation(p) => flows.extend(permutation(p, topo, &field, &mut rng)?),
-            WorkloadSpec::Moe(m) => flows.extend(moe::moe_flows(m, topo, &field, &mut rng)?),
+            WorkloadSpec::Permutation(p) => {
+                budget::check_count(&field, topo.hosts.len() as f64, flows.len(), "split the run")?;
+                flows.extend(permutation(p, topo, &field, &mut rng)?)
+            }
+            WorkloadSpec::Moe(m) => flows.extend(moe::moe_flows(m, topo, &field, flows.len(), &mut rng)?),
         }
+        budget::check_made(&field, flows.len())?;
     }
+    if flows.is_empty() {
+        return Err(ScenarioError::field(
+            "workload",
+            "the workload makes no flows, so there is nothing to simulate (check the files and the start / stop windows)",
+        ));
+    }
+    budget::check_send_times(&flows, topo, "workload")?;
     flows.sort_by_key(|f| f.start);
     Ok(flows)
 }
@@ -210,6 +298,7 @@ fn query_flows(
     topo: &Topology,
     field: &str,
     first_query: u32,
+    so_far: usize,
     rng: &mut RngStream,
 ) -> Result<Vec<FlowSpec>, ScenarioError> {
     let clients = host_list(topo, q.clients.as_deref(), &format!("{field}.clients"))?;
@@ -223,6 +312,7 @@ fn query_flows(
     if q.response_size.0 == 0 {
         return Err(ScenarioError::field(format!("{field}.response_size"), "expected a positive size"));
     }
+    budget::check_size(q.response_size.0, &format!("{field}.response_size"))?;
     if q.stop.0 <= q.start.0 {
         return Err(ScenarioError::field(format!("{field}.stop"), "expected a time after start"));
     }
@@ -233,6 +323,9 @@ fn query_flows(
             format!("expected 1 to {most} (servers available to every client), got {}", q.fan_out),
         ));
     }
+    let window_s = (q.stop.0 .0 - q.start.0 .0) as f64 / PS_PER_S as f64;
+    let expected = clients.len() as f64 * q.qps * window_s * q.fan_out as f64;
+    budget::check_count(field, expected, so_far, "lower qps or fan_out, or shorten stop - start")?;
     let mut out = Vec::new();
     let mut query = first_query;
     for &client in &clients {
@@ -279,6 +372,7 @@ fn permutation(
     if p.size.0 == 0 {
         return Err(ScenarioError::field(format!("{field}.size"), "expected a positive size"));
     }
+    budget::check_size(p.size.0, &format!("{field}.size"))?;
     let hosts: Vec<u32> = topo.hosts.iter().map(|h| h.0).collect();
     if hosts.len() < 2 {
         return Err(ScenarioError::field(field, "a permutation needs at least two hosts"));
@@ -342,6 +436,13 @@ fn check_flow(topo: &Topology, f: &FlowSpec, field: &str) -> Result<(), Scenario
     if f.size == 0 {
         return Err(ScenarioError::field(format!("{field}.size"), "expected a positive size"));
     }
+    budget::check_size(f.size, &format!("{field}.size"))?;
+    if f.start.0 > crate::scenario::limits::MAX_TIME_PS {
+        return Err(ScenarioError::field(
+            format!("{field}.start"),
+            format!("expected at most {}", crate::scenario::limits::max_time_text()),
+        ));
+    }
     Ok(())
 }
 
@@ -399,7 +500,7 @@ fn parse_seconds_exact(s: &str) -> Option<u64> {
     let int: u64 = if int.is_empty() { 0 } else { int.parse().ok()? };
     if frac.len() > 12 || !frac.chars().all(|c| c.is_ascii_digit()) {
         let v: f64 = s.parse().ok()?;
-        return (v >= 0.0).then(|| (v * PS_PER_S as f64).round() as u64);
+        return (v.is_finite() && v >= 0.0).then(|| (v * PS_PER_S as f64).round() as u64);
     }
     let frac_ps: u64 =
         if frac.is_empty() { 0 } else { frac.parse::<u64>().ok()? * 10u64.pow(12 - frac.len() as u32) };
@@ -411,12 +512,8 @@ fn read_flow_file(
     path: &std::path::Path,
     parse: impl FnOnce(&str, &str) -> Result<Vec<FlowSpec>, ScenarioError>,
 ) -> Result<Vec<FlowSpec>, ScenarioError> {
-    let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::File {
-        file: file.clone(),
-        message: format!("cannot read flow file: {e}"),
-    })?;
-    parse(&text, &file)
+    let text = crate::scenario::input::read_text(path, "flow file")?;
+    parse(&text, &path.display().to_string())
 }
 
 /// `check_flow` for a flow read from line `line` of `file`: errors name the file and line.
@@ -449,9 +546,22 @@ pub fn parse_hpcc_flows(
     let err = ScenarioError::in_file(file);
     let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l.trim())).filter(|(_, l)| !l.is_empty());
     let (ln, head) = lines.next().ok_or_else(|| err(1, "empty file; expected the flow count".into()))?;
-    let count: usize =
-        head.parse().map_err(|_| err(ln, format!("expected the flow count (integer), got \"{head}\"")))?;
-    let mut flows = Vec::with_capacity(count);
+    let count: u64 = head
+        .parse()
+        .map_err(|_| err(ln, format!("expected the flow count (a non-negative integer), got \"{head}\"")))?;
+    if count > crate::scenario::limits::MAX_FLOWS {
+        return Err(err(
+            ln,
+            format!(
+                "a flow count of {} is more than the {} flows one run may hold",
+                crate::scenario::limits::count(count),
+                crate::scenario::limits::count(crate::scenario::limits::MAX_FLOWS)
+            ),
+        ));
+    }
+    let count = count as usize;
+    // Never reserve more than the text can hold (a line per flow).
+    let mut flows = Vec::with_capacity(count.min(text.len() / 12));
     for (ln, l) in lines {
         let t: Vec<&str> = l.split_whitespace().collect();
         if t.len() != 6 {
@@ -469,6 +579,12 @@ pub fn parse_hpcc_flows(
         let start = parse_seconds_exact(t[5]).ok_or_else(|| {
             err(ln, format!("start: expected seconds as a non-negative number, got \"{}\"", t[5]))
         })?;
+        if start > crate::scenario::limits::MAX_TIME_PS {
+            return Err(err(
+                ln,
+                format!("start: expected at most {}, got {}", crate::scenario::limits::max_time_text(), t[5]),
+            ));
+        }
         if priority > 255 || dport > 65535 || src > u32::MAX as u64 || dst > u32::MAX as u64 {
             return Err(err(ln, "priority, dport or node id out of range".into()));
         }
@@ -484,6 +600,9 @@ pub fn parse_hpcc_flows(
             incast: false,
         };
         check_flow_line(topo, &f, file, ln)?;
+        if flows.len() == count {
+            return Err(err(ln, format!("the header says {count} flows but the file has more")));
+        }
         flows.push(f);
     }
     if flows.len() != count {

@@ -23,6 +23,7 @@ pub(super) fn moe_flows(
     m: &MoeSpec,
     topo: &Topology,
     field: &str,
+    so_far: usize,
     rng: &mut RngStream,
 ) -> Result<Vec<FlowSpec>, ScenarioError> {
     let workers = host_list(topo, m.hosts.as_deref(), &format!("{field}.hosts"))?;
@@ -54,6 +55,15 @@ pub(super) fn moe_flows(
     if m.stop.0 <= m.start.0 {
         return Err(err("stop", "expected a time after start".into()));
     }
+    super::budget::check_size(m.bytes_per_worker.0, &format!("{field}.bytes_per_worker"))?;
+    let rounds = (m.stop.0 .0 - m.start.0 .0).div_ceil(m.period.0 .0);
+    let per_round = workers.len() as f64 * (workers.len() - 1) as f64;
+    super::budget::check_count(
+        field,
+        rounds as f64 * per_round,
+        so_far,
+        "lengthen the period, shorten stop - start or use fewer hosts",
+    )?;
     let mut out = Vec::new();
     let mut hot: Vec<u32> = Vec::new();
     let mut t = m.start.0 .0;

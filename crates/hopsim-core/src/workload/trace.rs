@@ -1,4 +1,6 @@
-//! Trace replay from hopsim's own CSV flow format (see `FlowFileFormat::Csv`).
+//! Trace replay from hopsim's own CSV flow format (see `FlowFileFormat::Csv`). A `class`
+//! column, as in a flows table hopsim wrote, keeps each flow's class: a replayed
+//! `congested` flow stays congested.
 
 use crate::scenario::ScenarioError;
 use crate::time::{SimTime, PS_PER_NS};
@@ -53,6 +55,7 @@ fn parse_ns(s: &str) -> Option<u64> {
         return v.checked_mul(PS_PER_NS);
     }
     let v: f64 = s.parse().ok()?;
+    // Saturates at u64::MAX, which the caller refuses as beyond the clock.
     (v.is_finite() && v >= 0.0).then(|| (v * PS_PER_NS as f64).round() as u64)
 }
 
@@ -78,6 +81,11 @@ pub fn parse_csv_flows(
         .find(|(_, l)| !l.trim().is_empty())
         .ok_or_else(|| err(1, "empty file; expected a header line (src,dst,size_bytes,start_ns)".into()))?;
     let names = split_csv(head).map_err(|m| err(ln, m))?;
+    for (i, name) in names.iter().enumerate() {
+        if names[..i].iter().any(|n| n.trim() == name.trim()) {
+            return Err(err(ln, format!("column \"{}\" appears twice in the header", name.trim())));
+        }
+    }
     let col = |name: &str| names.iter().position(|n| n.trim() == name);
     let mut required = [0usize; 4];
     for (slot, name) in required.iter_mut().zip(["src", "dst", "size_bytes", "start_ns"]) {
@@ -86,7 +94,7 @@ pub fn parse_csv_flows(
         })?;
     }
     let [c_src, c_dst, c_size, c_start] = required;
-    let (c_tag, c_prio, c_dport) = (col("tag"), col("priority"), col("dport"));
+    let (c_tag, c_prio, c_dport, c_class) = (col("tag"), col("priority"), col("dport"), col("class"));
     let mut flows = Vec::new();
     for (ln, l) in lines {
         if l.trim().is_empty() {
@@ -111,6 +119,27 @@ pub fn parse_csv_flows(
         let start = parse_ns(&f[c_start]).ok_or_else(|| {
             err(ln, format!("start_ns: expected a non-negative number, got \"{}\"", f[c_start]))
         })?;
+        if start > crate::scenario::limits::MAX_TIME_PS {
+            return Err(err(
+                ln,
+                format!(
+                    "start_ns: expected at most {}, got {}",
+                    crate::scenario::limits::max_time_text(),
+                    f[c_start].trim()
+                ),
+            ));
+        }
+        let congested = match c_class.map(|c| f[c].trim()) {
+            None | Some("") => false,
+            Some("congested") => true,
+            Some("vulnerable" | "background") => false,
+            Some(other) => {
+                return Err(err(
+                    ln,
+                    format!("class: expected congested, vulnerable, background or empty, got \"{other}\""),
+                ))
+            }
+        };
         let priority = match c_prio {
             Some(c) if !f[c].trim().is_empty() => {
                 let p = int(c, "priority")?;
@@ -137,9 +166,18 @@ pub fn parse_csv_flows(
             dport,
             tag: c_tag.map(|c| f[c].clone()).filter(|t| !t.is_empty()).unwrap_or_else(|| tag.to_string()),
             query: None,
-            incast: false,
+            incast: congested,
         };
         check_flow_line(topo, &spec, file, ln)?;
+        if flows.len() as u64 >= crate::scenario::limits::MAX_FLOWS {
+            return Err(err(
+                ln,
+                format!(
+                    "more than the {} flows one run may hold",
+                    crate::scenario::limits::count(crate::scenario::limits::MAX_FLOWS)
+                ),
+            ));
+        }
         flows.push(spec);
     }
     Ok(flows)
@@ -174,12 +212,24 @@ mod tests {
     }
 
     #[test]
+    fn a_class_column_keeps_congested_flows_congested() {
+        let text = "src,dst,size_bytes,start_ns,class\n0,3,10,0,congested\n1,3,10,0,vulnerable\n2,3,10,0,\n";
+        let f = parse_csv_flows(text, "t.csv", &star(), "trace").unwrap();
+        assert_eq!(f.iter().map(|f| f.incast).collect::<Vec<_>>(), [true, false, false]);
+    }
+
+    #[test]
     fn csv_errors_name_file_and_line() {
         let bad = [
             ("src,dst,size_bytes\n", "no \"start_ns\" column"),
             ("src,dst,size_bytes,start_ns\n2,3,10\n", "t.csv:2"),
             ("src,dst,size_bytes,start_ns\n2,3,-1,0\n", "size_bytes: expected a non-negative integer"),
             ("src,dst,size_bytes,start_ns\n2,4,10,0\n", "dst: node 4 is not a host"),
+            ("src,dst,size_bytes,start_ns,src\n2,3,10,0,2\n", "t.csv:1: column \"src\" appears twice"),
+            ("src,dst,size_bytes,start_ns\n2,3,10,1e30\n", "t.csv:2: start_ns: expected at most"),
+            ("src,dst,size_bytes,start_ns\n2,3,10,9e18\n", "t.csv:2: start_ns: expected at most"),
+            ("src,dst,size_bytes,start_ns,class\n2,3,10,0,hot\n", "t.csv:2: class: expected congested"),
+            ("src,dst,size_bytes,start_ns\n2,3,18446744073709551615,0\n", "t.csv:2: size: expected at most"),
         ];
         for (text, want) in bad {
             let e = parse_csv_flows(text, "t.csv", &star(), "trace").unwrap_err().to_string();

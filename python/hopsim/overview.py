@@ -1,0 +1,221 @@
+"""What a run was and what it gave, in words: the ``setup`` record kept in the summary
+(topology, hosts, congestion control, flow control, load balancer, workloads, offered
+load) and the text of `Result.describe`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+if TYPE_CHECKING:
+    from hopsim.results import Result
+
+__all__ = ["describe", "setup_of"]
+
+_PS = re.compile(r"^(\d+)ps$")
+_BPS = re.compile(r"^(\d+)bps$")
+
+
+def _ns(text: Any) -> float | None:
+    """A resolved duration (``"1000000ps"``) in ns."""
+    m = _PS.match(str(text))
+    return int(m.group(1)) / 1000 if m else None
+
+
+def _rate(bps: float) -> str:
+    for unit, scale in (("Tbps", 1e12), ("Gbps", 1e9), ("Mbps", 1e6), ("Kbps", 1e3)):
+        if bps >= scale:
+            return f"{bps / scale:g}{unit}"
+    return f"{bps:g}bps"
+
+
+def _time(ns: float) -> str:
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+        if ns >= scale:
+            return f"{ns / scale:g}{unit}"
+    return f"{ns:g}ns"
+
+
+def _network(topo: Mapping[str, Any]) -> str:
+    kind = topo.get("kind", "?")
+    if kind == "leaf_spine":
+        shape = (
+            f"{topo.get('spines')} spines, {topo.get('leaves')} leaves × "
+            f"{topo.get('hosts_per_leaf')} hosts"
+        )
+    elif kind == "fat_tree":
+        shape = f"k = {topo.get('k')}"
+    elif kind == "dumbbell":
+        shape = f"{topo.get('left_hosts')} + {topo.get('right_hosts')} hosts"
+    elif kind == "file":
+        shape = f"{topo.get('format', 'hpcc')} file {str(topo.get('file', '?')).split('/')[-1]}"
+    else:
+        shape = ""
+    return f"{kind} ({shape})" if shape else str(kind)
+
+
+def _workload(w: Mapping[str, Any]) -> str:
+    kind = w.get("kind", "?")
+    tag = w.get("tag")
+    if kind == "poisson":
+        dist = w.get("size_dist") or str(w.get("cdf_file", "cdf")).split("/")[-1]
+        text = f"poisson {dist} at load {w.get('load'):g}"
+    elif kind == "incast":
+        every = _ns(w.get("period"))
+        when = f"every {_time(every)}" if every else f"at load {w.get('load')}"
+        text = f"incast {w.get('fan_in')}-to-1 {when}"
+    elif kind == "query":
+        text = f"query fan-out {w.get('fan_out')} at {w.get('qps'):g} qps per client"
+    elif kind == "moe":
+        text = f"moe all-to-all every {_time(_ns(w.get('period')) or 0)}"
+    elif kind == "flows":
+        file = w.get("file")
+        text = f"flows from {str(file).split('/')[-1]}" if file else "flows (inline)"
+    else:
+        text = str(kind)
+    return f"{text} [tag {tag}]" if tag else text
+
+
+def setup_of(
+    resolved: Mapping[str, Any], flows: pd.DataFrame, ports: pd.DataFrame
+) -> dict[str, Any]:
+    """The ``setup`` record of a run: its resolved scenario (every default filled in)
+    summed up, plus the offered load measured on its flows."""
+    topo = resolved.get("topology", {})
+    switch = resolved.get("switch", {})
+    pfc = switch.get("pfc", {})
+    transport = resolved.get("transport", {})
+    workloads = resolved.get("workload", [])
+    workloads = workloads if isinstance(workloads, list) else [workloads]
+    host_ports = ports[ports["tier"].astype(str) == "host"] if len(ports) else ports
+    hosts = int(host_ports["node"].nunique()) if len(host_ports) else 0
+    switches = int(ports.loc[ports["tier"].astype(str) != "host", "node"].nunique())
+    capacity = float(host_ports["rate_bps"].sum()) if len(host_ports) else 0.0
+    ccs = list(dict.fromkeys(flows["cc"].astype(str))) if "cc" in flows else []
+    recovery = list(dict.fromkeys(flows["loss_recovery"].astype(str)))
+    offered = None
+    if len(flows) > 1 and capacity > 0:
+        window = float(flows["start_ns"].max() - flows["start_ns"].min())
+        if window > 0:
+            offered = float(flows["size_bytes"].sum()) * 8 / (window * 1e-9 * capacity)
+    fabric = ports.loc[ports["tier"].astype(str) != "host", "rate_bps"] if len(ports) else []
+    return {
+        "topology": _network(topo),
+        "hosts": hosts,
+        "switches": switches,
+        "host_rate": _rate(float(host_ports["rate_bps"].min())) if hosts else None,
+        "fabric_rate": _rate(float(max(fabric))) if len(fabric) else None,
+        "cc": ", ".join(ccs) or transport.get("cc"),
+        "loss_recovery": ", ".join(recovery) or transport.get("loss_recovery"),
+        "flow_control": f"pfc ({pfc.get('threshold', 'dynamic')})"
+        if pfc.get("enabled")
+        else "none",
+        "load_balancer": resolved.get("routing", {}).get("load_balancer"),
+        "buffer_bytes": switch.get("buffer_bytes"),
+        "workloads": [_workload(w) for w in workloads],
+        "offered_load": offered,
+        "duration_ns": _ns(resolved.get("duration")),
+    }
+
+
+def _slowdown_rows(table: pd.DataFrame, width: int) -> list[str]:
+    out = []
+    for label, row in table.iterrows():
+        n = int(row["count"])
+        p50 = f"{row['p50']:.2f}" if n else "-"
+        p99 = f"{row['p99']:.2f}" if n else "-"
+        out.append(f"  {str(label):<{width}}{n:>9,}{p50:>10}{p99:>10}")
+    return out
+
+
+def describe(result: Result) -> str:
+    """The text of `Result.describe`."""
+    s = result.summary
+    setup = s.get("setup") or {}
+    lines = [f"scenario      {s.get('scenario_name')} (seed {s.get('seed')})"]
+    if setup:
+        lines.append(
+            f"network       {setup.get('topology')}: {setup.get('hosts')} hosts, "
+            f"{setup.get('switches')} switches, host links {setup.get('host_rate')}"
+            + (f", fabric {setup['fabric_rate']}" if setup.get("fabric_rate") else "")
+        )
+        lines.append(
+            f"transport     cc {setup.get('cc')}, {setup.get('loss_recovery')}; flow control "
+            f"{setup.get('flow_control')}; load balancer {setup.get('load_balancer')}"
+        )
+        lines.append(f"workload      {'; '.join(setup.get('workloads') or [])}")
+        load = setup.get("offered_load")
+        if load is not None:
+            lines.append(f"offered load  {load:.3f} of the host links' capacity (measured)")
+    limit = setup.get("duration_ns")
+    sim = s.get("sim_time_ns", 0) / 1e6
+    lines.append(
+        f"simulated     {sim:.3f} ms" + (f" (time limit {limit / 1e6:g} ms)" if limit else "")
+    )
+    total, done = s.get("flows_total", 0), s.get("flows_finished", 0)
+    share = f" ({100 * done / total:.1f}%)" if total else ""
+    lines.append(f"flows         {done:,} of {total:,} finished{share}")
+    if done < total:
+        started = int((result.flows["start_ns"] <= s.get("sim_time_ns", math.inf)).sum())
+        why = "the time limit" if limit else "the end of the run"
+        never = f", {total - started:,} never started" if started < total else ""
+        lines.append(
+            f"WARNING       {total - done:,} flows did not finish before {why}{never}: "
+            "the run is incomplete and FCT / slowdown figures cover finished flows only"
+        )
+    drops = s.get("drops", 0)
+    lines.append(f"drops         {drops:,}")
+    if drops and setup.get("flow_control", "").startswith("pfc"):
+        lines.append(
+            "WARNING       PFC is on but packets were dropped: lossless traffic was lost "
+            f"({s.get('drops_headroom_overflow', 0):,} headroom overflows, "
+            f"{s.get('drops_buffer_full', 0):,} buffer full)"
+        )
+    pauses, resumes = s.get("pfc_pause_frames", 0), s.get("pfc_resume_frames", 0)
+    lines.append(f"PFC pauses    {pauses:,} (resumes {resumes:,})")
+    lines.append(f"ECN marks     {s.get('ecn_marks', 0):,} (CNPs {s.get('cnps', 0):,})")
+    if s.get("retransmitted_bytes") or s.get("timeouts"):
+        lines.append(
+            f"retransmits   {s.get('retransmitted_bytes', 0):,} bytes, "
+            f"{s.get('timeouts', 0):,} timeouts"
+        )
+    table = result.slowdown_by_size()
+    finished = "finished flows" if done == total else f"the {done:,} finished flows only"
+    if table["count"].sum():
+        lines.append(f"slowdown by flow size ({finished}):")
+        lines.append(f"  {'size':<14}{'flows':>9}{'p50':>10}{'p99':>10}")
+        lines += _slowdown_rows(table, 14)
+        tags = result.flows["tag"].astype(str)
+        if tags.nunique() > 1:
+            lines.append(f"slowdown by tag ({finished}):")
+            lines.append(f"  {'tag':<14}{'flows':>9}{'p50':>10}{'p99':>10}")
+            lines += _slowdown_rows(_by_tag(result.flows), 14)
+    wall = s.get("wall_seconds")
+    events = s.get("events", 0)
+    if wall:
+        rate = events / wall / 1e6
+        lines.append(f"events        {events:,} in {wall:.2f} s wall ({rate:.2f} M events/s)")
+    else:
+        lines.append(f"events        {events:,}")
+    return "\n".join(lines)
+
+
+def _by_tag(flows: pd.DataFrame) -> pd.DataFrame:
+    rows = []
+    for tag in dict.fromkeys(flows["tag"].astype(str)):
+        s = flows.loc[(flows["tag"].astype(str) == tag) & flows["slowdown"].notna(), "slowdown"]
+        s = s.astype("float64")
+        rows.append(
+            {
+                "tag": tag,
+                "count": len(s),
+                "p50": s.quantile(0.5) if len(s) else math.nan,
+                "p99": s.quantile(0.99) if len(s) else math.nan,
+            }
+        )
+    return pd.DataFrame(rows).set_index("tag")
