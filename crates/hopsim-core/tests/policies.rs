@@ -390,3 +390,24 @@ fn flows_finish_when_acks_are_dropped() {
     assert!(sum.drops.total() > 0);
     assert_drained(&s);
 }
+
+/// IRN behind PFC: a 100 µs RTO_low fires while packets wait out PAUSEs, with nothing lost
+/// (every retransmission spurious). Under lossless flow control IRN's timeouts therefore
+/// default to `transport.rto`; given explicitly, they are used as given.
+#[test]
+fn irn_behind_pfc_does_not_time_out_spuriously() {
+    let scenario = |irn: &str| {
+        format!(
+            "[topology]\nkind = \"dumbbell\"\nleft_hosts = 16\nright_hosts = 1\n\
+             [transport]\ncc = \"none\"\nloss_recovery = \"irn\"\n{irn}\n\
+             [workload]\nkind = \"incast\"\nreceiver = 16\nfan_in = 16\nsize_min = \"2KB\"\nsize_max = \"500KB\"\n\
+             period = \"20us\"\nstop = \"400us\"\n"
+        )
+    };
+    let auto = run(&scenario("")).summary();
+    let paper = run(&scenario("[transport.irn]\nrto_low = \"100us\"\nrto_high = \"320us\"")).summary();
+    assert_eq!(auto.drops.total(), 0);
+    assert_eq!(paper.drops.total(), 0);
+    assert_eq!((auto.timeouts, auto.retransmitted_bytes), (0, 0));
+    assert!(paper.timeouts > 0 && paper.retransmitted_bytes > 0, "{} timeouts", paper.timeouts);
+}

@@ -65,7 +65,11 @@ fn cc_floors(s: &Scenario, topo: &Topology) -> Result<(), ScenarioError> {
 
 /// A switch buffer (and a static per-port limit) must hold one full data packet, or every
 /// packet is dropped and retransmitted for ever.
-fn buffer_holds_a_packet(switch: &SwitchConfig, policies: &Policies, packet: u64) -> Result<(), ScenarioError> {
+fn buffer_holds_a_packet(
+    switch: &SwitchConfig,
+    policies: &Policies,
+    packet: u64,
+) -> Result<(), ScenarioError> {
     check(
         switch.buffer_bytes >= packet,
         "switch.buffer_bytes",

@@ -252,35 +252,26 @@ pub enum LossRecovery {
     Irn,
 }
 
-/// IRN timeouts (IRN paper §3.1: RTO_low 100 µs while at most N = 3 packets are in flight,
-/// RTO_high 320 µs otherwise).
-#[derive(Clone, Debug, Deserialize, Serialize)]
+/// IRN timeouts: RTO_low while at most `rto_low_packets` packets are in flight, RTO_high
+/// otherwise. Defaults on a lossy network (no per-hop flow control): IRN paper §3.1, 100 µs
+/// and 320 µs with N = 3. Behind lossless flow control packets wait out PAUSEs for
+/// milliseconds and such timers fire with nothing lost (every retransmission spurious), so
+/// there both default to `transport.rto`; a value given here is used as it is.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct IrnSpec {
-    #[serde(default = "default_rto_low")]
-    pub rto_low: Duration,
-    #[serde(default = "default_rto_high")]
-    pub rto_high: Duration,
+    #[serde(default)]
+    pub rto_low: Option<Duration>,
+    #[serde(default)]
+    pub rto_high: Option<Duration>,
     #[serde(default = "default_rto_low_packets")]
     pub rto_low_packets: u32,
 }
 
-impl Default for IrnSpec {
-    fn default() -> Self {
-        IrnSpec {
-            rto_low: default_rto_low(),
-            rto_high: default_rto_high(),
-            rto_low_packets: default_rto_low_packets(),
-        }
-    }
-}
+/// IRN paper §3.1 RTO_low and RTO_high, for lossy networks.
+pub const IRN_RTO_LOW: Duration = Duration(crate::time::Delta(100 * crate::time::PS_PER_US));
+pub const IRN_RTO_HIGH: Duration = Duration(crate::time::Delta(320 * crate::time::PS_PER_US));
 
-fn default_rto_low() -> Duration {
-    Duration::us(100)
-}
-fn default_rto_high() -> Duration {
-    Duration::us(320)
-}
 fn default_rto_low_packets() -> u32 {
     3
 }

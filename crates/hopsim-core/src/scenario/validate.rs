@@ -41,7 +41,9 @@ impl ValidScenario {
         let topo = topology::build(&scenario.topology)?;
         let policies = Policies::new(&scenario, &topo)?;
         let switch_cfg = switch_config(&scenario, &policies)?;
-        let transport = transport_config(&scenario.transport, switch_cfg.int_enabled, policies.hop_limit)?;
+        let lossless = !matches!(policies.flow_control, super::FlowControlChoice::None);
+        let transport =
+            transport_config(&scenario.transport, switch_cfg.int_enabled, policies.hop_limit, lossless)?;
         check(
             (scenario.transport.priority as usize) < switch_cfg.queues,
             "transport.priority",
@@ -138,7 +140,12 @@ fn switch_config(s: &Scenario, policies: &Policies) -> Result<SwitchConfig, Scen
     })
 }
 
-fn transport_config(t: &TransportSpec, int_enabled: bool, ttl: u8) -> Result<TransportConfig, ScenarioError> {
+fn transport_config(
+    t: &TransportSpec,
+    int_enabled: bool,
+    ttl: u8,
+    lossless: bool,
+) -> Result<TransportConfig, ScenarioError> {
     check(t.mtu > 0, "transport.mtu", "expected a positive payload size")?;
     check(t.ack_bytes > 0, "transport.ack_bytes", "expected a positive size")?;
     check(t.ack_every > 0, "transport.ack_every", "expected a positive packet count")?;
@@ -171,8 +178,9 @@ fn transport_config(t: &TransportSpec, int_enabled: bool, ttl: u8) -> Result<Tra
     fraction(h.eta, "transport.hpcc.eta", true)?;
     check(h.min_rate.0 .0 > 0, "transport.hpcc.min_rate", "expected a positive rate")?;
     if t.loss_recovery == crate::scenario::LossRecovery::Irn {
-        check(t.irn.rto_low.0 > Delta::ZERO, "transport.irn.rto_low", "expected a positive duration")?;
-        check(t.irn.rto_low.0 <= t.irn.rto_high.0, "transport.irn.rto_high", "expected rto_low ≤ rto_high")?;
+        let (low, high) = irn_timeouts(t, lossless);
+        check(low > Delta::ZERO, "transport.irn.rto_low", "expected a positive duration")?;
+        check(low <= high, "transport.irn.rto_high", "expected rto_low ≤ rto_high")?;
     }
     let tm = &t.timely;
     fraction(tm.alpha, "transport.timely.alpha", true)?;
@@ -195,8 +203,8 @@ fn transport_config(t: &TransportSpec, int_enabled: bool, ttl: u8) -> Result<Tra
         int_data_bytes,
         int_ack_bytes,
         irn: (t.loss_recovery == crate::scenario::LossRecovery::Irn).then_some(IrnParams {
-            rto_low: t.irn.rto_low.0,
-            rto_high: t.irn.rto_high.0,
+            rto_low: irn_timeouts(t, lossless).0,
+            rto_high: irn_timeouts(t, lossless).1,
             rto_low_packets: t.irn.rto_low_packets,
         }),
         ttl,
@@ -232,4 +240,11 @@ fn transport_config(t: &TransportSpec, int_enabled: bool, ttl: u8) -> Result<Tra
             },
         },
     })
+}
+
+/// IRN's RTO_low and RTO_high: as given, else the IRN paper's on a lossy network and
+/// `transport.rto` behind lossless flow control (see `IrnSpec`).
+fn irn_timeouts(t: &TransportSpec, lossless: bool) -> (Delta, Delta) {
+    let (low, high) = if lossless { (t.rto, t.rto) } else { (super::IRN_RTO_LOW, super::IRN_RTO_HIGH) };
+    (t.irn.rto_low.unwrap_or(low).0, t.irn.rto_high.unwrap_or(high).0)
 }
