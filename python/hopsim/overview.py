@@ -88,7 +88,6 @@ def setup_of(
     summed up, plus the offered load measured on its flows."""
     topo = resolved.get("topology", {})
     switch = resolved.get("switch", {})
-    pfc = switch.get("pfc", {})
     transport = resolved.get("transport", {})
     workloads = resolved.get("workload", [])
     workloads = workloads if isinstance(workloads, list) else [workloads]
@@ -112,15 +111,25 @@ def setup_of(
         "fabric_rate": _rate(float(max(fabric))) if len(fabric) else None,
         "cc": ", ".join(ccs) or transport.get("cc"),
         "loss_recovery": ", ".join(recovery) or transport.get("loss_recovery"),
-        "flow_control": f"pfc ({pfc.get('threshold', 'dynamic')})"
-        if pfc.get("enabled")
-        else "none",
+        "flow_control": _flow_control(switch),
+        "deflection": (switch.get("deflection") or {}).get("kind", "none"),
+        "ack_queue": switch.get("ack_queue", "data"),
         "load_balancer": resolved.get("routing", {}).get("load_balancer"),
         "buffer_bytes": switch.get("buffer_bytes"),
         "workloads": [_workload(w) for w in workloads],
         "offered_load": offered,
         "duration_ns": _ns(resolved.get("duration")),
     }
+
+
+def _flow_control(switch: dict[str, Any]) -> str:
+    """The flow control a resolved `[switch]` runs: `[switch.flow_control]` when given,
+    else PFC as `[switch.pfc]` says."""
+    pfc = switch.get("pfc") or {}
+    kind = (switch.get("flow_control") or {}).get("kind")
+    if kind is None:
+        kind = "pfc" if pfc.get("enabled", True) else "none"
+    return f"pfc ({pfc.get('threshold', 'dynamic')})" if kind == "pfc" else kind
 
 
 def _slowdown_rows(table: pd.DataFrame, width: int) -> list[str]:
@@ -147,6 +156,11 @@ def describe(result: Result) -> str:
         lines.append(
             f"transport     cc {setup.get('cc')}, {setup.get('loss_recovery')}; flow control "
             f"{setup.get('flow_control')}; load balancer {setup.get('load_balancer')}"
+            + (
+                f"; deflection {setup['deflection']}"
+                if setup.get("deflection", "none") != "none"
+                else ""
+            )
         )
         lines.append(f"workload      {'; '.join(setup.get('workloads') or [])}")
         load = setup.get("offered_load")
@@ -169,7 +183,23 @@ def describe(result: Result) -> str:
             "the run is incomplete and FCT / slowdown figures cover finished flows only"
         )
     drops = s.get("drops", 0)
-    lines.append(f"drops         {drops:,}")
+    causes = [
+        f"{s[key]:,} {key.removeprefix('drops_').replace('_', ' ')}"
+        for key in (
+            "drops_buffer_full",
+            "drops_headroom_overflow",
+            "drops_egress_admission",
+            "drops_hop_limit",
+            "drops_link_down",
+            "drops_no_route",
+        )
+        if s.get(key)
+    ]
+    lines.append(f"drops         {drops:,}" + (f" ({', '.join(causes)})" if causes else ""))
+    if s.get("control_drops"):
+        lines.append(f"ACKs dropped  {s['control_drops']:,} (ACKs, NACKs, CNPs and control frames)")
+    if s.get("deflections"):
+        lines.append(f"deflections   {s['deflections']:,}")
     if drops and setup.get("flow_control", "").startswith("pfc"):
         lines.append(
             "WARNING       PFC is on but packets were dropped: lossless traffic was lost "
@@ -178,6 +208,11 @@ def describe(result: Result) -> str:
         )
     pauses, resumes = s.get("pfc_pause_frames", 0), s.get("pfc_resume_frames", 0)
     lines.append(f"PFC pauses    {pauses:,} (resumes {resumes:,})")
+    frames = s.get("control_frames_sent") or {}
+    if frames.get("flow_pause"):
+        lines.append(
+            f"flow pauses   {frames['flow_pause']:,} (resumes {frames.get('flow_resume', 0):,})"
+        )
     lines.append(f"ECN marks     {s.get('ecn_marks', 0):,} (CNPs {s.get('cnps', 0):,})")
     if s.get("retransmitted_bytes") or s.get("timeouts"):
         lines.append(

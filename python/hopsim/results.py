@@ -50,6 +50,7 @@ _FLOW_DTYPES = {
     "cnps_received": "int64",
     "path_hops": "int64",
     "reordered_packets": "int64",
+    "deflections": "int64",
     "sport": "int64",
     "dport": "int64",
 }
@@ -66,6 +67,7 @@ _PORT_DTYPES = {
     "pause_sent": "int64",
     "resume_sent": "int64",
     "pause_received": "int64",
+    "deflections": "int64",
     "paused_time_ns": "float64",
     "max_queue_bytes": "int64",
     "busy_time_ns": "float64",
@@ -112,6 +114,15 @@ _PACKET_DTYPES = {
     "ecn_ce": "bool",
 }
 
+_CONTROL_DTYPES = {
+    "time_ns": "float64",
+    "node": "int64",
+    "port": "int64",
+    "kind": "object",
+    "subject": "int64",
+    "pause": "bool",
+}
+
 _FILES = ("flows.parquet", "ports.parquet", "pfc_events.parquet", "summary.json", "scenario.json")
 # Written only by runs that trace rates (`[output.rate_trace]`).
 _RATES_FILE = "rates.parquet"
@@ -126,6 +137,7 @@ _TABLES: dict[str, tuple[str, dict[str, str], str]] = {
     "buffers": ("buffers.parquet", _BUFFER_DTYPES, "buffers"),
     "throughput": ("throughput.parquet", _THROUGHPUT_DTYPES, "throughput"),
     "packets": ("packets.parquet", _PACKET_DTYPES, "packet_trace"),
+    "control_frames": ("control_frames.parquet", _CONTROL_DTYPES, "control_frames"),
 }
 # Every file a run directory may hold that hopsim writes (others are the user's).
 _OUTPUT_FILES = {*_FILES, MANIFEST, *(file for file, _, _ in _TABLES.values())}
@@ -335,6 +347,11 @@ class Result:
     pfc_events : DataFrame
         PFC frames (``time_ns, node, port, priority, pause``); filled only when the
         scenario sets ``[output] pfc_events = true``.
+    control_frames : DataFrame
+        Every hop-by-hop control frame sent, of any kind (``time_ns, node, port, kind,
+        subject, pause``: ``kind`` is ``pfc_pause``, ``pfc_resume``, ``flow_pause`` or
+        ``flow_resume``; ``subject`` the PFC priority or the flow id), with
+        ``[output] control_frames = true``.
     rates : DataFrame
         Samples of traced flows (``time_ns, flow_id, rate_bps, window_bytes,
         in_flight_bytes``); filled only with ``[output.rate_trace]``.
@@ -368,6 +385,7 @@ class Result:
     buffers: pd.DataFrame
     throughput: pd.DataFrame
     packets: pd.DataFrame
+    control_frames: pd.DataFrame
 
     def __init__(
         self,

@@ -160,6 +160,7 @@ impl Simulation {
         d.set_item("cnps_received", recs.iter().map(|r| r.cnps_received).collect::<Vec<_>>())?;
         d.set_item("path_hops", recs.iter().map(|r| r.path_hops).collect::<Vec<_>>())?;
         d.set_item("reordered_packets", recs.iter().map(|r| r.reordered_packets).collect::<Vec<_>>())?;
+        d.set_item("deflections", recs.iter().map(|r| r.deflections).collect::<Vec<_>>())?;
         let ports = self.sim.flow_ports();
         d.set_item("sport", ports.iter().map(|p| p.0).collect::<Vec<_>>())?;
         d.set_item("dport", ports.iter().map(|p| p.1).collect::<Vec<_>>())?;
@@ -187,6 +188,7 @@ impl Simulation {
         d.set_item("pause_sent", recs.iter().map(|r| r.stats.pause_sent).collect::<Vec<_>>())?;
         d.set_item("resume_sent", recs.iter().map(|r| r.stats.resume_sent).collect::<Vec<_>>())?;
         d.set_item("pause_received", recs.iter().map(|r| r.stats.pause_received).collect::<Vec<_>>())?;
+        d.set_item("deflections", recs.iter().map(|r| r.stats.deflections).collect::<Vec<_>>())?;
         d.set_item(
             "paused_time_ns",
             recs.iter().map(|r| r.stats.paused_time.as_ns_f64()).collect::<Vec<_>>(),
@@ -206,6 +208,20 @@ impl Simulation {
         d.set_item("port", ev.iter().map(|e| e.port.0 - topo.node_ports[e.node.idx()]).collect::<Vec<_>>())?;
         d.set_item("priority", ev.iter().map(|e| e.priority).collect::<Vec<_>>())?;
         d.set_item("pause", ev.iter().map(|e| e.pause).collect::<Vec<_>>())?;
+        Ok(d)
+    }
+
+    /// Every control frame sent, of any kind (only when `output.control_frames = true`).
+    fn control_frames<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let ev = self.sim.control_events();
+        let topo = self.sim.topology();
+        let d = PyDict::new_bound(py);
+        d.set_item("time_ns", ev.iter().map(|e| ns(e.time)).collect::<Vec<_>>())?;
+        d.set_item("node", ev.iter().map(|e| e.node.0).collect::<Vec<_>>())?;
+        d.set_item("port", ev.iter().map(|e| e.port.0 - topo.node_ports[e.node.idx()]).collect::<Vec<_>>())?;
+        d.set_item("kind", ev.iter().map(|e| e.payload.kind().name()).collect::<Vec<_>>())?;
+        d.set_item("subject", ev.iter().map(|e| e.payload.subject()).collect::<Vec<_>>())?;
+        d.set_item("pause", ev.iter().map(|e| e.payload.pauses() == Some(true)).collect::<Vec<_>>())?;
         Ok(d)
     }
 
@@ -328,8 +344,22 @@ impl Simulation {
         d.set_item("drops_buffer_full", s.drops.buffer_full)?;
         d.set_item("drops_headroom_overflow", s.drops.headroom_overflow)?;
         d.set_item("drops_egress_admission", s.drops.egress_admission)?;
+        d.set_item("drops_hop_limit", s.drops.hop_limit)?;
+        d.set_item("drops_link_down", s.drops.link_down)?;
+        d.set_item("drops_no_route", s.drops.no_route)?;
+        d.set_item("control_drops", s.control_drops)?;
+        d.set_item("deflections", s.deflections)?;
         d.set_item("pfc_pause_frames", s.pfc_pause_frames)?;
         d.set_item("pfc_resume_frames", s.pfc_resume_frames)?;
+        let frames = PyDict::new_bound(py);
+        for kind in hopsim_core::frames::FrameKind::ALL {
+            frames.set_item(kind.name(), s.control_frames.sent(kind))?;
+        }
+        d.set_item("control_frames_sent", frames)?;
+        let (lb, fc, deflection) = self.sim.policy_names();
+        d.set_item("load_balancer", lb)?;
+        d.set_item("flow_control", fc)?;
+        d.set_item("deflection", deflection)?;
         d.set_item("packets_in_flight", s.packets_in_flight)?;
         d.set_item("peak_packets_in_flight", s.peak_packets_in_flight)?;
         d.set_item("buffer_bytes_in_use", s.buffer_bytes_in_use)?;

@@ -256,6 +256,7 @@ mod tests {
         assert_eq!(s.seed, 1);
         assert!(s.switch.pfc.enabled);
         assert_eq!(s.transport.mtu, 1000);
+        assert_eq!(s.transport.irn.rto_low_packets, 3, "IRN's N (IRN §3.1)");
         assert_eq!(s.workload.as_slice().len(), 1);
     }
 

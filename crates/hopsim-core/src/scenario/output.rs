@@ -10,6 +10,10 @@ pub struct OutputSpec {
     /// Record every PFC PAUSE / RESUME frame (time, node, port, priority) in `pfc_events`.
     #[serde(default)]
     pub pfc_events: bool,
+    /// Record every control frame of any kind (PFC, per-flow PAUSE / RESUME, ...) in
+    /// `control_frames`.
+    #[serde(default)]
+    pub control_frames: bool,
     /// Sample the sending rate, window and bytes in flight of chosen flows.
     #[serde(default)]
     pub rate_trace: Option<RateTraceSpec>,

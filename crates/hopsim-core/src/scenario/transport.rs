@@ -257,7 +257,7 @@ pub enum LossRecovery {
 /// and 320 µs with N = 3. Behind lossless flow control packets wait out PAUSEs for
 /// milliseconds and such timers fire with nothing lost (every retransmission spurious), so
 /// there both default to `transport.rto`; a value given here is used as it is.
-#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct IrnSpec {
     #[serde(default)]
@@ -266,6 +266,12 @@ pub struct IrnSpec {
     pub rto_high: Option<Duration>,
     #[serde(default = "default_rto_low_packets")]
     pub rto_low_packets: u32,
+}
+
+impl Default for IrnSpec {
+    fn default() -> Self {
+        IrnSpec { rto_low: None, rto_high: None, rto_low_packets: default_rto_low_packets() }
+    }
 }
 
 /// IRN paper §3.1 RTO_low and RTO_high, for lossy networks.

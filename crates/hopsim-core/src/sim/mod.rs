@@ -63,8 +63,10 @@ pub struct Simulator {
     /// Next flow (in start order) whose `FlowStart` has not been scheduled yet.
     pub(crate) next_flow_to_schedule: usize,
     pub(crate) counters: Counters,
-    /// Every control frame sent (`[output] pfc_events`), in time order.
+    /// The control frames sent (`[output] pfc_events` or `control_frames`), in time order.
     pub(crate) control_log: Option<Vec<ControlEvent>>,
+    /// `[output] control_frames`: the log is reported whole, not only its PFC frames.
+    pub(crate) log_all_frames: bool,
     /// Payloads of the control frames in flight, beside their slots.
     pub(crate) frames: ControlFrames,
     /// Generations of switch-port and policy timers.
@@ -371,7 +373,9 @@ impl Simulator {
 
     /// The PFC frames sent (`[output] pfc_events`), in time order.
     pub fn pfc_events(&self) -> Vec<PfcEvent> {
-        self.control_events()
+        self.control_log
+            .as_deref()
+            .unwrap_or(&[])
             .iter()
             .filter_map(|e| match e.payload {
                 crate::frames::ControlPayload::Pfc { priority, pause } => {
@@ -382,8 +386,11 @@ impl Simulator {
             .collect()
     }
 
-    /// Every control frame sent (`[output] pfc_events`), in time order.
+    /// Every control frame sent (`[output] control_frames`), in time order.
     pub fn control_events(&self) -> &[ControlEvent] {
+        if !self.log_all_frames {
+            return &[];
+        }
         self.control_log.as_deref().unwrap_or(&[])
     }
 
