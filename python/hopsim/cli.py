@@ -10,6 +10,8 @@
     hopsim report RUN_DIR...|SWEEP_DIR [-o OUTDIR] [--format html|md] [--label NAME ...]
                   [--force]
     hopsim export RUN_DIR --format hpcc-fct -o FILE [--force]
+    hopsim compare-ns3 RUN_DIR|SCENARIO.toml [--reference FILE] [--name NS3_RUN]
+                       [--set KEY=VALUE ...] [--tolerance 0.1]
     hopsim --version
 
 Input errors print one line, ``hopsim: error: <message>``, and exit with status 2.
@@ -283,6 +285,42 @@ def _cmd_export(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_compare_ns3(args: argparse.Namespace) -> int:
+    from hopsim import ns3
+
+    reference = Path(args.reference) if args.reference else None
+    if reference is None:
+        anchor = bench.find_anchor("ns3-fattree320")
+        if anchor is None:
+            raise _InputError(
+                "compare-ns3: give --reference (the ns-3 per-bucket table); "
+                "shared/anchors/ns3-fattree320 was not found"
+            )
+        reference = anchor / "reference_buckets_ws30.txt"
+    tables = ns3.read_reference(reference)
+    source = Path(args.run)
+    result = None
+    if source.is_dir():
+        if args.set:
+            raise _InputError("compare-ns3: --set applies to a scenario file, not a run directory")
+        result = hopsim.Result.read(source)
+        doc, base = result.scenario, None
+    else:
+        _check_scenario_file(args.run)
+        doc, base = load_scenario(args.run, args.set, option="--set")
+    name = args.name or ns3.reference_name(doc)
+    if name not in tables:
+        raise _InputError(
+            f"--name: no ns-3 run {name!r} in {reference}; expected one of {', '.join(tables)}"
+        )
+    if result is None:
+        result = hopsim.run(doc, base_dir=base)
+    print(ns3.format_comparison(ns3.compare(result, tables[name]), name, args.tolerance))
+    if result.status != "complete":
+        _warn("the hopsim run is incomplete: its buckets hold finished flows only")
+    return EXIT_OK
+
+
 def _add_outdir(p: argparse.ArgumentParser, default: str) -> None:
     p.add_argument(
         "-o",
@@ -405,6 +443,28 @@ def _parser() -> argparse.ArgumentParser:
     ex.add_argument("-o", "--output", required=True, metavar="FILE", help="the fct.txt to write")
     ex.add_argument("--force", action="store_true", help="overwrite existing files")
     ex.set_defaults(func=_cmd_export)
+
+    cn = sub.add_parser(
+        "compare-ns3",
+        help="print a run's FCT slowdown per size bucket beside the ns-3 RDMA simulator's",
+    )
+    cn.add_argument("run", metavar="RUN_DIR|SCENARIO", help="a run directory, or a scenario to run")
+    cn.add_argument(
+        "--reference",
+        metavar="FILE",
+        help="ns-3's per-bucket table (default: reference_buckets_ws30.txt of "
+        "shared/anchors/ns3-fattree320)",
+    )
+    cn.add_argument(
+        "--name",
+        metavar="NS3_RUN",
+        help="the ns-3 run to compare with (default: the flow file and CC, e.g. ws30_10ms_dcqcn)",
+    )
+    cn.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help=set_help)
+    cn.add_argument(
+        "--tolerance", type=float, default=0.10, help="ratios within 1 ± this count as agreeing"
+    )
+    cn.set_defaults(func=_cmd_compare_ns3)
     return p
 
 
