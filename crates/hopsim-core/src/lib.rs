@@ -8,21 +8,35 @@
 //!
 //! - **engine** — simulated time ([`time`]: integer picoseconds, rates in bits/s), the
 //!   event queue ordered by `(time, insertion sequence)`, and named random streams derived
-//!   from the scenario seed. Same scenario + seed ⇒ identical results.
+//!   from the scenario seed, one per (component, switch). Same scenario + seed ⇒ identical
+//!   results.
+//! - **packets** — the [`store`] of 64-byte packet slots, every link and queue a list
+//!   through them; control-frame payloads ([`frames`]) and INT stacks beside the slots.
 //! - **fabric** — the [`topology`] (hosts, switches, full-duplex links; leaf-spine,
 //!   fat-tree, dumbbell builders and the HPCC simulator's file format) with shortest-path
-//!   ECMP routing; [`port`]s that serialize packets onto links with propagation delay.
-//! - **switches** — [`switch`]: an output-queued shared-buffer switch with ingress (PFC)
-//!   and egress admission, multiple data queues per port with per-queue pause, strict
-//!   priority for control frames, ECN (RED) marking and INT.
-//! - **endpoints** — [`host`]: a NIC scheduling among flows, a RoCEv2-like transport
-//!   (ACK, NACK, go-back-N, timeout, optional window) and congestion control (DCQCN).
-//! - **policies** — flow control, load balancing, admission and congestion control are
-//!   chosen per scenario; each is a small enum with one variant per mechanism.
+//!   routing; [`port`]s that serialize packets onto links with propagation delay, each with
+//!   its data [`queues`] and their scheduler.
+//! - **switches** — [`switch`]: an output-queued shared-buffer switch as a pipeline of
+//!   policies, each an enum with one variant per mechanism and its own state:
+//!
+//!   ```text
+//!   arrive -> load_balance -> (control class -> control queue)
+//!          -> classify -> admit / deflect -> enqueue -> (frames upstream)
+//!   dequeue -> flow control (frames upstream) -> ECN, INT -> transmit
+//!   ```
+//!
+//!   [`switch::LoadBalancer`] (ECMP, DRILL), [`switch::FlowControl`] (PFC, per-flow, none),
+//!   [`switch::Admission`] (dynamic threshold, static per port; DIBS deflection).
+//! - **endpoints** — [`host`]: the NIC scheduler, the RoCEv2-like sender (ACK, NACK,
+//!   go-back-N or IRN, timeouts, optional window) and receiver, and congestion control
+//!   behind the [`host::CongestionControl`] trait (DCQCN, HPCC, TIMELY, DCTCP).
 //! - **workloads** — [`workload`]: flow lists, HPCC flow files, Poisson arrivals from
-//!   published size CDFs, incast.
-//! - **metrics** — [`metrics`]: per-flow records with ideal FCT and slowdown, per-port
-//!   counters, PFC events, conservation counters.
+//!   published size CDFs, incast, queries, permutations, MoE all-to-all.
+//! - **metrics** — [`metrics`] and [`observe`]: per-flow records with ideal FCT and
+//!   slowdown, per-port counters, control-frame events, drops by cause, queuing delay,
+//!   samplers and traces.
+//!
+//! A new mechanism is one file behind its family's enum plus a test (`docs/extending.md`).
 //!
 //! [`scenario::Scenario`] describes a run; [`Simulator`] runs it.
 

@@ -1,15 +1,15 @@
 //! Hosts: a NIC that schedules among active flows, the RoCEv2-like reliable transport
 //! (sender and receiver) and its congestion control, each in its own module:
 //!
-//! - [`nic`]: the NIC scheduler (as the HPCC simulator's `QbbNetDevice`): control packets
+//! - `nic`: the NIC scheduler (as the HPCC simulator's `QbbNetDevice`): control packets
 //!   (ACK / NACK / CNP) first; then round robin over active flows that flow control lets
 //!   send (PFC class or per-flow pause), that are not window-bound and whose rate limiter
 //!   allows a packet now (`next_avail ≤ now`; after each packet `next_avail = now +
 //!   wire_bytes / rate`). If none is ready, the NIC wakes up at the earliest `next_avail`.
-//! - [`roce`]: the sender — segments, the retransmission timer, ACK / NACK handling
+//! - `roce`: the sender — segments, the retransmission timer, ACK / NACK handling
 //!   (go-back-N, or IRN's selective retransmission) — and the hooks into congestion
 //!   control.
-//! - [`receiver`]: cumulative ACKs every `ack_every` in-order packets, a NACK for the first
+//! - `receiver`: cumulative ACKs every `ack_every` in-order packets, a NACK for the first
 //!   missing byte (at most once per `nack_interval` for the same byte), CNPs or ECN echo,
 //!   reordering counters.
 //! - [`cc`]: the [`CongestionControl`] trait and the [`Cc`] enum of DCQCN, HPCC, TIMELY,
