@@ -11,7 +11,8 @@
 //!   from the scenario seed, one per (component, switch). Same scenario + seed ⇒ identical
 //!   results.
 //! - **packets** — the [`store`] of 64-byte packet slots, every link and queue a list
-//!   through them; control-frame payloads ([`frames`]) and INT stacks beside the slots.
+//!   through them; control-frame payloads ([`frames`]), extension header fields ([`ext`])
+//!   and INT stacks beside the slots.
 //! - **fabric** — the [`topology`] (hosts, switches, full-duplex links; leaf-spine,
 //!   fat-tree, dumbbell builders and the HPCC simulator's file format) with shortest-path
 //!   routing; [`port`]s that serialize packets onto links with propagation delay, each with
@@ -44,6 +45,7 @@
 #![deny(unsafe_code)]
 
 pub mod engine;
+pub mod ext;
 pub mod frames;
 pub mod host;
 pub mod ids;

@@ -114,6 +114,9 @@ impl Simulator {
         }
         if let Some(cnp) = cnp {
             let c = self.store.insert(cnp);
+            if self.ext.is_enabled() {
+                self.ext.reset(c.index());
+            }
             self.store.push_back(&mut self.ports[port.idx()].control_queue, c);
         }
         self.nic_try_send(h);

@@ -67,6 +67,9 @@ impl Simulator {
         if self.switch_cfg.int_enabled {
             self.clear_int(r);
         }
+        if self.ext.is_enabled() {
+            self.ext.reset(r.index());
+        }
         r
     }
 

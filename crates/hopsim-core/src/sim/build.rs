@@ -228,6 +228,7 @@ pub fn build(v: ValidScenario) -> Simulator {
         control_log: (scenario.output.pfc_events || scenario.output.control_frames).then(Vec::new),
         log_all_frames: scenario.output.control_frames,
         frames: Default::default(),
+        ext: Default::default(),
         timers,
         faults: policies.faults.clone(),
         trace_flows: scenario

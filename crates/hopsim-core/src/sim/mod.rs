@@ -69,6 +69,8 @@ pub struct Simulator {
     pub(crate) log_all_frames: bool,
     /// Payloads of the control frames in flight, beside their slots.
     pub(crate) frames: ControlFrames,
+    /// Extension header fields beside the slots (empty unless a policy uses them).
+    pub(crate) ext: crate::ext::ExtTable,
     /// Generations of switch-port and policy timers.
     pub(crate) timers: PolicyTimers,
     /// `[[faults]]`: links that go down (and maybe up) during the run.

@@ -61,3 +61,32 @@ impl Simulator {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::{Event, PolicyTimerKind};
+    use crate::time::SimTime;
+    use crate::{Scenario, Simulator};
+
+    /// A port keeps one shaper wake-up, at the earliest time asked: asking for an earlier
+    /// one cancels the pending one (its generation goes stale), a later one is not scheduled.
+    #[test]
+    fn an_earlier_timer_cancels_the_pending_one_by_generation() {
+        let text = "[topology]\nkind = \"dumbbell\"\nleft_hosts = 1\nright_hosts = 1\n\
+                    [workload]\nkind = \"flows\"\nflows = [{ src = 0, dst = 1, size = 1000, start = \"1ms\" }]\n";
+        let mut sim = Simulator::new(Scenario::from_toml_str(text).unwrap()).unwrap();
+        while sim.events.pop().is_some() {}
+        let shaper = PolicyTimerKind::Shaper;
+        sim.schedule_policy_timer(shaper, 2, SimTime(10));
+        sim.schedule_policy_timer(shaper, 2, SimTime(20)); // later: not scheduled
+        sim.schedule_policy_timer(shaper, 2, SimTime(5)); // earlier: replaces the first
+        sim.schedule_policy_timer(shaper, 3, SimTime(7)); // another port: independent
+        let mut fired = Vec::new();
+        while let Some((t, ev)) = sim.events.pop() {
+            if let Event::PolicyTimer { kind, target, generation } = ev {
+                fired.push((t.0, target, sim.timers.is_current(kind, target, generation)));
+            }
+        }
+        assert_eq!(fired, vec![(5, 2, true), (7, 3, true), (10, 2, false)]);
+    }
+}
