@@ -81,9 +81,6 @@ impl Simulator {
     /// Drop every packet queued on switch port `p`, releasing buffer and flow-control
     /// accounting as a departure would (frames the release triggers are sent).
     fn drain_for_failure(&mut self, p: PortId) {
-        let node = self.ports[p.idx()].node;
-        let sw = self.node_slot[node.idx()] as usize;
-        let buffer = self.switch_cfg.buffer_bytes;
         for queue in 0..self.ports[p.idx()].queues.len() {
             while let Some(r) = self.ports[p.idx()].queues.dequeue(&mut self.store, queue) {
                 let pkt = *self.store.get(r);
@@ -91,21 +88,7 @@ impl Simulator {
                     self.consume(r);
                     continue;
                 }
-                let s = &mut self.switches[sw];
-                s.mmu.used_bytes -= pkt.wire_bytes as u64;
-                let local_in = pkt.ingress as u32;
-                let ingress = PortId(s.first_port + local_in);
-                let signal = self.fc.on_dequeue(
-                    sw,
-                    local_in,
-                    ingress,
-                    p,
-                    &mut self.ports[p.idx()],
-                    queue,
-                    &pkt,
-                    buffer,
-                    self.now,
-                );
+                let (sw, signal) = self.release_departure(p, queue, &pkt);
                 if pkt.kind == crate::packet::PacketKind::Data {
                     self.switches[sw].drops.add(DropCause::LinkDown);
                 }

@@ -255,24 +255,7 @@ impl Simulator {
             }
         };
         let size = p.wire_bytes as u64;
-        let node = self.ports[port.idx()].node;
-        let sw = self.node_slot[node.idx()] as usize;
-        let buffer = self.switch_cfg.buffer_bytes;
-        let s = &mut self.switches[sw];
-        s.mmu.used_bytes -= size;
-        let local_in = p.ingress as u32;
-        let ingress = PortId(s.first_port + local_in);
-        let signal = self.fc.on_dequeue(
-            sw,
-            local_in,
-            ingress,
-            port,
-            &mut self.ports[port.idx()],
-            queue,
-            &p,
-            buffer,
-            self.now,
-        );
+        let (sw, signal) = self.release_departure(port, queue, &p);
         if data {
             let queue_after = self.ports[port.idx()].queues.queue_bytes(queue);
             if self.switch_cfg.ecn_enabled
@@ -296,6 +279,32 @@ impl Simulator {
         if signal {
             self.send_pending_frames();
         }
+    }
+
+    /// Packet `p` left `queue` of switch port `port` (to be sent, or dropped with a failed
+    /// link): release its shared-buffer and flow-control accounting. Returns the switch and
+    /// whether flow control has frames to send upstream.
+    #[inline(always)]
+    pub(crate) fn release_departure(&mut self, port: PortId, queue: usize, p: &Packet) -> (usize, bool) {
+        let node = self.ports[port.idx()].node;
+        let sw = self.node_slot[node.idx()] as usize;
+        let buffer = self.switch_cfg.buffer_bytes;
+        let s = &mut self.switches[sw];
+        s.mmu.used_bytes -= p.wire_bytes as u64;
+        let local_in = p.ingress as u32;
+        let ingress = PortId(s.first_port + local_in);
+        let signal = self.fc.on_dequeue(
+            sw,
+            local_in,
+            ingress,
+            port,
+            &mut self.ports[port.idx()],
+            queue,
+            p,
+            buffer,
+            self.now,
+        );
+        (sw, signal)
     }
 
     /// After starting a packet: schedule `TxDone` only if more is already waiting.

@@ -222,6 +222,12 @@ impl Topology {
 
     /// Breadth-first hop counts from `from`; hosts other than `from` are not transit nodes.
     pub fn hop_distances(&self, from: NodeId) -> Vec<u32> {
+        self.hop_distances_over(from, |_| true)
+    }
+
+    /// [`hop_distances`](Self::hop_distances) over the ports `up` accepts (links that have
+    /// not failed).
+    pub fn hop_distances_over(&self, from: NodeId, up: impl Fn(PortId) -> bool) -> Vec<u32> {
         let mut dist = vec![u32::MAX; self.node_count()];
         let mut frontier = std::collections::VecDeque::new();
         dist[from.idx()] = 0;
@@ -231,6 +237,9 @@ impl Topology {
                 continue;
             }
             for p in self.ports_of(n) {
+                if !up(PortId(p)) {
+                    continue;
+                }
                 let peer_node = self.ports[self.ports[p as usize].peer.idx()].node;
                 if dist[peer_node.idx()] == u32::MAX {
                     dist[peer_node.idx()] = dist[n.idx()] + 1;

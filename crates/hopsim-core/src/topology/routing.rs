@@ -95,31 +95,6 @@ struct HostAttach {
     port: PortId,
 }
 
-/// Breadth-first hop counts from `from` over the links whose ports are up; hosts other than
-/// `from` are not transit nodes.
-fn distances_over(topo: &Topology, from: NodeId, up: &[bool]) -> Vec<u32> {
-    let mut dist = vec![u32::MAX; topo.node_count()];
-    let mut frontier = std::collections::VecDeque::new();
-    dist[from.idx()] = 0;
-    frontier.push_back(from);
-    while let Some(n) = frontier.pop_front() {
-        if n != from && topo.is_host(n) {
-            continue;
-        }
-        for p in topo.ports_of(n) {
-            if !up[p as usize] {
-                continue;
-            }
-            let peer_node = topo.ports[topo.ports[p as usize].peer.idx()].node;
-            if dist[peer_node.idx()] == u32::MAX {
-                dist[peer_node.idx()] = dist[n.idx()] + 1;
-                frontier.push_back(peer_node);
-            }
-        }
-    }
-    dist
-}
-
 impl EcmpTable {
     pub fn build(topo: &Topology) -> EcmpTable {
         EcmpTable::build_over(topo, &vec![true; topo.ports.len()])
@@ -158,7 +133,7 @@ impl EcmpTable {
         // Next-hop sets of each switch towards each edge switch.
         let mut candidates_of = vec![Vec::new(); switches as usize * edges];
         for (ei, &edge) in edge_nodes.iter().enumerate() {
-            let dist = distances_over(topo, edge, up);
+            let dist = topo.hop_distances_over(edge, |p| up[p.idx()]);
             for node in 0..n {
                 let node_id = NodeId(node as u32);
                 if topo.is_host(node_id) || node_id == edge || dist[node] == u32::MAX {
