@@ -29,6 +29,12 @@ pub struct PacketExt {
     /// CONGA: feedback piggybacked towards the source (path and congestion metric).
     pub feedback_path: u16,
     pub feedback_metric: u8,
+    /// Flow-control marks of the current hop (BFC: counted in its upstream queue's pause
+    /// counter; Pyrrha: isolated in an isolation queue here).
+    pub fc_mark: u8,
+    /// Pyrrha: the hop distance of the congestion root `root` from the current port (the
+    /// level of the isolation queue the packet waits in).
+    pub iq_level: u8,
 }
 
 /// Extension rows indexed by packet-store slot (empty while no policy needs them).
@@ -100,5 +106,8 @@ mod tests {
         t.reset(5);
         assert_eq!(*t.get(5), PacketExt::default(), "a new packet starts empty");
         assert!(std::mem::size_of::<PacketExt>() <= 32, "two rows per cache line");
+        t.get_mut(5).fc_mark = 1;
+        t.get_mut(5).iq_level = 2;
+        assert_eq!((t.get(5).fc_mark, t.get(5).iq_level), (1, 2));
     }
 }

@@ -24,6 +24,28 @@ pub enum ControlPayload {
     /// port (the ideal per-flow baseline of Pyrrha §2.3 and Appendix B). `reverse` names
     /// the flow's ACKs (queued per flow too when ACKs share the data queues).
     Flow { flow: FlowId, reverse: bool, pause: bool },
+    /// BFC (Goyal et al., NSDI 2022, §3): stop (`pause = true`) or restart the upstream
+    /// queue `queue` — a data queue of the port the frame arrives on, or, at a host NIC,
+    /// the flow with that id (the NIC's queue pair).
+    Bfc { queue: u32, pause: bool },
+    /// Pyrrha (§4.4): a signal about congestion root `root` (a switch egress port, by
+    /// global port id) `hop` hops downstream of the receiving port. A MERGE also names the
+    /// false-positive root `old_root` it replaces (§4.1).
+    Pyrrha { signal: RootSignal, root: u32, old_root: u32, hop: u8 },
+}
+
+/// The four signals of Pyrrha's control frames (§4.1, §4.3, §4.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RootSignal {
+    /// Stop the traffic that crosses the root.
+    Pause,
+    /// Restart it.
+    Resume,
+    /// The root replaces the false-positive root `old_root`: its isolation queues soft-merge.
+    Merge,
+    /// The sender's isolation queue for the root was unassigned: it is no longer a child in
+    /// the root's congestion tree (what lets a tree dissolve from its leaves, §4.3).
+    Unassign,
 }
 
 /// The kinds of control frame, for counters and the event log.
@@ -33,13 +55,29 @@ pub enum FrameKind {
     PfcResume,
     FlowPause,
     FlowResume,
+    BfcPause,
+    BfcResume,
+    PyrrhaPause,
+    PyrrhaResume,
+    PyrrhaMerge,
+    PyrrhaUnassign,
 }
 
 impl FrameKind {
     /// Number of kinds (length of per-kind counter arrays).
-    pub const COUNT: usize = 4;
-    pub const ALL: [FrameKind; FrameKind::COUNT] =
-        [FrameKind::PfcPause, FrameKind::PfcResume, FrameKind::FlowPause, FrameKind::FlowResume];
+    pub const COUNT: usize = 10;
+    pub const ALL: [FrameKind; FrameKind::COUNT] = [
+        FrameKind::PfcPause,
+        FrameKind::PfcResume,
+        FrameKind::FlowPause,
+        FrameKind::FlowResume,
+        FrameKind::BfcPause,
+        FrameKind::BfcResume,
+        FrameKind::PyrrhaPause,
+        FrameKind::PyrrhaResume,
+        FrameKind::PyrrhaMerge,
+        FrameKind::PyrrhaUnassign,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -47,6 +85,12 @@ impl FrameKind {
             FrameKind::PfcResume => "pfc_resume",
             FrameKind::FlowPause => "flow_pause",
             FrameKind::FlowResume => "flow_resume",
+            FrameKind::BfcPause => "bfc_pause",
+            FrameKind::BfcResume => "bfc_resume",
+            FrameKind::PyrrhaPause => "pyrrha_pause",
+            FrameKind::PyrrhaResume => "pyrrha_resume",
+            FrameKind::PyrrhaMerge => "pyrrha_merge",
+            FrameKind::PyrrhaUnassign => "pyrrha_unassign",
         }
     }
 }
@@ -58,11 +102,20 @@ impl ControlPayload {
             ControlPayload::Pfc { pause: false, .. } => FrameKind::PfcResume,
             ControlPayload::Flow { pause: true, .. } => FrameKind::FlowPause,
             ControlPayload::Flow { pause: false, .. } => FrameKind::FlowResume,
+            ControlPayload::Bfc { pause: true, .. } => FrameKind::BfcPause,
+            ControlPayload::Bfc { pause: false, .. } => FrameKind::BfcResume,
+            ControlPayload::Pyrrha { signal, .. } => match signal {
+                RootSignal::Pause => FrameKind::PyrrhaPause,
+                RootSignal::Resume => FrameKind::PyrrhaResume,
+                RootSignal::Merge => FrameKind::PyrrhaMerge,
+                RootSignal::Unassign => FrameKind::PyrrhaUnassign,
+            },
         }
     }
 
-    /// Bytes on the wire. Both kinds fit a minimum Ethernet frame (a PFC frame carries a
-    /// class-enable vector and eight 2-byte timers; a per-flow frame a 4-byte flow id).
+    /// Bytes on the wire. Every kind fits a minimum Ethernet frame (a PFC frame carries a
+    /// class-enable vector and eight 2-byte timers; a per-flow frame a 4-byte flow id; a
+    /// BFC frame a queue id; a Pyrrha frame two `switch:port` root ids and a hop count).
     pub fn wire_bytes(&self) -> u16 {
         MIN_FRAME_BYTES
     }
@@ -71,15 +124,23 @@ impl ControlPayload {
     /// per-port PAUSE / RESUME counters count.
     pub fn pauses(&self) -> Option<bool> {
         match *self {
-            ControlPayload::Pfc { pause, .. } | ControlPayload::Flow { pause, .. } => Some(pause),
+            ControlPayload::Pfc { pause, .. }
+            | ControlPayload::Flow { pause, .. }
+            | ControlPayload::Bfc { pause, .. } => Some(pause),
+            ControlPayload::Pyrrha { signal: RootSignal::Pause, .. } => Some(true),
+            ControlPayload::Pyrrha { signal: RootSignal::Resume, .. } => Some(false),
+            ControlPayload::Pyrrha { .. } => None,
         }
     }
 
-    /// The class a frame names in the event log: the PFC priority or the flow id.
+    /// The class a frame names in the event log: the PFC priority, the flow id, the BFC
+    /// queue or the Pyrrha congestion root (global port id).
     pub fn subject(&self) -> u32 {
         match *self {
             ControlPayload::Pfc { priority, .. } => priority as u32,
             ControlPayload::Flow { flow, .. } => flow.0,
+            ControlPayload::Bfc { queue, .. } => queue,
+            ControlPayload::Pyrrha { root, .. } => root,
         }
     }
 }
@@ -185,7 +246,12 @@ mod tests {
         let f = ControlPayload::Flow { flow: FlowId(42), reverse: false, pause: false };
         assert_eq!((f.kind(), f.pauses(), f.subject()), (FrameKind::FlowResume, Some(false), 42));
         let names: Vec<_> = FrameKind::ALL.iter().map(|k| k.name()).collect();
-        assert_eq!(names, ["pfc_pause", "pfc_resume", "flow_pause", "flow_resume"]);
+        assert_eq!(&names[..4], ["pfc_pause", "pfc_resume", "flow_pause", "flow_resume"]);
+        let b = ControlPayload::Bfc { queue: 17, pause: true };
+        assert_eq!((b.kind(), b.pauses(), b.subject()), (FrameKind::BfcPause, Some(true), 17));
+        let merge = ControlPayload::Pyrrha { signal: RootSignal::Merge, root: 9, old_root: 4, hop: 2 };
+        assert_eq!((merge.kind(), merge.pauses(), merge.subject()), (FrameKind::PyrrhaMerge, None, 9));
+        assert!(std::mem::size_of::<ControlPayload>() <= 16, "a payload stays small");
         assert!(FrameKind::ALL.iter().enumerate().all(|(i, k)| *k as usize == i));
     }
 

@@ -430,6 +430,13 @@ impl EgressQueues {
         self.queues.iter().map(|q| q.bytes)
     }
 
+    /// Queues holding an entry and not paused by flow control (BFC's active queues, whose
+    /// count divides its pause threshold). Reads the bitmaps, one word per 64 queues.
+    pub fn active_unpaused(&self) -> u32 {
+        let words = self.queues.len().div_ceil(64).max(1);
+        (0..words).map(|w| (self.word(Word::Nonempty, w) & !self.word(Word::Paused, w)).count_ones()).sum()
+    }
+
     // ------------------------------------------------------------ scheduling
 
     /// Some queue holds an entry that could be sent now.
@@ -802,6 +809,9 @@ mod tests {
         assert_eq!((q.queue_bytes(0), q.queue_bytes(2), q.backlog_bytes), (1048, 1048, 2 * 1048));
         let head = q.dequeue(&mut store, 0).unwrap();
         assert_eq!(head, m);
+        assert_eq!(q.active_unpaused(), 2, "queues 0 and 2 hold entries");
+        q.set_paused(2, true, SimTime::ZERO);
+        assert_eq!(q.active_unpaused(), 1, "a paused queue is not active");
         assert_eq!((store.get(head).kind, { store.get(head).seq }), (PacketKind::Marker, 77));
     }
 

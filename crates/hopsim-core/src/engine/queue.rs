@@ -42,10 +42,12 @@ pub enum TimerKind {
 pub enum PolicyTimerKind {
     /// A port's rate-shaped queue may send again (target: the port).
     Shaper,
+    /// Snapshot the congestion trees (`[output.congestion_trees]`; target 0).
+    TreeSnapshot,
 }
 
 impl PolicyTimerKind {
-    pub const COUNT: usize = 1;
+    pub const COUNT: usize = 2;
 }
 
 /// A scheduled happening. Small and `Copy`: it names its target by id.

@@ -26,6 +26,22 @@ pub struct OutputSpec {
     /// Every packet event (enqueue, transmit, drop, receive) of chosen flows.
     #[serde(default)]
     pub packet_trace: Option<PacketTraceSpec>,
+    /// Snapshots of Pyrrha's congestion trees (roots, ports with isolation queues, hosts
+    /// told to stop) at chosen instants.
+    #[serde(default)]
+    pub congestion_trees: Option<CongestionTreesSpec>,
+}
+
+/// `[output.congestion_trees]`: when to snapshot Pyrrha's congestion trees.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CongestionTreesSpec {
+    /// Instants to snapshot (e.g. `["500us", "1ms"]`).
+    #[serde(default)]
+    pub at: Vec<Duration>,
+    /// Also snapshot every `interval` from time 0 while the run goes on.
+    #[serde(default)]
+    pub interval: Option<Duration>,
 }
 
 /// `[output.queues]`: egress queue and shared-buffer occupancy of every switch.

@@ -4,13 +4,14 @@
 
 use super::validate::{check, fraction};
 use super::{
-    AckQueue, AdmissionSpec, DeflectionSpec, DibsSpec, DrillSpec, DynamicThresholdSpec, FlowControlSpec,
-    LoadBalancerKind, PerFlowSpec, PfcThreshold, RandomStream, Scenario, ScenarioError, StaticPerPortSpec,
+    AckQueue, AdmissionSpec, BfcSpec, DeflectionSpec, DibsSpec, DrillSpec, DynamicThresholdSpec,
+    FlowControlSpec, IsolationQueues, LoadBalancerKind, PerFlowSpec, PfcThreshold, PyrrhaSpec, RandomStream,
+    Scenario, ScenarioError, StaticPerPortSpec,
 };
 use crate::ids::{NodeId, PortId};
 use crate::sim::LinkFault;
 use crate::switch::admission::DibsConfig;
-use crate::switch::flow_control::PerFlowConfig;
+use crate::switch::flow_control::{BfcConfig, IqStructure, PerFlowConfig, PyrrhaConfig};
 use crate::switch::load_balance::DrillConfig;
 use crate::switch::{BufferRule, PfcConfig, PfcMode};
 use crate::time::{Delta, SimTime};
@@ -22,6 +23,8 @@ pub enum FlowControlChoice {
     None,
     Pfc(PfcConfig),
     PerFlow(PerFlowConfig),
+    Bfc(BfcConfig),
+    Pyrrha(PyrrhaConfig),
 }
 
 /// The deflection policy chosen.
@@ -55,6 +58,23 @@ pub struct Policies {
 impl Policies {
     pub fn new(s: &Scenario, topo: &Topology) -> Result<Policies, ScenarioError> {
         let flow_control = flow_control(s)?;
+        if let Some(t) = &s.output.congestion_trees {
+            check(
+                matches!(flow_control, FlowControlChoice::Pyrrha(_)),
+                "output.congestion_trees",
+                "congestion trees are Pyrrha's; set switch.flow_control.kind = \"pyrrha\" or drop it",
+            )?;
+            if let Some(i) = t.interval {
+                check(i.0 > Delta::ZERO, "output.congestion_trees.interval", "expected a positive duration")?;
+            }
+            for (k, a) in t.at.iter().enumerate() {
+                check(
+                    a.0 >= Delta::ZERO,
+                    &format!("output.congestion_trees.at[{k}]"),
+                    "expected a time ≥ 0",
+                )?;
+            }
+        }
         let buffer_rule = buffer_rule(&s.switch.admission)?;
         let (deflection, hop_limit) = deflection(&s.switch.deflection, &flow_control)?;
         Ok(Policies {
@@ -84,6 +104,8 @@ fn flow_control(s: &Scenario) -> Result<FlowControlChoice, ScenarioError> {
         }
         Some(FlowControlSpec::None(_)) => return Ok(FlowControlChoice::None),
         Some(FlowControlSpec::PerFlow(p)) => return per_flow(p).map(FlowControlChoice::PerFlow),
+        Some(FlowControlSpec::Bfc(b)) => return bfc(b).map(FlowControlChoice::Bfc),
+        Some(FlowControlSpec::Pyrrha(p)) => return pyrrha(p).map(FlowControlChoice::Pyrrha),
     };
     if !pfc_wanted {
         return Ok(FlowControlChoice::None);
@@ -125,6 +147,53 @@ fn per_flow(p: &PerFlowSpec) -> Result<PerFlowConfig, ScenarioError> {
         format!("expected a number of one-hop BDPs in [0, xoff = {}), got {}", p.xoff, p.xon),
     )?;
     Ok(PerFlowConfig { xoff_bdp: p.xoff, xon_bdp: p.xon })
+}
+
+fn bfc(b: &BfcSpec) -> Result<BfcConfig, ScenarioError> {
+    check(
+        (1..=1024).contains(&b.queues),
+        "switch.flow_control.queues",
+        format!("expected 1 to 1024 queues per port, got {}", b.queues),
+    )?;
+    check(
+        b.fids_per_queue <= 1_000_000,
+        "switch.flow_control.fids_per_queue",
+        format!("expected 0 (exact flow ids) to 1000000, got {}", b.fids_per_queue),
+    )?;
+    check(
+        b.sticky.is_finite() && b.sticky >= 0.0,
+        "switch.flow_control.sticky",
+        format!("expected a number of one-hop RTTs ≥ 0, got {}", b.sticky),
+    )?;
+    Ok(BfcConfig { queues: b.queues, fids_per_queue: b.fids_per_queue, sticky_hrtt: b.sticky })
+}
+
+fn pyrrha(p: &PyrrhaSpec) -> Result<PyrrhaConfig, ScenarioError> {
+    check(
+        p.k_pause.is_finite() && p.k_pause > 0.0,
+        "switch.flow_control.k_pause",
+        format!("expected a positive number of one-hop BDPs, got {}", p.k_pause),
+    )?;
+    check(
+        p.k_resume.is_finite() && p.k_resume >= 0.0 && p.k_resume <= p.k_pause,
+        "switch.flow_control.k_resume",
+        format!("expected a number of one-hop BDPs in [0, k_pause = {}], got {}", p.k_pause, p.k_resume),
+    )?;
+    check(
+        (1..=4096).contains(&p.iq_limit),
+        "switch.flow_control.iq_limit",
+        format!("expected 1 to 4096 isolation queues per port, got {}", p.iq_limit),
+    )?;
+    Ok(PyrrhaConfig {
+        k_pause: p.k_pause,
+        k_resume: p.k_resume,
+        iq_limit: p.iq_limit,
+        merge: p.merge,
+        structure: match p.isolation_queues {
+            IsolationQueues::Hierarchical => IqStructure::Hierarchical,
+            IsolationQueues::SingleTier => IqStructure::SingleTier,
+        },
+    })
 }
 
 fn buffer_rule(a: &AdmissionSpec) -> Result<BufferRule, ScenarioError> {

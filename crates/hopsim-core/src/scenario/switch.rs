@@ -55,7 +55,13 @@ pub enum AckQueue {
     Control,
 }
 
-kind_tagged!(FlowControlSpec { "pfc" => Pfc, "per_flow" => PerFlow, "none" => None });
+kind_tagged!(FlowControlSpec {
+    "pfc" => Pfc,
+    "per_flow" => PerFlow,
+    "bfc" => Bfc,
+    "pyrrha" => Pyrrha,
+    "none" => None,
+});
 
 /// Per-hop flow control (`[switch.flow_control]`).
 #[derive(Clone, Debug, Serialize)]
@@ -66,8 +72,77 @@ pub enum FlowControlSpec {
     /// A queue per active flow at every port, paused and resumed per flow by its
     /// downstream queue (the ideal per-flow baseline of Pyrrha and Aquarius).
     PerFlow(PerFlowSpec),
+    /// BFC (Goyal et al., NSDI 2022): per-flow backpressure over a fixed number of queues.
+    Bfc(BfcSpec),
+    /// Pyrrha: congestion-root-based flow control with isolation queues per root.
+    Pyrrha(PyrrhaSpec),
     /// No flow control: every packet is lossy (egress admission, deflection).
     None(NoFields),
+}
+
+/// BFC parameters (`kind = "bfc"`). Defaults: 32 queues, as BFC's evaluation and Pyrrha's
+/// "BFC" (§6.1); the flow table and sticky time of the BFC mode of Pyrrha's authors'
+/// simulator (Pyrrha-NS3 `FLOWTB_SIZE 100`, `STICKY_TH 2`), which produced Pyrrha's BFC
+/// results.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct BfcSpec {
+    /// Physical queues per port (BFC-8 in Aquarius, BFC-32 / BFC-128 in Pyrrha). Replaces
+    /// `switch.queues` for BFC's ports.
+    #[serde(default = "bfc_queues")]
+    pub queues: u32,
+    /// Flow identifiers per switch = this × queues × ports (5-tuples hashed into them);
+    /// 0 gives every flow its own identifier.
+    #[serde(default = "bfc_fids_per_queue")]
+    pub fids_per_queue: u32,
+    /// One-hop RTTs a drained flow keeps its queue.
+    #[serde(default = "two_f64")]
+    pub sticky: f64,
+}
+
+fn bfc_queues() -> u32 {
+    32
+}
+fn bfc_fids_per_queue() -> u32 {
+    100
+}
+
+/// Pyrrha parameters (`kind = "pyrrha"`). Defaults from Pyrrha §6 "Parameters": K_pause 2,
+/// K_resume 1 (one-hop BDPs), at most 100 IQs per port; merging on (§4.1); hierarchical
+/// IQs (§4.3).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PyrrhaSpec {
+    /// Pause above this many one-hop BDPs (rate × twice the link delay).
+    #[serde(default = "two_f64")]
+    pub k_pause: f64,
+    /// Resume below this many.
+    #[serde(default = "one_f64")]
+    pub k_resume: f64,
+    /// Isolation queues per port at most; beyond, roots share them by hash (§4.5).
+    #[serde(default = "pyrrha_iq_limit")]
+    pub iq_limit: u32,
+    /// False-positive roots merge into the real root downstream (§4.1).
+    #[serde(default = "yes")]
+    pub merge: bool,
+    /// `"hierarchical"` (§4.3) or `"single_tier"` with order marks (Appendix C).
+    #[serde(default)]
+    pub isolation_queues: IsolationQueues,
+}
+
+fn pyrrha_iq_limit() -> u32 {
+    100
+}
+
+/// How Pyrrha organises isolation queues.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum IsolationQueues {
+    /// Levels by distance to the root (§4.3).
+    #[default]
+    Hierarchical,
+    /// One queue per set of roots, order marks keep flows in order (Appendix C).
+    SingleTier,
 }
 
 /// A policy table with no parameters (only its `kind`).

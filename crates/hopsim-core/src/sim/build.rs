@@ -12,7 +12,7 @@ use crate::scenario::{
     WindowSpec,
 };
 use crate::switch::admission::Dibs;
-use crate::switch::flow_control::{PerFlow, Pfc};
+use crate::switch::flow_control::{Bfc, BfcPort, PerFlow, Pfc, Pyrrha, PyrrhaPort};
 use crate::switch::load_balance::Drill;
 use crate::switch::{
     Admission, Deflection, EcnStreams, FlowControl, LoadBalancer, PfcConfig, PfcMode, PfcState, RedProfile,
@@ -57,8 +57,12 @@ pub fn build(v: ValidScenario) -> Simulator {
     let ValidScenario { scenario, topo, flows: specs, switch_cfg, transport, policies } = v;
     let routing = Routing::new(&topo, scenario.routing.hash, scenario.seed);
     let q = switch_cfg.queues;
-    // Per-flow flow control takes its queues at run time.
-    let switch_queues = if matches!(policies.flow_control, FlowControlChoice::PerFlow(_)) { 0 } else { q };
+    // Per-flow flow control takes its queues at run time; BFC has its own number.
+    let switch_queues = match &policies.flow_control {
+        FlowControlChoice::PerFlow(_) => 0,
+        FlowControlChoice::Bfc(b) => b.queues as usize,
+        _ => q,
+    };
     let latency = scenario.switch.latency.0;
     let ecn = &scenario.switch.ecn;
 
@@ -201,7 +205,13 @@ pub fn build(v: ValidScenario) -> Simulator {
     let obs = observers(&scenario.output, &topo, flows.len());
     let flow_int = if switch_cfg.int_enabled { vec![Default::default(); flows.len()] } else { Vec::new() };
     let switch_nodes: Vec<NodeId> = switches.iter().map(|s| s.node).collect();
-    let fc = flow_control(&policies, &topo, &switch_nodes, nic_rate, flows.len());
+    let fc = flow_control(&policies, &topo, &switch_nodes, nic_rate, flows.len(), q, scenario.seed);
+    // BFC carries upstream queue ids, Pyrrha congestion roots, in the packets.
+    let ext = if matches!(fc, FlowControl::Bfc(_) | FlowControl::Pyrrha(_)) {
+        crate::ext::ExtTable::enabled()
+    } else {
+        Default::default()
+    };
     let lb = load_balancer(&policies, &topo, &switch_nodes, scenario.seed);
     let admission = admission(&policies, &topo, &switch_nodes, scenario.seed);
     let ecn_rngs = EcnStreams::new(scenario.seed, &switch_nodes, policies.ecn_shared_stream);
@@ -228,7 +238,7 @@ pub fn build(v: ValidScenario) -> Simulator {
         control_log: (scenario.output.pfc_events || scenario.output.control_frames).then(Vec::new),
         log_all_frames: scenario.output.control_frames,
         frames: Default::default(),
-        ext: Default::default(),
+        ext,
         timers,
         faults: policies.faults.clone(),
         trace_flows: scenario
@@ -252,6 +262,7 @@ pub fn build(v: ValidScenario) -> Simulator {
     if sim.obs.queues.is_some() {
         sim.events.schedule(SimTime::ZERO, crate::engine::Event::QueueSample);
     }
+    sim.schedule_tree_snapshot();
     for (i, f) in policies.faults.iter().enumerate() {
         sim.events.schedule(f.down, Event::LinkFault { fault: i as u32, up: false });
         if let Some(up) = f.up {
@@ -261,14 +272,24 @@ pub fn build(v: ValidScenario) -> Simulator {
     sim
 }
 
-/// The flow-control policy with its per-switch state.
+/// One-hop BDP of port `p`: its rate × twice its propagation delay.
+fn hop_bdp(topo: &Topology, p: usize) -> u64 {
+    let s = &topo.ports[p];
+    (s.rate.0 as u128 * 2 * s.delay.0 as u128 / 8 / crate::time::PS_PER_S as u128) as u64
+}
+
+/// The flow-control policy with its per-switch state (`classes`: data queues per port).
+#[allow(clippy::too_many_arguments)]
 fn flow_control(
     p: &Policies,
     topo: &Topology,
     switches: &[NodeId],
     nic_rate: Rate,
     flows: usize,
+    classes: usize,
+    seed: u64,
 ) -> FlowControl {
+    let peer_host = |port: usize| topo.is_host(topo.ports[topo.ports[port].peer.idx()].node);
     match &p.flow_control {
         FlowControlChoice::None => FlowControl::None,
         FlowControlChoice::Pfc(cfg) => FlowControl::Pfc(Pfc {
@@ -285,6 +306,46 @@ fn flow_control(
                 })
                 .collect();
             FlowControl::PerFlow(PerFlow::new(*cfg, &hop_bdp, flows))
+        }
+        FlowControlChoice::Bfc(cfg) => {
+            let ports: Vec<BfcPort> = (0..topo.ports.len())
+                .map(|i| BfcPort {
+                    hop_bdp: hop_bdp(topo, i),
+                    hop_rtt: Delta(2 * topo.ports[i].delay.0),
+                    peer_host: peer_host(i),
+                })
+                .collect();
+            let port_counts: Vec<u32> = switches.iter().map(|n| topo.ports_of(*n).len() as u32).collect();
+            let seeds = switches
+                .iter()
+                .map(|n| crate::engine::stream_seed(seed, &format!("switch/{}/bfc-fid", n.0)))
+                .collect();
+            FlowControl::Bfc(Bfc::new(
+                *cfg,
+                &ports,
+                &port_counts,
+                seeds,
+                switch_streams(seed, switches, "bfc"),
+                flows,
+            ))
+        }
+        FlowControlChoice::Pyrrha(cfg) => {
+            let mut switch_of = vec![None; topo.ports.len()];
+            for (s, n) in switches.iter().enumerate() {
+                for port in topo.ports_of(*n) {
+                    switch_of[port as usize] = Some(s as u32);
+                }
+            }
+            let ports: Vec<PyrrhaPort> = (0..topo.ports.len())
+                .map(|i| PyrrhaPort {
+                    hop_bdp: hop_bdp(topo, i),
+                    switch: switch_of[i],
+                    peer_host: peer_host(i),
+                })
+                .collect();
+            let first_port = switches.iter().map(|n| topo.ports_of(*n).start).collect();
+            let adaptive = !matches!(p.load_balancer, LoadBalancerChoice::Ecmp);
+            FlowControl::Pyrrha(Box::new(Pyrrha::new(*cfg, &ports, first_port, classes, adaptive)))
         }
     }
 }
@@ -362,6 +423,17 @@ fn observers(out: &OutputSpec, topo: &Topology, flows: usize) -> Observers {
             max_records: t.max_records as usize,
             records: Vec::new(),
             dropped: 0,
+        }),
+        congestion_trees: out.congestion_trees.as_ref().map(|t| {
+            let mut at: Vec<SimTime> = t.at.iter().map(|d| SimTime(d.0 .0)).collect();
+            at.sort_unstable_by(|a, b| b.cmp(a));
+            at.dedup();
+            crate::observe::TreeSnapshots {
+                at,
+                interval: t.interval.map(|i| i.0),
+                next_periodic: t.interval.map(|_| SimTime::ZERO),
+                records: Vec::new(),
+            }
         }),
     }
 }

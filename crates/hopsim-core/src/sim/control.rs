@@ -65,7 +65,9 @@ impl Simulator {
             p.stats.pause_received += 1;
         }
         let is_host = self.topo.is_host(p.node);
-        if self.fc.on_frame(port, p, is_host, payload, self.now) {
+        let resumed = self.fc.on_frame(port, &mut self.ports, is_host, payload, self.now);
+        self.send_pending_frames();
+        if resumed {
             self.try_send(port);
         }
     }

@@ -69,8 +69,9 @@ impl Simulator {
         } else {
             Vec::new()
         };
+        self.fc.on_link_down(p, &mut self.ports, is_host, &host_flows, now);
+        self.send_pending_frames();
         let port = &mut self.ports[p.idx()];
-        self.fc.on_link_down(p, port, &host_flows, now);
         for q in 0..64.max(port.queues.len()) {
             if port.queues.is_paused(q) {
                 port.queues.set_paused(q, false, now);
@@ -86,9 +87,10 @@ impl Simulator {
                 let pkt = *self.store.get(r);
                 if pkt.kind == crate::packet::PacketKind::Marker {
                     self.consume(r);
+                    self.fc.on_marker(p, &mut self.ports, pkt.seq, self.now);
                     continue;
                 }
-                let (sw, signal) = self.release_departure(p, queue, &pkt);
+                let (sw, signal) = self.release_departure(p, queue, r, &pkt);
                 if pkt.kind == crate::packet::PacketKind::Data {
                     self.switches[sw].drops.add(DropCause::LinkDown);
                 }

@@ -12,6 +12,7 @@ mod faults;
 mod memory;
 mod observe;
 mod timers;
+mod trees;
 
 use crate::engine::{Event, EventQueue};
 use crate::frames::ControlFrames;

@@ -18,7 +18,7 @@ pub(crate) struct PolicyTimers {
 impl PolicyTimers {
     /// Timers for `ports` ports (targets of port timers).
     pub fn new(ports: usize) -> PolicyTimers {
-        PolicyTimers { generation: [vec![0; ports]], shaper_due: vec![SimTime::NEVER; ports] }
+        PolicyTimers { generation: [vec![0; ports], vec![0; 1]], shaper_due: vec![SimTime::NEVER; ports] }
     }
 
     #[inline]
@@ -58,6 +58,7 @@ impl Simulator {
                 }
                 self.try_send(port);
             }
+            PolicyTimerKind::TreeSnapshot => self.on_tree_snapshot(),
         }
     }
 }

@@ -43,12 +43,12 @@ impl Simulator {
     /// Append this egress port's telemetry to the departing data packet in slot `r`.
     pub(crate) fn push_int_hop(&mut self, port: PortId, r: PacketRef) {
         let p = &self.ports[port.idx()];
-        let hop = IntHop {
-            queue_bytes: p.backlog_bytes(),
-            tx_bytes: p.stats.tx_bytes,
-            time: self.now,
-            rate: p.rate,
+        let queue_bytes = if self.ext.is_enabled() {
+            self.fc.int_queue_bytes(p, self.ext.get(r.index()).fc_mark)
+        } else {
+            p.backlog_bytes()
         };
+        let hop = IntHop { queue_bytes, tx_bytes: p.stats.tx_bytes, time: self.now, rate: p.rate };
         let stack = &mut self.int_stacks[r.index()];
         if (stack.hops as usize) < INT_MAX_HOPS {
             stack.hop[stack.hops as usize] = hop;

@@ -32,7 +32,7 @@ pub mod load_balance;
 
 pub use admission::{Admission, BufferRule, Deflection, SharedBuffer, Verdict};
 pub use ecn::RedProfile;
-pub use flow_control::{Arrival, FlowControl, PfcConfig, PfcMode, PfcState};
+pub use flow_control::{Arrival, FlowControl, HopContext, PfcConfig, PfcMode, PfcState};
 pub use int::{IntHop, IntStack, INT_MAX_HOPS};
 pub use load_balance::LoadBalancer;
 
@@ -97,7 +97,15 @@ impl Simulator {
             self.switch_try_send(egress);
             return;
         }
-        let queue = self.fc.classify(egress, &mut self.ports[egress.idx()], &pkt, self.now);
+        let hop = HopContext {
+            ext: &mut self.ext,
+            slot: r.index(),
+            store: &mut self.store,
+            routing: &self.routing,
+            topo: &self.topo,
+            now: self.now,
+        };
+        let queue = self.fc.classify(sw, egress, &mut self.ports[egress.idx()], &pkt, hop);
         let local_in = in_port.0 - self.switches[sw].first_port;
         let Some((egress, queue, signal)) = self.admit(sw, r, &pkt, in_port, local_in, egress, queue) else {
             return;
@@ -132,8 +140,17 @@ impl Simulator {
             self.drop_at(sw, r, egress, queue, DropCause::BufferFull);
             return None;
         }
-        let queue_bytes = self.ports[egress.idx()].queues.queue_bytes(queue);
-        match self.fc.on_arrival(sw, local_in, in_port, egress, queue, queue_bytes, pkt, buffer) {
+        let port = &self.ports[egress.idx()];
+        let queue_bytes = port.queues.queue_bytes(queue);
+        let hop = HopContext {
+            ext: &mut self.ext,
+            slot: r.index(),
+            store: &mut self.store,
+            routing: &self.routing,
+            topo: &self.topo,
+            now: self.now,
+        };
+        match self.fc.on_arrival(sw, local_in, in_port, egress, port, queue, queue_bytes, pkt, buffer, hop) {
             Arrival::Admit => return Some((egress, queue, false)),
             Arrival::AdmitAndSignal => return Some((egress, queue, true)),
             Arrival::Refuse(cause) => {
@@ -161,7 +178,15 @@ impl Simulator {
                 if let Some(f) = self.flows.get_mut(pkt.flow.idx()) {
                     f.deflections += 1;
                 }
-                let queue = self.fc.classify(to, &mut self.ports[to.idx()], pkt, self.now);
+                let hop = HopContext {
+                    ext: &mut self.ext,
+                    slot: r.index(),
+                    store: &mut self.store,
+                    routing: &self.routing,
+                    topo: &self.topo,
+                    now: self.now,
+                };
+                let queue = self.fc.classify(sw, to, &mut self.ports[to.idx()], pkt, hop);
                 if self.admission.readmit(&self.ports[to.idx()], queue, size, used, buffer) {
                     Some((to, queue, false))
                 } else {
@@ -237,25 +262,46 @@ impl Simulator {
             self.wake_if_more_work(port);
             return;
         }
+        let mut moved_signal = false;
         let (queue, pkt, p, data) = loop {
             let pt = &mut self.ports[port.idx()];
             let Some(queue) = pt.queues.next_queue() else {
+                if moved_signal {
+                    self.send_pending_frames();
+                }
                 return;
             };
             let pkt = pt.queues.dequeue(&mut self.store, queue).expect("eligible queue is non-empty");
             pt.queues.served(queue);
             let p = *self.store.get(pkt);
+            if let FlowControl::Pyrrha(py) = &mut self.fc {
+                if py.moves_from(queue) && p.kind != PacketKind::Marker {
+                    // A hierarchical isolation queue passes its head to the next level.
+                    let hop = HopContext {
+                        ext: &mut self.ext,
+                        slot: pkt.index(),
+                        store: &mut self.store,
+                        routing: &self.routing,
+                        topo: &self.topo,
+                        now: self.now,
+                    };
+                    moved_signal |= py.advance(&mut self.ports, port, pkt, &p, hop);
+                    continue;
+                }
+            }
             match p.kind {
                 PacketKind::Data => break (queue, pkt, p, true),
                 PacketKind::Marker => {
                     // Never transmitted: its owner acts when it reaches the head.
                     self.consume(pkt);
+                    self.fc.on_marker(port, &mut self.ports, p.seq, self.now);
                 }
                 _ => break (queue, pkt, p, false), // ACKs queued with data
             }
         };
         let size = p.wire_bytes as u64;
-        let (sw, signal) = self.release_departure(port, queue, &p);
+        let (sw, signal) = self.release_departure(port, queue, pkt, &p);
+        let signal = signal | moved_signal;
         if data {
             let queue_after = self.ports[port.idx()].queues.queue_bytes(queue);
             if self.switch_cfg.ecn_enabled
@@ -281,11 +327,17 @@ impl Simulator {
         }
     }
 
-    /// Packet `p` left `queue` of switch port `port` (to be sent, or dropped with a failed
-    /// link): release its shared-buffer and flow-control accounting. Returns the switch and
-    /// whether flow control has frames to send upstream.
+    /// Packet `p` (in slot `r`) left `queue` of switch port `port` (to be sent, or dropped
+    /// with a failed link): release its shared-buffer and flow-control accounting. Returns
+    /// the switch and whether flow control has frames to send upstream.
     #[inline(always)]
-    pub(crate) fn release_departure(&mut self, port: PortId, queue: usize, p: &Packet) -> (usize, bool) {
+    pub(crate) fn release_departure(
+        &mut self,
+        port: PortId,
+        queue: usize,
+        r: PacketRef,
+        p: &Packet,
+    ) -> (usize, bool) {
         let node = self.ports[port.idx()].node;
         let sw = self.node_slot[node.idx()] as usize;
         let buffer = self.switch_cfg.buffer_bytes;
@@ -293,17 +345,15 @@ impl Simulator {
         s.mmu.used_bytes -= p.wire_bytes as u64;
         let local_in = p.ingress as u32;
         let ingress = PortId(s.first_port + local_in);
-        let signal = self.fc.on_dequeue(
-            sw,
-            local_in,
-            ingress,
-            port,
-            &mut self.ports[port.idx()],
-            queue,
-            p,
-            buffer,
-            self.now,
-        );
+        let hop = HopContext {
+            ext: &mut self.ext,
+            slot: r.index(),
+            store: &mut self.store,
+            routing: &self.routing,
+            topo: &self.topo,
+            now: self.now,
+        };
+        let signal = self.fc.on_dequeue(sw, local_in, ingress, port, &mut self.ports, queue, p, buffer, hop);
         (sw, signal)
     }
 
@@ -341,6 +391,22 @@ impl Simulator {
     /// (0 once the network drained).
     pub fn per_flow_entries(&self) -> Option<usize> {
         self.fc.per_flow_state().map(|f| f.entries())
+    }
+
+    /// State a per-flow, BFC or Pyrrha run still holds — queues, pause states and counters,
+    /// congestion trees (0 once the network drained; `None` under PFC or none).
+    pub fn flow_control_held(&self) -> Option<usize> {
+        self.fc.held()
+    }
+
+    /// The flow-control policy's own counters, by name.
+    pub fn flow_control_counters(&self) -> Vec<(&'static str, u64)> {
+        self.fc.counters()
+    }
+
+    /// The flow-control policy (read-only), e.g. for Pyrrha's isolation-queue log.
+    pub fn flow_control(&self) -> &FlowControl {
+        &self.fc
     }
 
     /// Ingress bytes held per switch for PFC, summed (0 once the network drained).

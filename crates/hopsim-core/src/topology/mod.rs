@@ -4,7 +4,7 @@
 //! Each link becomes two ports (one per end); a port is the transmitter of one direction.
 //! Ports of a node are numbered contiguously, in the order its links were listed.
 
-mod builders;
+pub(crate) mod builders;
 mod hpcc_file;
 pub mod routing;
 

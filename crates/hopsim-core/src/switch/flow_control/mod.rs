@@ -14,20 +14,41 @@
 //! Each policy keeps its own per-switch / per-port state in its own arrays. Dispatch is
 //! static (one enum, one `match` per hook), and a hook a policy does not use is an empty arm.
 
+mod bfc;
+mod keymap;
 mod per_flow;
 mod pfc;
+pub mod pyrrha;
 
+pub use bfc::{Bfc, BfcConfig, BfcPort, BfcStats};
 pub use per_flow::{PerFlow, PerFlowConfig};
 pub use pfc::{PfcConfig, PfcMode, PfcState};
+pub use pyrrha::{IqStructure, Pyrrha, PyrrhaConfig, PyrrhaPort, PyrrhaStats};
 
 use std::collections::VecDeque;
 
+use crate::ext::ExtTable;
 use crate::frames::ControlPayload;
 use crate::ids::{FlowId, PortId};
 use crate::metrics::DropCause;
 use crate::packet::Packet;
 use crate::port::Port;
+use crate::store::PacketStore;
 use crate::time::SimTime;
+use crate::topology::routing::{FiveTuple, Routing};
+use crate::topology::Topology;
+
+/// What a hook may use besides its own state and the port: the packet's extension fields
+/// (at its store slot), the packet store (order marks, moves between queues), the routes
+/// and topology (onward paths), and the time. Policies that need none of it ignore it.
+pub struct HopContext<'a> {
+    pub ext: &'a mut ExtTable,
+    pub slot: usize,
+    pub store: &'a mut PacketStore,
+    pub routing: &'a Routing,
+    pub topo: &'a Topology,
+    pub now: SimTime,
+}
 
 /// Outcome of a packet's arrival for flow control.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,6 +74,10 @@ pub enum FlowControl {
     Pfc(Pfc),
     /// A queue per flow at every port, paused and resumed per flow (ideal per-flow FC).
     PerFlow(PerFlow),
+    /// BFC: per-flow backpressure over a fixed number of queues per port.
+    Bfc(Bfc),
+    /// Pyrrha: congestion roots, isolation queues per root.
+    Pyrrha(Box<Pyrrha>),
 }
 
 /// PFC: one [`PfcState`] per switch.
@@ -70,20 +95,32 @@ impl FlowControl {
             FlowControl::None => "none",
             FlowControl::Pfc(_) => "pfc",
             FlowControl::PerFlow(_) => "per_flow",
+            FlowControl::Bfc(_) => "bfc",
+            FlowControl::Pyrrha(_) => "pyrrha",
         }
     }
 
     /// The egress queue of data packet `pkt` at port `egress` of switch `sw`.
     #[inline(always)]
-    pub fn classify(&mut self, egress: PortId, port: &mut Port, pkt: &Packet, now: SimTime) -> usize {
+    pub fn classify(
+        &mut self,
+        sw: usize,
+        egress: PortId,
+        port: &mut Port,
+        pkt: &Packet,
+        hop: HopContext,
+    ) -> usize {
         match self {
             FlowControl::None | FlowControl::Pfc(_) => pkt.priority as usize,
-            FlowControl::PerFlow(f) => f.classify(egress, port, pkt, now),
+            FlowControl::PerFlow(f) => f.classify(egress, port, pkt, hop.now),
+            FlowControl::Bfc(b) => b.classify(sw, egress, pkt, hop.now),
+            FlowControl::Pyrrha(p) => p.classify(egress, port, pkt, hop),
         }
     }
 
-    /// A packet of `size` bytes for `queue` of port `egress` arrived on local port
-    /// `local_in` of switch `sw` (whose shared buffer is `buffer` bytes).
+    /// A packet of `size` bytes for `queue` of port `egress` (holding `queue_bytes` before
+    /// it) arrived on local port `local_in` of switch `sw` (whose shared buffer is `buffer`
+    /// bytes).
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     pub fn on_arrival(
@@ -92,10 +129,12 @@ impl FlowControl {
         local_in: u32,
         in_port: PortId,
         egress: PortId,
+        port: &Port,
         queue: usize,
         queue_bytes: u64,
         pkt: &Packet,
         buffer: u64,
+        hop: HopContext,
     ) -> Arrival {
         let size = pkt.wire_bytes as u64;
         match self {
@@ -116,11 +155,17 @@ impl FlowControl {
                     Arrival::AdmitAndSignal
                 }
             },
+            FlowControl::Bfc(b) => {
+                signalled(b.on_arrival(sw, in_port, egress, port, queue, queue_bytes + size, pkt, hop))
+            }
+            FlowControl::Pyrrha(p) => {
+                signalled(p.on_arrival(in_port, egress, queue, queue_bytes + size, pkt, hop))
+            }
         }
     }
 
     /// Data packet `pkt` (which had arrived on local port `local_in`, global `in_port`) left
-    /// `queue` of port `egress`. Returns whether frames for upstream wait in
+    /// `queue` of port `egress` (in `ports`). Returns whether frames for upstream wait in
     /// [`take_pending`](Self::take_pending).
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
@@ -130,11 +175,11 @@ impl FlowControl {
         local_in: u32,
         in_port: PortId,
         egress: PortId,
-        port: &mut Port,
+        ports: &mut [Port],
         queue: usize,
         pkt: &Packet,
         buffer: u64,
-        now: SimTime,
+        hop: HopContext,
     ) -> bool {
         match self {
             FlowControl::None => false,
@@ -148,7 +193,9 @@ impl FlowControl {
                 }
                 resume
             }
-            FlowControl::PerFlow(f) => f.on_dequeue(egress, port, queue, pkt, now),
+            FlowControl::PerFlow(f) => f.on_dequeue(egress, &mut ports[egress.idx()], queue, pkt, hop.now),
+            FlowControl::Bfc(b) => b.on_dequeue(sw, in_port, egress, queue, pkt, hop),
+            FlowControl::Pyrrha(p) => p.on_dequeue(ports, in_port, egress, queue, pkt, hop),
         }
     }
 
@@ -159,20 +206,24 @@ impl FlowControl {
             FlowControl::None => return None,
             FlowControl::Pfc(p) => &mut p.pending,
             FlowControl::PerFlow(f) => &mut f.pending,
+            FlowControl::Bfc(b) => &mut b.pending,
+            FlowControl::Pyrrha(p) => &mut p.pending,
         };
         pending.pop_front()
     }
 
-    /// Frame `payload` from downstream arrived on `port` (of a switch, or a host's NIC
-    /// port). Returns whether something was resumed (the port should try to send).
+    /// Frame `payload` from downstream arrived on `port_id` (of a switch, or a host's NIC
+    /// port), one of `ports`. Returns whether something was resumed (the port should try
+    /// to send).
     pub fn on_frame(
         &mut self,
         port_id: PortId,
-        port: &mut Port,
+        ports: &mut [Port],
         is_host: bool,
         payload: ControlPayload,
         now: SimTime,
     ) -> bool {
+        let port = &mut ports[port_id.idx()];
         match payload {
             ControlPayload::Pfc { priority, pause } => {
                 port.queues.set_paused(priority as usize, pause, now) && !pause
@@ -181,23 +232,111 @@ impl FlowControl {
                 FlowControl::PerFlow(f) => f.on_frame(port_id, port, is_host, flow, reverse, pause, now),
                 _ => false,
             },
+            ControlPayload::Bfc { queue, pause } => match self {
+                FlowControl::Bfc(b) => b.on_frame(port, is_host, queue, pause, now),
+                _ => false,
+            },
+            ControlPayload::Pyrrha { signal, root, old_root, hop } => match self {
+                FlowControl::Pyrrha(p) => {
+                    p.on_frame(ports, port_id, is_host, signal, root, old_root, hop, now)
+                }
+                _ => false,
+            },
         }
     }
 
-    /// May a host NIC on `port` send data of `flow` (priority `priority`) now?
+    /// May a host NIC on `port` (`port_id`) send data of `flow` (priority `priority`, 5-tuple
+    /// `tuple`) now?
     #[inline]
-    pub fn nic_may_send(&self, port: &Port, flow: FlowId, priority: u8) -> bool {
+    #[allow(clippy::too_many_arguments)]
+    pub fn nic_may_send(
+        &self,
+        port_id: PortId,
+        port: &Port,
+        flow: FlowId,
+        priority: u8,
+        tuple: FiveTuple,
+        routing: &Routing,
+        topo: &Topology,
+    ) -> bool {
         match self {
             FlowControl::PerFlow(f) => !f.host_paused(flow),
+            FlowControl::Bfc(b) => !b.host_paused(flow),
+            FlowControl::Pyrrha(p) => p.nic_may_send(port_id, tuple, routing, topo),
             _ => port.queues.may_send(priority as usize),
+        }
+    }
+
+    /// An order mark reached the head of its queue at `port_id` (one of `ports`). Returns
+    /// whether a queue it held may send now.
+    pub fn on_marker(&mut self, port_id: PortId, ports: &mut [Port], id: u64, now: SimTime) -> bool {
+        match self {
+            FlowControl::Pyrrha(p) => p.on_marker(port_id, &mut ports[port_id.idx()], id, now),
+            _ => false,
         }
     }
 
     /// The link of `port_id` failed (see `sim::faults`): forget the pauses that concern it
     /// (`host_flows`: the flows sent from it, when it is a host's NIC port).
-    pub fn on_link_down(&mut self, port_id: PortId, port: &mut Port, host_flows: &[FlowId], now: SimTime) {
-        if let FlowControl::PerFlow(f) = self {
-            f.on_link_down(port_id, port, host_flows, now);
+    pub fn on_link_down(
+        &mut self,
+        port_id: PortId,
+        ports: &mut [Port],
+        is_host: bool,
+        host_flows: &[FlowId],
+        now: SimTime,
+    ) {
+        match self {
+            FlowControl::PerFlow(f) => f.on_link_down(port_id, &mut ports[port_id.idx()], host_flows, now),
+            FlowControl::Bfc(b) => b.on_link_down(host_flows),
+            FlowControl::Pyrrha(p) => p.on_link_down(ports, port_id, is_host, now),
+            _ => {}
+        }
+    }
+
+    /// Queue length a departing data packet reports in INT at `port`.
+    #[inline]
+    pub fn int_queue_bytes(&self, port: &Port, fc_mark: u8) -> u64 {
+        match self {
+            FlowControl::Pyrrha(p) => p.int_queue_bytes(port, fc_mark),
+            _ => port.queues.backlog_bytes,
+        }
+    }
+
+    /// Flow-control state still held (queues, pause states, counters, congestion trees):
+    /// 0 once the network drained. `None` for PFC and no flow control.
+    pub fn held(&self) -> Option<usize> {
+        match self {
+            FlowControl::PerFlow(f) => Some(f.entries()),
+            FlowControl::Bfc(b) => Some(b.held()),
+            FlowControl::Pyrrha(p) => Some(p.held()),
+            _ => None,
+        }
+    }
+
+    /// The policy's counters, by name (empty for PFC and no flow control).
+    pub fn counters(&self) -> Vec<(&'static str, u64)> {
+        match self {
+            FlowControl::Bfc(b) => vec![
+                ("bfc_assignments", b.stats.assignments),
+                ("bfc_shared_assignments", b.stats.shared_assignments),
+                ("bfc_max_flows_per_queue", b.stats.max_flows_per_queue as u64),
+            ],
+            FlowControl::Pyrrha(p) => {
+                let s = p.stats;
+                vec![
+                    ("pyrrha_roots_nominated", s.roots_nominated),
+                    ("pyrrha_merges", s.merges),
+                    ("pyrrha_iqs_assigned", s.iqs_assigned),
+                    ("pyrrha_iqs_hashed", s.iqs_hashed),
+                    ("pyrrha_iq_moves", s.iq_moves),
+                    ("pyrrha_soft_merge_moves", s.soft_merge_moves),
+                    ("pyrrha_order_marks", s.order_marks),
+                    ("pyrrha_own_root_pauses_ignored", s.own_root_pauses_ignored),
+                    ("pyrrha_max_iqs_per_port", s.max_iqs_per_port),
+                ]
+            }
+            _ => Vec::new(),
         }
     }
 
@@ -224,5 +363,23 @@ impl FlowControl {
             FlowControl::PerFlow(f) => Some(f),
             _ => None,
         }
+    }
+
+    /// Pyrrha's state, when Pyrrha is the policy.
+    pub fn pyrrha(&self) -> Option<&Pyrrha> {
+        match self {
+            FlowControl::Pyrrha(p) => Some(p),
+            _ => None,
+        }
+    }
+}
+
+/// A hook's "frames wait" as an [`Arrival`] of a lossless packet.
+#[inline]
+fn signalled(frames: bool) -> Arrival {
+    if frames {
+        Arrival::AdmitAndSignal
+    } else {
+        Arrival::Admit
     }
 }

@@ -15,8 +15,9 @@
 //! queue of their own on the reverse path (`reverse` in the key and the frame); a host NIC
 //! never pauses ACKs (they leave from its control queue).
 
-use std::collections::{HashMap, VecDeque};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::collections::VecDeque;
+
+use super::keymap::KeyMap;
 
 use crate::frames::ControlPayload;
 use crate::ids::{FlowId, PortId};
@@ -54,32 +55,13 @@ fn key(port: PortId, flow: FlowId, reverse: bool) -> Key {
     ((port.0 as u64) << 33) | ((flow.0 as u64) << 1) | reverse as u64
 }
 
-/// A multiplicative hasher for the packed keys (deterministic, unlike the standard
-/// library's randomly keyed one; nothing iterates the map, so order never matters).
-#[derive(Default)]
-struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ *b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = crate::topology::routing::mix64(v);
-    }
-}
-
 /// Per-flow flow control of every switch.
 #[derive(Clone, Debug)]
 pub struct PerFlow {
     /// Per port (global id): PAUSE and RESUME thresholds in bytes.
     xoff: Vec<u64>,
     xon: Vec<u64>,
-    entries: HashMap<Key, Entry, BuildHasherDefault<KeyHasher>>,
+    entries: KeyMap<Entry>,
     /// Per flow: its source NIC was told to stop it.
     host_paused: Vec<bool>,
     /// Frames a hook asked to send, not sent yet.
@@ -93,7 +75,7 @@ impl PerFlow {
         PerFlow {
             xoff: scale(cfg.xoff_bdp),
             xon: scale(cfg.xon_bdp),
-            entries: HashMap::default(),
+            entries: KeyMap::default(),
             host_paused: vec![false; flows],
             pending: VecDeque::new(),
         }

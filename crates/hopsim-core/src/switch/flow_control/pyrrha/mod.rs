@@ -1,0 +1,833 @@
+//! Pyrrha: congestion-root-based flow control (Liu et al., "Pyrrha: Congestion-Root-Based
+//! Flow Control to Eliminate Head-of-Line Blocking in Datacenter"), section by section:
+//!
+//! - **§4.1 root identification.** An egress port whose output queue (OQ) holds more than
+//!   `K_pause` one-hop BDPs nominates itself a congestion root: each packet that then
+//!   arrives for the OQ sends PAUSE(root = this port) to the upstream it came from (once
+//!   per upstream); below `K_resume` one-hop BDPs it sends RESUME. A port that is a root
+//!   and learns of a root further downstream (a PAUSE creating a new IQ there) was a false
+//!   positive: it sends MERGE(old = itself, new) to the upstreams it paused, which move its
+//!   IQs to soft-merging and pass the MERGE on.
+//! - **§4.2 congested-flow identification.** A port that received PAUSE(root) knows the
+//!   root and its distance; every packet for the port is matched, by its hash-aware onward
+//!   path (`path`), against the roots the port knows, nearest first.
+//! - **§4.3 congested-flow management.** Matched packets wait in isolation queues (IQs),
+//!   hierarchical by distance (or single-tier with order marks, Appendix C; `iq`); an IQ
+//!   holding more than `K_pause` of an upstream's bytes pauses that upstream for the root
+//!   (`roots`), so the tree grows back to the sources. IQs are unassigned once empty, not
+//!   paused and leaves of their tree, telling the port downstream (UNASSIGN), so trees
+//!   dissolve from the leaves to the root.
+//! - **§4.4** hosts stop exactly the flows crossing a paused root (`host`); **§4.5** at most
+//!   `iq_limit` IQs per port, roots hashed onto them beyond; a PAUSE naming a port of the
+//!   receiving switch itself is ignored (deadlock prevention); **Appendix A** a root whose
+//!   link fails resumes its upstreams, and onward paths follow the rerouted tables.
+//!
+//! OQs are the port's `switch.queues` traffic classes, never paused; IQs are queues
+//! allocated above them. In the hierarchical structure the port's scheduler serves OQs and
+//! IQs round robin, and serving an IQ moves its head packet to its next level (the IQ of
+//! the next root on its path, or the OQ) instead of sending it — a hierarchical scheduler
+//! whose levels drain at the port's rate, in FIFO order, so a flow's packets stay in order
+//! through root changes and soft-merging.
+
+mod host;
+mod iq;
+pub(crate) mod path;
+mod roots;
+mod tree;
+
+pub use iq::IqState;
+pub use tree::{IqUsageRecord, TreeRecord, TreeRole};
+
+use std::collections::VecDeque;
+
+use self::host::HostPauses;
+use self::iq::{Assigned, PortIqs};
+use self::path::walk_onward;
+use self::roots::RootTable;
+use super::HopContext;
+use crate::frames::{ControlPayload, RootSignal};
+use crate::ids::PortId;
+use crate::packet::Packet;
+use crate::port::Port;
+use crate::store::PacketRef;
+use crate::time::SimTime;
+use crate::topology::routing::{routing_tuple, FiveTuple, Routing};
+use crate::topology::Topology;
+
+/// A congestion root: a switch egress port, by global port id (the paper's `switch:port`).
+pub type RootId = u32;
+
+/// No root (`PacketExt::root` of a packet not isolated).
+const NO_ROOT: RootId = u32::MAX;
+
+/// `PacketExt::fc_mark` bits: the packet waited in an IQ at the current port; its bytes are
+/// counted for its upstream under `PacketExt::root` at the current switch.
+const ISOLATED: u8 = 1;
+const COUNTED: u8 = 2;
+
+/// How isolation queues are organised (§4.3, Appendix C).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IqStructure {
+    /// Levels by distance to the root, matched near to far (§4.3).
+    Hierarchical,
+    /// One IQ per set of roots crossed, order marks for in-order delivery (Appendix C).
+    SingleTier,
+}
+
+/// Parameters of Pyrrha (`[switch.flow_control]` with `kind = "pyrrha"`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PyrrhaConfig {
+    /// PAUSE above this many one-hop BDPs (§6 "Parameters": 2).
+    pub k_pause: f64,
+    /// RESUME below this many (§6: 1).
+    pub k_resume: f64,
+    /// Physical IQs per port at most (§6: 100).
+    pub iq_limit: u32,
+    /// False-positive roots merge into the real root (§4.1; off only for Fig 27/28).
+    pub merge: bool,
+    pub structure: IqStructure,
+}
+
+/// Counters of a Pyrrha run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PyrrhaStats {
+    /// Ports that nominated themselves congestion roots (each time they started one).
+    pub roots_nominated: u64,
+    /// False-positive roots merged into a root downstream.
+    pub merges: u64,
+    /// IQs given a physical queue of their own, and roots (or sets) hashed onto a shared one.
+    pub iqs_assigned: u64,
+    pub iqs_hashed: u64,
+    /// Packets moved from an IQ to its next level (hierarchical), and of those, out of a
+    /// soft-merging IQ.
+    pub iq_moves: u64,
+    pub soft_merge_moves: u64,
+    /// Order marks pushed (single tier).
+    pub order_marks: u64,
+    /// PAUSE frames naming a port of the receiving switch, ignored (§4.5).
+    pub own_root_pauses_ignored: u64,
+    /// Most physical IQs one port held at once.
+    pub max_iqs_per_port: u64,
+}
+
+/// Per-port facts Pyrrha is built from.
+pub struct PyrrhaPort {
+    /// One-hop BDP: the port's rate × twice its propagation delay.
+    pub hop_bdp: u64,
+    /// The switch (index) the port belongs to; `None` for a host's NIC port.
+    pub switch: Option<u32>,
+    /// The port's peer is a host.
+    pub peer_host: bool,
+}
+
+/// Pyrrha at every switch and host NIC.
+#[derive(Clone, Debug)]
+pub struct Pyrrha {
+    cfg: PyrrhaConfig,
+    /// OQs per port (the traffic classes); IQs are queues above them.
+    classes: usize,
+    /// The load balancer picks ports per packet: onward paths are known only in part.
+    adaptive: bool,
+    /// Per port: K_pause and K_resume one-hop BDPs, in bytes.
+    pause_at: Vec<u64>,
+    resume_at: Vec<u64>,
+    /// Per port: its switch (`u32::MAX`: a host NIC port), and whether its peer is a host.
+    switch_of: Vec<u32>,
+    peer_host: Vec<bool>,
+    /// Per switch: its first port.
+    first_port: Vec<u32>,
+    iqs: Vec<PortIqs>,
+    roots: RootTable,
+    hosts: HostPauses,
+    pub(super) pending: VecDeque<(PortId, ControlPayload)>,
+    pub stats: PyrrhaStats,
+    /// Every change of a port's number of IQs.
+    pub usage: Vec<IqUsageRecord>,
+}
+
+impl Pyrrha {
+    /// `ports`: every port's facts; `first_port`: per switch; `classes`: OQs per port;
+    /// `adaptive`: a per-packet load balancer runs.
+    pub fn new(
+        cfg: PyrrhaConfig,
+        ports: &[PyrrhaPort],
+        first_port: Vec<u32>,
+        classes: usize,
+        adaptive: bool,
+    ) -> Pyrrha {
+        let scale = |k: f64| ports.iter().map(|p| (p.hop_bdp as f64 * k).ceil() as u64).collect();
+        Pyrrha {
+            cfg,
+            classes,
+            adaptive,
+            pause_at: scale(cfg.k_pause),
+            resume_at: scale(cfg.k_resume),
+            switch_of: ports.iter().map(|p| p.switch.unwrap_or(u32::MAX)).collect(),
+            peer_host: ports.iter().map(|p| p.peer_host).collect(),
+            first_port,
+            iqs: vec![PortIqs::default(); ports.len()],
+            roots: RootTable::new(ports.len()),
+            hosts: HostPauses::new(ports.len()),
+            pending: VecDeque::new(),
+            stats: PyrrhaStats::default(),
+            usage: Vec::new(),
+        }
+    }
+
+    #[inline]
+    fn sw(&self, port: PortId) -> usize {
+        self.switch_of[port.idx()] as usize
+    }
+
+    fn send(&mut self, out: PortId, signal: RootSignal, root: RootId, old_root: RootId, hop: u8) {
+        self.pending.push_back((out, ControlPayload::Pyrrha { signal, root, old_root, hop }));
+    }
+
+    /// Whether `queue` is an isolation queue the scheduler must move from, not send from.
+    #[inline]
+    pub fn moves_from(&self, queue: usize) -> bool {
+        queue >= self.classes && self.cfg.structure == IqStructure::Hierarchical
+    }
+
+    /// The nearest root `port` knows on the onward path of `tuple` beyond distance `after`:
+    /// (index in the port's known roots, distance).
+    fn nearest(
+        &self,
+        routing: &Routing,
+        topo: &Topology,
+        port: PortId,
+        tuple: FiveTuple,
+        after: u8,
+    ) -> Option<(usize, u8)> {
+        let known = &self.iqs[port.idx()].known;
+        let mut found = None;
+        walk_onward(routing, topo, port, tuple, self.adaptive, |d, p| {
+            if d <= after {
+                return false;
+            }
+            if let Some(p) = p {
+                if let Some(i) = known.iter().position(|k| k.root == p.0) {
+                    found = Some((i, d));
+                    return true;
+                }
+            }
+            false
+        });
+        found
+    }
+
+    fn log_usage(&mut self, port: PortId, now: SimTime) {
+        let iqs = self.iqs[port.idx()].in_use() as u32;
+        self.stats.max_iqs_per_port = self.stats.max_iqs_per_port.max(iqs as u64);
+        self.usage.push(IqUsageRecord { time: now, port, iqs });
+    }
+
+    fn assigned(&mut self, how: Assigned) {
+        match how {
+            Assigned::New(_) => self.stats.iqs_assigned += 1,
+            Assigned::Shared(_) => self.stats.iqs_hashed += 1,
+        }
+    }
+
+    // ---------------------------------------------------------------- arrival
+
+    /// The queue of data packet `pkt` at `egress`: the IQ of the nearest root it crosses
+    /// (hierarchical) or of the set of roots it crosses (single tier), else its OQ.
+    pub(super) fn classify(
+        &mut self,
+        egress: PortId,
+        port: &mut Port,
+        pkt: &Packet,
+        hop: HopContext,
+    ) -> usize {
+        let oq = pkt.priority as usize;
+        let ext = hop.ext.get_mut(hop.slot);
+        ext.fc_mark = 0;
+        ext.root = NO_ROOT;
+        ext.iq_level = 0;
+        if self.iqs[egress.idx()].known.is_empty() {
+            return oq;
+        }
+        let tuple = routing_tuple(pkt);
+        match self.cfg.structure {
+            IqStructure::Hierarchical => {
+                let Some((i, d)) = self.nearest(hop.routing, hop.topo, egress, tuple, 0) else { return oq };
+                let k = self.iqs[egress.idx()].known[i];
+                let ext = hop.ext.get_mut(hop.slot);
+                (ext.root, ext.iq_level, ext.fc_mark) = (k.root, d, ISOLATED);
+                k.queue as usize
+            }
+            IqStructure::SingleTier => {
+                let known = &self.iqs[egress.idx()].known;
+                let mut set: Vec<(RootId, u8)> = Vec::new();
+                walk_onward(hop.routing, hop.topo, egress, tuple, self.adaptive, |d, p| {
+                    if let Some(p) = p.filter(|p| known.iter().any(|k| k.root == p.0)) {
+                        set.push((p.0, d));
+                    }
+                    false
+                });
+                if set.is_empty() {
+                    return oq;
+                }
+                let roots: Vec<RootId> = set.iter().map(|s| s.0).collect();
+                let iqs = &mut self.iqs[egress.idx()];
+                let (queue, how) =
+                    iqs.queue_for_set(port, hop.store, self.cfg.iq_limit as usize, self.classes, &roots);
+                if let Some(how) = how {
+                    let marks = self.iqs[egress.idx()]
+                        .slots
+                        .iter()
+                        .find(|s| s.queue == queue)
+                        .map_or(0, |s| s.order_blocks);
+                    self.stats.order_marks += marks as u64;
+                    self.assigned(how);
+                    self.iqs[egress.idx()].refresh(port, hop.now);
+                    if matches!(how, Assigned::New(_)) {
+                        self.log_usage(egress, hop.now);
+                    }
+                }
+                // Its bytes count for the nearest paused root it crosses (what holds it).
+                let iqs = &self.iqs[egress.idx()];
+                let (root, d) = set
+                    .iter()
+                    .copied()
+                    .find(|(r, _)| iqs.state_of(*r) == Some(IqState::Paused))
+                    .unwrap_or(set[0]);
+                let ext = hop.ext.get_mut(hop.slot);
+                (ext.root, ext.iq_level, ext.fc_mark) = (root, d, ISOLATED);
+                queue as usize
+            }
+        }
+    }
+
+    /// The packet joins `queue` of `egress` (arrived on `in_port`; the queue then holds
+    /// `bytes_after`): an OQ past K_pause makes the port a root pausing that upstream; an IQ
+    /// counts the packet for its upstream, pausing it past K_pause. Returns whether a
+    /// frame waits.
+    pub(super) fn on_arrival(
+        &mut self,
+        in_port: PortId,
+        egress: PortId,
+        queue: usize,
+        bytes_after: u64,
+        pkt: &Packet,
+        hop: HopContext,
+    ) -> bool {
+        if queue < self.classes {
+            return self.root_check(egress, in_port, bytes_after);
+        }
+        let ext = hop.ext.get_mut(hop.slot);
+        let root = ext.root;
+        self.count(egress, in_port, root, pkt.wire_bytes as u64, &mut ext.fc_mark)
+    }
+
+    /// An OQ of `egress` holds `oq_bytes` after a packet from `in_port` joined it.
+    fn root_check(&mut self, egress: PortId, in_port: PortId, oq_bytes: u64) -> bool {
+        if oq_bytes <= self.pause_at[egress.idx()] {
+            return false;
+        }
+        let first = self.roots.self_children[egress.idx()].is_empty();
+        if !self.roots.root_pauses(egress, in_port) {
+            return false;
+        }
+        if first {
+            self.stats.roots_nominated += 1;
+        }
+        self.send(in_port, RootSignal::Pause, egress.0, NO_ROOT, 1);
+        true
+    }
+
+    /// Count `bytes` from `in_port` in an IQ of `root` at `egress`'s switch (not for a
+    /// soft-merging root, which controls nothing any more).
+    fn count(&mut self, egress: PortId, in_port: PortId, root: RootId, bytes: u64, mark: &mut u8) -> bool {
+        if !matches!(self.iqs[egress.idx()].state_of(root), Some(IqState::Paused | IqState::Resumed)) {
+            return false;
+        }
+        let sw = self.sw(egress);
+        *mark |= COUNTED;
+        if self.roots.count(sw, root, in_port, bytes, self.pause_at[egress.idx()]) {
+            let h = self.roots.get(sw, root).map_or(1, |e| e.hop);
+            self.send(in_port, RootSignal::Pause, root, NO_ROOT, h.saturating_add(1));
+            return true;
+        }
+        false
+    }
+
+    /// The packet (counted under its root) leaves an IQ: uncount it, resuming its upstream
+    /// below K_resume (and tidying the root's IQs at the switch, which may now be leaves).
+    fn uncount(
+        &mut self,
+        ports: &mut [Port],
+        egress: PortId,
+        in_port: PortId,
+        bytes: u64,
+        hop: &mut HopContext,
+    ) -> bool {
+        let ext = hop.ext.get_mut(hop.slot);
+        if ext.fc_mark & COUNTED == 0 {
+            return false;
+        }
+        ext.fc_mark &= !COUNTED;
+        let root = ext.root;
+        let sw = self.sw(egress);
+        if !self.roots.uncount(sw, root, in_port, bytes, self.resume_at[egress.idx()]) {
+            return false;
+        }
+        self.send(in_port, RootSignal::Resume, root, NO_ROOT, 0);
+        self.tidy_root(ports, sw, root, hop.now);
+        true
+    }
+
+    // ---------------------------------------------------------------- departure
+
+    /// Data packet `pkt` left `queue` of `egress` (sent, or dropped with a failed link): an
+    /// IQ uncounts it and may be unassigned; a root's OQ below K_resume resumes its upstreams.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn on_dequeue(
+        &mut self,
+        ports: &mut [Port],
+        in_port: PortId,
+        egress: PortId,
+        queue: usize,
+        pkt: &Packet,
+        mut hop: HopContext,
+    ) -> bool {
+        let mut signal = self.uncount(ports, egress, in_port, pkt.wire_bytes as u64, &mut hop);
+        if queue < self.classes {
+            if !self.roots.self_children[egress.idx()].is_empty()
+                && ports[egress.idx()].queues.queue_bytes(queue) < self.resume_at[egress.idx()]
+            {
+                signal |= self.root_resumes(egress);
+            }
+        } else {
+            signal |= self.tidy(ports, egress, hop.now);
+        }
+        signal
+    }
+
+    /// A root's OQ fell below K_resume: RESUME every upstream it paused (hosts, which keep
+    /// no IQs, leave its tree at once).
+    fn root_resumes(&mut self, egress: PortId) -> bool {
+        let mut children = std::mem::take(&mut self.roots.self_children[egress.idx()]);
+        let mut signal = false;
+        for c in children.iter_mut().filter(|c| c.paused) {
+            c.paused = false;
+            self.pending.push_back((
+                c.ingress,
+                ControlPayload::Pyrrha {
+                    signal: RootSignal::Resume,
+                    root: egress.0,
+                    old_root: NO_ROOT,
+                    hop: 1,
+                },
+            ));
+            signal = true;
+        }
+        children.retain(|c| !self.peer_host[c.ingress.idx()]);
+        self.roots.self_children[egress.idx()] = children;
+        signal
+    }
+
+    /// Hierarchical: the scheduler served an IQ of `egress` and dequeued its head `r`
+    /// (`pkt`): move it to its next level — the IQ of the next root on its path, or its OQ
+    /// (which may make the port a root) — and tidy the IQ it left. Returns whether frames wait.
+    #[allow(clippy::too_many_arguments)]
+    pub fn advance(
+        &mut self,
+        ports: &mut [Port],
+        egress: PortId,
+        r: PacketRef,
+        pkt: &Packet,
+        mut hop: HopContext,
+    ) -> bool {
+        let sw = self.sw(egress);
+        let in_port = PortId(self.first_port[sw] + pkt.ingress as u32);
+        let bytes = pkt.wire_bytes as u64;
+        let mut signal = self.uncount(ports, egress, in_port, bytes, &mut hop);
+        self.stats.iq_moves += 1;
+        let ext = *hop.ext.get(hop.slot);
+        if self.iqs[egress.idx()].state_of(ext.root) == Some(IqState::Merging) {
+            self.stats.soft_merge_moves += 1;
+        }
+        let next = self.nearest(hop.routing, hop.topo, egress, routing_tuple(pkt), ext.iq_level);
+        let port = &mut ports[egress.idx()];
+        match next {
+            Some((i, d)) => {
+                let k = self.iqs[egress.idx()].known[i];
+                port.queues.enqueue(hop.store, k.queue as usize, r);
+                let e = hop.ext.get_mut(hop.slot);
+                (e.root, e.iq_level) = (k.root, d);
+                signal |= self.count(egress, in_port, k.root, bytes, &mut e.fc_mark);
+            }
+            None => {
+                let oq = pkt.priority as usize;
+                port.queues.enqueue(hop.store, oq, r);
+                let e = hop.ext.get_mut(hop.slot);
+                (e.root, e.iq_level) = (NO_ROOT, 0);
+                let oq_bytes = port.queues.queue_bytes(oq);
+                signal |= self.root_check(egress, in_port, oq_bytes);
+            }
+        }
+        signal | self.tidy(ports, egress, hop.now)
+    }
+
+    // ---------------------------------------------------------------- unassigning
+
+    /// Unassign every root at `egress` whose IQs are empty, not paused and leaves of their
+    /// tree (soft-merging ones once empty), telling the port downstream (§4.3, Fig 6).
+    fn tidy(&mut self, ports: &mut [Port], egress: PortId, now: SimTime) -> bool {
+        let sw = self.sw(egress);
+        let port = &mut ports[egress.idx()];
+        let iqs = &self.iqs[egress.idx()];
+        let done: Vec<(RootId, IqState)> = iqs
+            .known
+            .iter()
+            .filter(|k| k.state != IqState::Paused && iqs.root_queues_empty(port, k.root))
+            .filter(|k| k.state == IqState::Merging || self.roots.is_leaf(sw, k.root, &self.peer_host))
+            .map(|k| (k.root, k.state))
+            .collect();
+        let mut signal = false;
+        for (root, state) in done {
+            if self.iqs[egress.idx()].remove_root(port, root, now) {
+                self.log_usage(egress, now);
+            }
+            if state != IqState::Merging {
+                self.send(egress, RootSignal::Unassign, root, NO_ROOT, 0);
+                signal = true;
+            }
+            if let Some(e) = self.roots.get_mut(sw, root) {
+                e.ports.retain(|p| *p != egress);
+                if e.ports.is_empty() && self.roots.is_leaf(sw, root, &self.peer_host) {
+                    self.roots.remove(sw, root);
+                }
+            }
+        }
+        signal
+    }
+
+    /// Tidy every port of switch `sw` that knows `root` (a child of it changed).
+    fn tidy_root(&mut self, ports: &mut [Port], sw: usize, root: RootId, now: SimTime) -> bool {
+        let at: Vec<PortId> = self.roots.get(sw, root).map_or(Vec::new(), |e| e.ports.clone());
+        let mut signal = false;
+        for p in at {
+            signal |= self.tidy(ports, p, now);
+        }
+        if let Some(e) = self.roots.get(sw, root) {
+            if e.ports.is_empty() && self.roots.is_leaf(sw, root, &self.peer_host) {
+                self.roots.remove(sw, root);
+            }
+        }
+        signal
+    }
+
+    // ---------------------------------------------------------------- frames
+
+    /// A Pyrrha frame arrived on `port_id` (a host NIC's port when `is_host`). Returns
+    /// whether the port may send something it held.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn on_frame(
+        &mut self,
+        ports: &mut [Port],
+        port_id: PortId,
+        is_host: bool,
+        signal: RootSignal,
+        root: RootId,
+        old_root: RootId,
+        hop: u8,
+        now: SimTime,
+    ) -> bool {
+        if is_host {
+            match signal {
+                RootSignal::Pause => self.hosts.pause(port_id, root),
+                RootSignal::Resume => self.hosts.resume(port_id, root),
+                RootSignal::Merge => {
+                    self.hosts.resume(port_id, root);
+                    self.hosts.resume(port_id, old_root);
+                }
+                RootSignal::Unassign => {}
+            }
+            return signal != RootSignal::Pause;
+        }
+        let sw = self.sw(port_id);
+        match signal {
+            RootSignal::Pause => self.on_pause(ports, port_id, sw, root, hop, now),
+            RootSignal::Resume => {
+                if let Some(i) = self.iqs[port_id.idx()].find(root) {
+                    let k = &mut self.iqs[port_id.idx()].known[i];
+                    if k.state == IqState::Paused {
+                        k.state = IqState::Resumed;
+                    }
+                }
+                let resumed = self.iqs[port_id.idx()].refresh(&mut ports[port_id.idx()], now);
+                self.tidy(ports, port_id, now);
+                resumed
+            }
+            RootSignal::Merge => self.on_merge(ports, port_id, sw, root, old_root, hop, now),
+            RootSignal::Unassign => {
+                // From an upstream: `port_id` is the ingress its traffic came over.
+                if self.switch_of[root as usize] as usize == sw {
+                    self.roots.self_children[root as usize].retain(|c| c.ingress != port_id || c.paused);
+                    return false;
+                }
+                self.roots.remove_child(sw, root, port_id);
+                self.tidy_root(ports, sw, root, now);
+                false
+            }
+        }
+    }
+
+    /// PAUSE(root) arrived on egress `port_id`: stop the root's IQ there (learning the root
+    /// if new, with an IQ of its own or hashed); a port that was itself a root and learns of
+    /// a new root downstream was a false positive and merges into it (§4.1).
+    fn on_pause(
+        &mut self,
+        ports: &mut [Port],
+        port_id: PortId,
+        sw: usize,
+        root: RootId,
+        hop: u8,
+        now: SimTime,
+    ) -> bool {
+        if self.switch_of[root as usize] as usize == sw {
+            self.stats.own_root_pauses_ignored += 1;
+            return false;
+        }
+        let new = self.learn(ports, port_id, sw, root, hop, IqState::Paused, now);
+        // A root new to the port: the port's own congestion was (in part) traffic bound for it.
+        if new && self.cfg.merge && !self.roots.self_children[port_id.idx()].is_empty() {
+            self.merge_into(port_id, sw, root, hop);
+        }
+        self.iqs[port_id.idx()].refresh(&mut ports[port_id.idx()], now);
+        false
+    }
+
+    /// Port `port_id` (of switch `sw`) learns root `root`, `hop` hops away, in `state` (a
+    /// known root only changes state). Returns whether the root was new to the port.
+    #[allow(clippy::too_many_arguments)]
+    fn learn(
+        &mut self,
+        ports: &mut [Port],
+        port_id: PortId,
+        sw: usize,
+        root: RootId,
+        hop: u8,
+        state: IqState,
+        now: SimTime,
+    ) -> bool {
+        let iqs = &mut self.iqs[port_id.idx()];
+        if let Some(i) = iqs.find(root) {
+            iqs.known[i].state = state;
+            return false;
+        }
+        match self.cfg.structure {
+            IqStructure::Hierarchical => {
+                let how =
+                    iqs.add_root(&mut ports[port_id.idx()], self.cfg.iq_limit as usize, root, hop, state);
+                self.assigned(how);
+                if matches!(how, Assigned::New(_)) {
+                    self.log_usage(port_id, now);
+                }
+            }
+            IqStructure::SingleTier => iqs.add_root_untiered(root, hop, state),
+        }
+        let e = self.roots.entry(sw, root, hop);
+        if !e.ports.contains(&port_id) {
+            e.ports.push(port_id);
+        }
+        true
+    }
+
+    /// Root `old` (a port of switch `sw`) learned of root `root` `hop` hops further: MERGE
+    /// its upstreams into `root`'s tree.
+    fn merge_into(&mut self, old: PortId, sw: usize, root: RootId, hop: u8) {
+        self.stats.merges += 1;
+        let children = std::mem::take(&mut self.roots.self_children[old.idx()]);
+        let up_hop = hop.saturating_add(1);
+        for c in children {
+            self.send(c.ingress, RootSignal::Merge, root, old.0, up_hop);
+            if !self.peer_host[c.ingress.idx()] {
+                self.roots.adopt(sw, root, hop, c.ingress);
+            }
+        }
+    }
+
+    /// MERGE(root, old_root) arrived on egress `port_id`: learn `root` (resumed), move
+    /// `old_root`'s IQ to soft-merging, and pass the MERGE on to `old_root`'s children,
+    /// which become `root`'s.
+    #[allow(clippy::too_many_arguments)]
+    fn on_merge(
+        &mut self,
+        ports: &mut [Port],
+        port_id: PortId,
+        sw: usize,
+        root: RootId,
+        old: RootId,
+        hop: u8,
+        now: SimTime,
+    ) -> bool {
+        if self.switch_of[root as usize] as usize == sw {
+            self.stats.own_root_pauses_ignored += 1;
+            return false;
+        }
+        self.learn(ports, port_id, sw, root, hop, IqState::Resumed, now);
+        if let Some(i) = self.iqs[port_id.idx()].find(old) {
+            self.iqs[port_id.idx()].known[i].state = IqState::Merging;
+        }
+        let root_hop = self.roots.get(sw, root).map_or(hop, |e| e.hop);
+        if let Some(e) = self.roots.get_mut(sw, old) {
+            let children = std::mem::take(&mut e.children);
+            for c in children.iter().filter(|c| c.member) {
+                let host = self.peer_host[c.ingress.idx()];
+                if host && !c.paused {
+                    continue;
+                }
+                self.send(c.ingress, RootSignal::Merge, root, old, root_hop.saturating_add(1));
+                if !host {
+                    self.roots.adopt(sw, root, root_hop, c.ingress);
+                }
+            }
+        }
+        let resumed = self.iqs[port_id.idx()].refresh(&mut ports[port_id.idx()], now);
+        self.tidy(ports, port_id, now);
+        resumed
+    }
+
+    /// An order mark named `id` (the IQ it holds) reached the head of its queue at `port_id`.
+    pub(super) fn on_marker(&mut self, port_id: PortId, port: &mut Port, id: u64, now: SimTime) -> bool {
+        self.iqs[port_id.idx()].mark_passed(id as u32);
+        self.iqs[port_id.idx()].refresh(port, now)
+    }
+
+    // ---------------------------------------------------------------- hosts, failures
+
+    /// May the NIC on `nic` send a packet of `tuple` (no paused root on its path)?
+    #[inline]
+    pub fn nic_may_send(&self, nic: PortId, tuple: FiveTuple, routing: &Routing, topo: &Topology) -> bool {
+        self.hosts.may_send(nic, tuple, routing, topo, self.adaptive)
+    }
+
+    /// The link of `port_id` failed (its queues already drained): a root there resumes its
+    /// upstreams (Appendix A); its IQs go; the upstream behind it is no child any more.
+    pub(super) fn on_link_down(&mut self, ports: &mut [Port], port_id: PortId, is_host: bool, now: SimTime) {
+        if is_host {
+            self.hosts.clear(port_id);
+            return;
+        }
+        let sw = self.sw(port_id);
+        let children = std::mem::take(&mut self.roots.self_children[port_id.idx()]);
+        for c in children.iter().filter(|c| c.paused) {
+            self.send(c.ingress, RootSignal::Resume, port_id.0, NO_ROOT, 1);
+        }
+        let known: Vec<RootId> = self.iqs[port_id.idx()].known.iter().map(|k| k.root).collect();
+        for root in &known {
+            if self.iqs[port_id.idx()].remove_root(&mut ports[port_id.idx()], *root, now) {
+                self.log_usage(port_id, now);
+            }
+            if let Some(e) = self.roots.get_mut(sw, *root) {
+                e.ports.retain(|p| *p != port_id);
+            }
+        }
+        let first = self.first_port[sw] as usize;
+        let end = (first..self.switch_of.len())
+            .find(|p| self.switch_of[*p] as usize != sw)
+            .unwrap_or(self.switch_of.len());
+        for p in first..end {
+            self.roots.self_children[p].retain(|c| c.ingress != port_id);
+        }
+        for root in self.roots.of_switch(sw) {
+            if let Some(e) = self.roots.get_mut(sw, root) {
+                e.children.retain(|c| c.ingress != port_id);
+            }
+            self.tidy_root(ports, sw, root, now);
+        }
+    }
+
+    // ---------------------------------------------------------------- views
+
+    /// Queue length a departing packet reports in INT (HPCC, §6.2.2): an isolated packet
+    /// the whole port's backlog (OQs and IQs, as the authors' simulator does), any other
+    /// packet its OQs only, so uncongested flows do not slow down for isolated traffic.
+    pub fn int_queue_bytes(&self, port: &Port, fc_mark: u8) -> u64 {
+        if fc_mark & ISOLATED != 0 {
+            return port.queues.backlog_bytes;
+        }
+        (0..self.classes.min(port.queues.len())).map(|q| port.queues.queue_bytes(q)).sum()
+    }
+
+    /// The congestion trees now: roots, ports with IQs, hosts told to stop.
+    pub fn snapshot(&self, now: SimTime, ports: &[Port]) -> Vec<TreeRecord> {
+        let mut out = Vec::new();
+        for (p, children) in self.roots.self_children.iter().enumerate() {
+            if children.is_empty() {
+                continue;
+            }
+            let oq_bytes =
+                (0..self.classes.min(ports[p].queues.len())).map(|q| ports[p].queues.queue_bytes(q)).sum();
+            out.push(TreeRecord {
+                time: now,
+                root: PortId(p as u32),
+                port: PortId(p as u32),
+                role: TreeRole::Root,
+                state: "root",
+                hop: 0,
+                bytes: oq_bytes,
+                paused_children: children.iter().filter(|c| c.paused).count() as u32,
+            });
+        }
+        for (p, iqs) in self.iqs.iter().enumerate() {
+            let sw = self.switch_of[p];
+            let mut known = iqs.known.clone();
+            known.sort_by_key(|k| k.root);
+            for k in known {
+                let bytes = iqs
+                    .slots
+                    .iter()
+                    .filter(|s| s.roots.contains(&k.root))
+                    .map(|s| ports[p].queues.queue_bytes(s.queue as usize))
+                    .sum();
+                let paused_children = self
+                    .roots
+                    .get(sw as usize, k.root)
+                    .map_or(0, |e| e.children.iter().filter(|c| c.paused).count() as u32);
+                out.push(TreeRecord {
+                    time: now,
+                    root: PortId(k.root),
+                    port: PortId(p as u32),
+                    role: TreeRole::Isolation,
+                    state: k.state.name(),
+                    hop: k.hop,
+                    bytes,
+                    paused_children,
+                });
+            }
+        }
+        for (nic, roots) in self.hosts.paused_hosts() {
+            for r in roots {
+                out.push(TreeRecord {
+                    time: now,
+                    root: PortId(*r),
+                    port: nic,
+                    role: TreeRole::Host,
+                    state: "paused",
+                    hop: 0,
+                    bytes: 0,
+                    paused_children: 0,
+                });
+            }
+        }
+        out
+    }
+
+    /// Root entries, self-roots, known roots and host pauses still held (0 once every tree
+    /// dissolved).
+    pub fn held(&self) -> usize {
+        self.roots.held()
+            + self.iqs.iter().map(|i| i.known.len()).sum::<usize>()
+            + self.hosts.paused_hosts().count()
+    }
+
+    /// Physical IQs in use now, over all ports.
+    pub fn iqs_in_use(&self) -> usize {
+        self.iqs.iter().map(|i| i.in_use()).sum()
+    }
+}
