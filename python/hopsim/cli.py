@@ -12,6 +12,9 @@
     hopsim export RUN_DIR --format hpcc-fct -o FILE [--force]
     hopsim compare-ns3 RUN_DIR|SCENARIO.toml [--reference FILE] [--name NS3_RUN]
                        [--set KEY=VALUE ...] [--tolerance 0.1]
+    hopsim reproduce PAPER [--quick | --full] [-j N] [--ray ADDRESS] [-o OUTDIR]
+                     [--only EXPERIMENT ...]
+    hopsim reproduce --list
     hopsim --version
 
 Input errors print one line, ``hopsim: error: <message>``, and exit with status 2.
@@ -321,6 +324,46 @@ def _cmd_compare_ns3(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_reproduce(args: argparse.Namespace) -> int:
+    from hopsim import reproduce
+
+    if args.list:
+        for paper in reproduce.papers():
+            print(f"{paper.name}: {paper.title}")
+            for e in paper.experiments:
+                print(f"  {e.name:<20} {e.figure:<10} {e.section:<11} {e.title}")
+        return EXIT_OK
+    if not args.paper:
+        raise _InputError("reproduce: give a PAPER or --list")
+    mode = "full" if args.full else "quick"
+    outdir = Path(args.output) if args.output else Path("runs") / f"reproduce-{args.paper}-{mode}"
+    check_writable(outdir)
+    try:
+        claims = reproduce.run(
+            args.paper,
+            outdir,
+            mode=mode,
+            jobs=args.jobs,
+            ray_address=args.ray,
+            only=args.only,
+            progress=not args.quiet,
+            log=(lambda m: None) if args.quiet else (lambda m: print(f"hopsim: {m}", file=sys.stderr)),
+        )
+    except ImportError as exc:
+        raise _InputError(str(exc)) from None
+    except KeyboardInterrupt:
+        print(f"hopsim: interrupted; finished runs are kept in {outdir}/", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    counts = {v: sum(c.verdict == v for c in claims) for v in ("agrees", "direction only", "differs")}
+    print(
+        f"{len(claims)} claims: {counts['agrees']} agree, {counts['direction only']} agree in "
+        f"direction only, {counts['differs']} differ"
+    )
+    print(f"claims        {outdir}/claims.md")
+    print(f"report        {outdir}/report.md")
+    return EXIT_OK
+
+
 def _add_outdir(p: argparse.ArgumentParser, default: str) -> None:
     p.add_argument(
         "-o",
@@ -465,6 +508,28 @@ def _parser() -> argparse.ArgumentParser:
         "--tolerance", type=float, default=0.10, help="ratios within 1 ± this count as agreeing"
     )
     cn.set_defaults(func=_cmd_compare_ns3)
+
+    rr = sub.add_parser(
+        "reproduce",
+        help="run a paper's experiments (resumable), draw its figures and compare its claims",
+    )
+    rr.add_argument("paper", nargs="?", metavar="PAPER", help="e.g. pyrrha (see --list)")
+    rr.add_argument("--list", action="store_true", help="list the papers and their experiments")
+    size = rr.add_mutually_exclusive_group()
+    size.add_argument("--quick", action="store_true", help="shortened runs, minutes on 2 cores (default)")
+    size.add_argument("--full", action="store_true", help="the paper's sizes")
+    rr.add_argument(
+        "-o", "--output", metavar="OUTDIR", help="output directory (default: runs/reproduce-PAPER-MODE)"
+    )
+    rr.add_argument(
+        "-j", "--jobs", type=_positive_int, metavar="N", help="parallel runs (default: CPU count)"
+    )
+    rr.add_argument("--ray", metavar="ADDRESS", help="run on Ray: auto, ray://HOST:PORT or local")
+    rr.add_argument(
+        "--only", nargs="+", metavar="EXPERIMENT", help="run only these experiments (see --list)"
+    )
+    rr.add_argument("-q", "--quiet", action="store_true", help="no progress output")
+    rr.set_defaults(func=_cmd_reproduce)
     return p
 
 

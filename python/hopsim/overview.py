@@ -126,9 +126,12 @@ def _flow_control(switch: dict[str, Any]) -> str:
     """The flow control a resolved `[switch]` runs: `[switch.flow_control]` when given,
     else PFC as `[switch.pfc]` says."""
     pfc = switch.get("pfc") or {}
-    kind = (switch.get("flow_control") or {}).get("kind")
+    fc = switch.get("flow_control") or {}
+    kind = fc.get("kind")
     if kind is None:
         kind = "pfc" if pfc.get("enabled", True) else "none"
+    if kind == "bfc":
+        return f"bfc-{fc.get('queues', 32)}"
     return f"pfc ({pfc.get('threshold', 'dynamic')})" if kind == "pfc" else kind
 
 
@@ -212,6 +215,18 @@ def describe(result: Result) -> str:
     if frames.get("flow_pause"):
         lines.append(
             f"flow pauses   {frames['flow_pause']:,} (resumes {frames.get('flow_resume', 0):,})"
+        )
+    if frames.get("bfc_pause"):
+        lines.append(
+            f"BFC pauses    {frames['bfc_pause']:,} (resumes {frames.get('bfc_resume', 0):,})"
+        )
+    if frames.get("pyrrha_pause") or frames.get("pyrrha_merge"):
+        fc = s.get("flow_control_counters") or {}
+        lines.append(
+            f"Pyrrha        {frames.get('pyrrha_pause', 0):,} pauses, "
+            f"{frames.get('pyrrha_merge', 0):,} merges, "
+            f"{fc.get('pyrrha_roots_nominated', 0):,} roots nominated, "
+            f"at most {fc.get('pyrrha_max_iqs_per_port', 0):,} isolation queues on a port"
         )
     lines.append(f"ECN marks     {s.get('ecn_marks', 0):,} (CNPs {s.get('cnps', 0):,})")
     if s.get("retransmitted_bytes") or s.get("timeouts"):

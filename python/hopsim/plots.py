@@ -29,6 +29,7 @@ __all__ = [
     "Plot",
     "buffer_by_tier",
     "check_plot_dir",
+    "congestion_trees",
     "fct_cdf",
     "pause_spread",
     "queue_length",
@@ -295,6 +296,75 @@ def pause_spread(runs: Runs) -> Figure:
     ax.set_ylabel("paused (node, port, priority)")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize="small")
+    return fig
+
+
+#: Vertical position of each node tier in a topology drawing.
+_TIER_ROW = {"host": 0, "tor": 1, "agg": 2, "core": 3}
+
+
+def _layout(ports) -> dict[int, tuple[float, float]]:
+    """(x, y) of every node: one row per tier, nodes spread evenly in id order."""
+    tiers = ports.drop_duplicates("node").set_index("node")["tier"].astype(str)
+    pos = {}
+    for tier, nodes in tiers.groupby(tiers):
+        ids = sorted(nodes.index)
+        for i, n in enumerate(ids):
+            pos[int(n)] = ((i + 0.5) / len(ids), _TIER_ROW.get(tier, 4))
+    return pos
+
+
+def congestion_trees(result, times: Sequence[float] | None = None, panels: int = 4) -> Figure:
+    """Pyrrha's congestion trees drawn on the topology at snapshot instants
+    (``[output.congestion_trees]``): hosts at the bottom, then ToRs, aggregation and core
+    switches; each tree in its own colour — its root a star, the links whose sending port
+    holds an isolation queue for it drawn thick (solid: paused, dashed: resumed, dotted:
+    soft-merging), the hosts told to stop its traffic ringed. ``times`` (ns) picks the
+    instants (the nearest snapshots); by default the ``panels`` with the most ports in
+    trees."""
+    trees = result.congestion_trees
+    if trees.empty:
+        raise NoData("no congestion trees (a Pyrrha run with [output.congestion_trees])")
+    instants = sorted(trees["time_ns"].unique())
+    if times is None:
+        sizes = trees.groupby("time_ns").size()
+        chosen = sorted(sizes.sort_values(ascending=False, kind="stable").index[:panels])
+    else:
+        chosen = sorted({min(instants, key=lambda t, want=want: abs(t - want)) for want in times})
+    ports = result.ports
+    pos = _layout(ports)
+    peer = {(int(r.node), int(r.port)): int(r.peer_node) for r in ports.itertuples()}
+    fig, axes = _figure(1, len(chosen), height=3.4)
+    palette = ["tab:red", "tab:blue", "tab:green", "tab:orange", "tab:purple", "tab:brown", "tab:pink"]
+    style = {"paused": "-", "resumed": "--", "merging": ":", "root": "-"}
+    for ax, t in zip(axes, chosen):
+        for r in ports.itertuples():
+            if r.node < r.peer_node:
+                (x0, y0), (x1, y1) = pos[int(r.node)], pos[int(r.peer_node)]
+                ax.plot([x0, x1], [y0, y1], color="0.85", lw=0.4, zorder=1)
+        snap = trees[trees["time_ns"] == t]
+        roots = sorted({(int(a), int(b)) for a, b in zip(snap["root_node"], snap["root_port"])})
+        for k, root in enumerate(roots):
+            color = palette[k % len(palette)]
+            rows = snap[(snap["root_node"] == root[0]) & (snap["root_port"] == root[1])]
+            for r in rows.itertuples():
+                node = int(r.node)
+                if r.role == "host":
+                    ax.scatter(*pos[node], s=40, facecolors="none", edgecolors=color, zorder=4)
+                    continue
+                other = peer.get((node, int(r.port)))
+                if other is None:
+                    continue
+                (x0, y0), (x1, y1) = pos[node], pos[other]
+                ax.plot([x0, x1], [y0, y1], color=color, lw=2.2, ls=style.get(r.state, "-"), zorder=3)
+                if r.role == "root":
+                    ax.scatter((x0 + x1) / 2, (y0 + y1) / 2, marker="*", s=160, color=color, zorder=5)
+        ax.set_title(f"{t / 1e3:.1f} us: {len(roots)} root{'s' * (len(roots) != 1)}", fontsize=9)
+        ax.set_xticks([])
+        ax.set_yticks(sorted(set(y for _, y in pos.values())))
+        ax.set_yticklabels([n for n, y in _TIER_ROW.items() if y in {y for _, y in pos.values()}], fontsize=7)
+        ax.set_xlim(-0.02, 1.02)
+    fig.suptitle("Congestion trees (star: root; thick: IQ paused, dashed: resumed, dotted: merging)", fontsize=9)
     return fig
 
 

@@ -123,6 +123,27 @@ _CONTROL_DTYPES = {
     "pause": "bool",
 }
 
+_IQ_USAGE_DTYPES = {
+    "time_ns": "float64",
+    "node": "int64",
+    "port": "int64",
+    "hop_tier": "object",
+    "iqs": "int64",
+}
+
+_TREE_DTYPES = {
+    "time_ns": "float64",
+    "root_node": "int64",
+    "root_port": "int64",
+    "node": "int64",
+    "port": "int64",
+    "role": "object",
+    "state": "object",
+    "hop": "int64",
+    "bytes": "int64",
+    "paused_children": "int64",
+}
+
 _FILES = ("flows.parquet", "ports.parquet", "pfc_events.parquet", "summary.json", "scenario.json")
 # Written only by runs that trace rates (`[output.rate_trace]`).
 _RATES_FILE = "rates.parquet"
@@ -138,6 +159,8 @@ _TABLES: dict[str, tuple[str, dict[str, str], str]] = {
     "throughput": ("throughput.parquet", _THROUGHPUT_DTYPES, "throughput"),
     "packets": ("packets.parquet", _PACKET_DTYPES, "packet_trace"),
     "control_frames": ("control_frames.parquet", _CONTROL_DTYPES, "control_frames"),
+    "iq_usage": ("iq_usage.parquet", _IQ_USAGE_DTYPES, "iq_usage"),
+    "congestion_trees": ("congestion_trees.parquet", _TREE_DTYPES, "congestion_trees"),
 }
 # Every file a run directory may hold that hopsim writes (others are the user's).
 _OUTPUT_FILES = {*_FILES, MANIFEST, *(file for file, _, _ in _TABLES.values())}
@@ -386,6 +409,8 @@ class Result:
     throughput: pd.DataFrame
     packets: pd.DataFrame
     control_frames: pd.DataFrame
+    iq_usage: pd.DataFrame
+    congestion_trees: pd.DataFrame
 
     def __init__(
         self,

@@ -533,6 +533,13 @@ impl EgressQueues {
         true
     }
 
+    /// Keep queue `queue` out of the scheduler (`held`) or let it back, without pausing it:
+    /// its owner serves it another way (Pyrrha's hierarchical isolation queues pass their
+    /// packets to the next level instead of sending them). Released queues are let back.
+    pub fn hold(&mut self, queue: usize, held: bool) {
+        self.set_held(queue, held);
+    }
+
     /// Whether flow control paused queue (or, on a host port, class) `queue`.
     pub fn is_paused(&self, queue: usize) -> bool {
         self.get_bit(Word::Paused, queue)
@@ -812,6 +819,13 @@ mod tests {
         assert_eq!(q.active_unpaused(), 2, "queues 0 and 2 hold entries");
         q.set_paused(2, true, SimTime::ZERO);
         assert_eq!(q.active_unpaused(), 1, "a paused queue is not active");
+        q.set_paused(2, false, SimTime::ZERO);
+        q.hold(0, true);
+        assert_eq!(q.next_queue(), Some(2), "a held queue is not scheduled");
+        assert!(!q.is_paused(0) && !q.any_paused(), "nor counted as paused");
+        q.hold(0, false);
+        q.set_paused(2, true, SimTime::ZERO);
+        assert_eq!(q.next_queue(), Some(0), "let back");
         assert_eq!((store.get(head).kind, { store.get(head).seq }), (PacketKind::Marker, 77));
     }
 

@@ -169,10 +169,11 @@ fn churn(flow_control: &str, seed: u64) -> String {
 /// tier's order marks.
 #[test]
 fn flows_stay_in_order_through_root_changes() {
-    for fc in ["kind = \"pyrrha\"", "kind = \"pyrrha\"\nisolation_queues = \"single_tier\""] {
-        let s = run(&churn(fc, 3));
+    let structures = ["kind = \"pyrrha\"", "kind = \"pyrrha\"\nisolation_queues = \"single_tier\""];
+    for (fc, seed) in structures.into_iter().flat_map(|fc| (1..=5).map(move |seed| (fc, seed))) {
+        let s = run(&churn(fc, seed));
         let c: std::collections::BTreeMap<_, _> = s.flow_control_counters().into_iter().collect();
-        eprintln!("{fc:?}: {c:?}");
+        eprintln!("{fc:?} seed {seed}: {c:?}");
         assert!(c["pyrrha_roots_nominated"] > 2, "{fc}: several roots came and went");
         let reordered: u32 = s.flow_records().iter().map(|r| r.reordered_packets).sum();
         assert_eq!(reordered, 0, "{fc}: a packet arrived out of order");

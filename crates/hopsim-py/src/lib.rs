@@ -312,6 +312,35 @@ impl Simulation {
         Ok(d)
     }
 
+    /// Every change of a port's number of Pyrrha isolation queues.
+    fn iq_usage<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let u = self.sim.iq_usage();
+        let d = PyDict::new_bound(py);
+        d.set_item("time_ns", u.iter().map(|r| ns(r.time)).collect::<Vec<_>>())?;
+        d.set_item("node", u.iter().map(|r| self.node_of(r.port)).collect::<Vec<_>>())?;
+        d.set_item("port", u.iter().map(|r| self.local_port(r.port)).collect::<Vec<_>>())?;
+        d.set_item("hop_tier", u.iter().map(|r| self.sim.hop_tier(r.port).name()).collect::<Vec<_>>())?;
+        d.set_item("iqs", u.iter().map(|r| r.iqs).collect::<Vec<_>>())?;
+        Ok(d)
+    }
+
+    /// `[output.congestion_trees]` snapshots: one row per (root, port) at each instant.
+    fn congestion_trees<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let t = self.sim.congestion_trees();
+        let d = PyDict::new_bound(py);
+        d.set_item("time_ns", t.iter().map(|r| ns(r.time)).collect::<Vec<_>>())?;
+        d.set_item("root_node", t.iter().map(|r| self.node_of(r.root)).collect::<Vec<_>>())?;
+        d.set_item("root_port", t.iter().map(|r| self.local_port(r.root)).collect::<Vec<_>>())?;
+        d.set_item("node", t.iter().map(|r| self.node_of(r.port)).collect::<Vec<_>>())?;
+        d.set_item("port", t.iter().map(|r| self.local_port(r.port)).collect::<Vec<_>>())?;
+        d.set_item("role", t.iter().map(|r| r.role.name()).collect::<Vec<_>>())?;
+        d.set_item("state", t.iter().map(|r| r.state).collect::<Vec<_>>())?;
+        d.set_item("hop", t.iter().map(|r| r.hop).collect::<Vec<_>>())?;
+        d.set_item("bytes", t.iter().map(|r| r.bytes).collect::<Vec<_>>())?;
+        d.set_item("paused_children", t.iter().map(|r| r.paused_children).collect::<Vec<_>>())?;
+        Ok(d)
+    }
+
     /// Allocated bytes by component (see `hopsim_core::sim::MemoryReport`).
     fn memory<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let m = self.sim.memory_report();
@@ -356,6 +385,11 @@ impl Simulation {
             frames.set_item(kind.name(), s.control_frames.sent(kind))?;
         }
         d.set_item("control_frames_sent", frames)?;
+        let fc = PyDict::new_bound(py);
+        for (name, value) in self.sim.flow_control_counters() {
+            fc.set_item(name, value)?;
+        }
+        d.set_item("flow_control_counters", fc)?;
         let (lb, fc, deflection) = self.sim.policy_names();
         d.set_item("load_balancer", lb)?;
         d.set_item("flow_control", fc)?;

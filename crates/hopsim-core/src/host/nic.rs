@@ -9,7 +9,6 @@
 use crate::engine::Event;
 use crate::sim::Simulator;
 use crate::time::SimTime;
-use crate::topology::FiveTuple;
 
 impl Simulator {
     /// Transmit on host `h`'s NIC if it is idle and something is ready.
@@ -47,17 +46,9 @@ impl Simulator {
             let flow = &mut self.flows[f.idx()];
             let Some((_, hole)) = flow.next_segment(mtu) else { continue };
             // IRN holes lie below snd_nxt: they do not grow the data in flight.
-            let tuple = FiveTuple { src: flow.src, dst: flow.dst, sport: flow.sport, dport: flow.dport };
-            let may = self.fc.nic_may_send(
-                port,
-                &self.ports[port.idx()],
-                f,
-                flow.priority,
-                tuple,
-                &self.routing,
-                &self.topo,
-            );
-            if !may || (!hole && flow.window_bound()) {
+            if !self.fc.nic_may_send(port, &self.ports[port.idx()], flow, &self.routing, &self.topo)
+                || (!hole && flow.window_bound())
+            {
                 continue;
             }
             if flow.next_avail > now {

@@ -65,7 +65,9 @@ impl Simulator {
             p.stats.pause_received += 1;
         }
         let is_host = self.topo.is_host(p.node);
-        let resumed = self.fc.on_frame(port, &mut self.ports, is_host, payload, self.now);
+        let net = (&self.routing, &self.topo);
+        let (ext, store) = (&mut self.ext, &mut self.store);
+        let resumed = self.fc.on_frame(port, &mut self.ports, is_host, payload, self.now, ext, store, net);
         self.send_pending_frames();
         if resumed {
             self.try_send(port);

@@ -97,15 +97,7 @@ impl Simulator {
             self.switch_try_send(egress);
             return;
         }
-        let hop = HopContext {
-            ext: &mut self.ext,
-            slot: r.index(),
-            store: &mut self.store,
-            routing: &self.routing,
-            topo: &self.topo,
-            now: self.now,
-        };
-        let queue = self.fc.classify(sw, egress, &mut self.ports[egress.idx()], &pkt, hop);
+        let queue = self.classify(sw, egress, r, &pkt);
         let local_in = in_port.0 - self.switches[sw].first_port;
         let Some((egress, queue, signal)) = self.admit(sw, r, &pkt, in_port, local_in, egress, queue) else {
             return;
@@ -140,17 +132,13 @@ impl Simulator {
             self.drop_at(sw, r, egress, queue, DropCause::BufferFull);
             return None;
         }
-        let port = &self.ports[egress.idx()];
-        let queue_bytes = port.queues.queue_bytes(queue);
-        let hop = HopContext {
-            ext: &mut self.ext,
-            slot: r.index(),
-            store: &mut self.store,
-            routing: &self.routing,
-            topo: &self.topo,
-            now: self.now,
+        let queue_bytes = self.ports[egress.idx()].queues.queue_bytes(queue);
+        let arrival = if self.ext.is_enabled() {
+            self.arrival_with_ext(sw, r, pkt, in_port, egress, queue, queue_bytes)
+        } else {
+            self.fc.on_arrival(sw, local_in, in_port, egress, queue, queue_bytes, pkt, buffer)
         };
-        match self.fc.on_arrival(sw, local_in, in_port, egress, port, queue, queue_bytes, pkt, buffer, hop) {
+        match arrival {
             Arrival::Admit => return Some((egress, queue, false)),
             Arrival::AdmitAndSignal => return Some((egress, queue, true)),
             Arrival::Refuse(cause) => {
@@ -178,15 +166,7 @@ impl Simulator {
                 if let Some(f) = self.flows.get_mut(pkt.flow.idx()) {
                     f.deflections += 1;
                 }
-                let hop = HopContext {
-                    ext: &mut self.ext,
-                    slot: r.index(),
-                    store: &mut self.store,
-                    routing: &self.routing,
-                    topo: &self.topo,
-                    now: self.now,
-                };
-                let queue = self.fc.classify(sw, to, &mut self.ports[to.idx()], pkt, hop);
+                let queue = self.classify(sw, to, r, pkt);
                 if self.admission.readmit(&self.ports[to.idx()], queue, size, used, buffer) {
                     Some((to, queue, false))
                 } else {
@@ -232,6 +212,78 @@ impl Simulator {
         }
     }
 
+    /// Flow control's egress queue for packet `pkt` (in slot `r`) at `egress`: with its
+    /// extension fields when the run's packets carry them (BFC, Pyrrha).
+    #[inline(always)]
+    fn classify(&mut self, sw: usize, egress: PortId, r: PacketRef, pkt: &Packet) -> usize {
+        if self.ext.is_enabled() {
+            return self.classify_with_ext(sw, egress, r, pkt);
+        }
+        self.fc.classify(sw, egress, &mut self.ports[egress.idx()], pkt, self.now)
+    }
+
+    /// [`classify`](Self::classify) with the packet's extension fields (kept out of line,
+    /// so a run without them carries none of this code in its hot loop).
+    #[inline(never)]
+    fn classify_with_ext(&mut self, sw: usize, egress: PortId, r: PacketRef, pkt: &Packet) -> usize {
+        let hop = HopContext {
+            ext: &mut self.ext,
+            slot: r.index(),
+            store: &mut self.store,
+            routing: &self.routing,
+            topo: &self.topo,
+            now: self.now,
+        };
+        self.fc.classify_ext(sw, egress, &mut self.ports[egress.idx()], pkt, hop)
+    }
+
+    /// Flow control's arrival hook with the packet's extension fields (out of line).
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    fn arrival_with_ext(
+        &mut self,
+        sw: usize,
+        r: PacketRef,
+        pkt: &Packet,
+        in_port: PortId,
+        egress: PortId,
+        queue: usize,
+        queue_bytes: u64,
+    ) -> Arrival {
+        let hop = HopContext {
+            ext: &mut self.ext,
+            slot: r.index(),
+            store: &mut self.store,
+            routing: &self.routing,
+            topo: &self.topo,
+            now: self.now,
+        };
+        let port = &self.ports[egress.idx()];
+        self.fc.on_arrival_ext(sw, in_port, egress, port, queue, queue_bytes, pkt, hop)
+    }
+
+    /// Flow control's departure hook with the packet's extension fields (out of line).
+    #[inline(never)]
+    fn departure_with_ext(
+        &mut self,
+        sw: usize,
+        ingress: PortId,
+        port: PortId,
+        queue: usize,
+        r: PacketRef,
+        p: &Packet,
+    ) -> bool {
+        let hop = HopContext {
+            ext: &mut self.ext,
+            slot: r.index(),
+            store: &mut self.store,
+            routing: &self.routing,
+            topo: &self.topo,
+            now: self.now,
+        };
+        self.fc.on_dequeue_ext(sw, ingress, port, &mut self.ports, queue, p, hop)
+    }
+
     /// Drop packet `r` at switch `sw` (it was meant for `queue` of `port`).
     fn drop_at(&mut self, sw: usize, r: PacketRef, port: PortId, queue: usize, cause: DropCause) {
         if self.store.get(r).kind == PacketKind::Data {
@@ -262,33 +314,14 @@ impl Simulator {
             self.wake_if_more_work(port);
             return;
         }
-        let mut moved_signal = false;
         let (queue, pkt, p, data) = loop {
             let pt = &mut self.ports[port.idx()];
             let Some(queue) = pt.queues.next_queue() else {
-                if moved_signal {
-                    self.send_pending_frames();
-                }
                 return;
             };
             let pkt = pt.queues.dequeue(&mut self.store, queue).expect("eligible queue is non-empty");
             pt.queues.served(queue);
             let p = *self.store.get(pkt);
-            if let FlowControl::Pyrrha(py) = &mut self.fc {
-                if py.moves_from(queue) && p.kind != PacketKind::Marker {
-                    // A hierarchical isolation queue passes its head to the next level.
-                    let hop = HopContext {
-                        ext: &mut self.ext,
-                        slot: pkt.index(),
-                        store: &mut self.store,
-                        routing: &self.routing,
-                        topo: &self.topo,
-                        now: self.now,
-                    };
-                    moved_signal |= py.advance(&mut self.ports, port, pkt, &p, hop);
-                    continue;
-                }
-            }
             match p.kind {
                 PacketKind::Data => break (queue, pkt, p, true),
                 PacketKind::Marker => {
@@ -301,7 +334,6 @@ impl Simulator {
         };
         let size = p.wire_bytes as u64;
         let (sw, signal) = self.release_departure(port, queue, pkt, &p);
-        let signal = signal | moved_signal;
         if data {
             let queue_after = self.ports[port.idx()].queues.queue_bytes(queue);
             if self.switch_cfg.ecn_enabled
@@ -345,15 +377,12 @@ impl Simulator {
         s.mmu.used_bytes -= p.wire_bytes as u64;
         let local_in = p.ingress as u32;
         let ingress = PortId(s.first_port + local_in);
-        let hop = HopContext {
-            ext: &mut self.ext,
-            slot: r.index(),
-            store: &mut self.store,
-            routing: &self.routing,
-            topo: &self.topo,
-            now: self.now,
+        let signal = if self.ext.is_enabled() {
+            self.departure_with_ext(sw, ingress, port, queue, r, p)
+        } else {
+            let egress = &mut self.ports[port.idx()];
+            self.fc.on_dequeue(sw, local_in, ingress, port, egress, queue, p, buffer, self.now)
         };
-        let signal = self.fc.on_dequeue(sw, local_in, ingress, port, &mut self.ports, queue, p, buffer, hop);
         (sw, signal)
     }
 

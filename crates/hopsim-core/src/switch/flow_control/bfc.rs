@@ -154,6 +154,7 @@ impl Bfc {
 
     /// The queue of `pkt`'s flow at `egress`: its own while it is active (or sticky), else
     /// an empty queue, else a random one.
+    #[inline(never)]
     pub(super) fn classify(&mut self, sw: usize, egress: PortId, pkt: &Packet, now: SimTime) -> usize {
         let fid = self.fid(sw, pkt);
         let sticky = self.sticky[egress.idx()];
@@ -195,6 +196,7 @@ impl Bfc {
     /// The packet joins `queue` of `egress` (which will hold `bytes_after`): the flow is
     /// active; above the threshold the packet is counted for its upstream queue, which is
     /// paused when its counter leaves 0. Returns whether a frame waits.
+    #[inline(never)]
     #[allow(clippy::too_many_arguments)]
     pub(super) fn on_arrival(
         &mut self,
@@ -238,6 +240,7 @@ impl Bfc {
     /// The packet left `queue` of `egress`: the flow may become inactive; a counted packet
     /// leaving takes its upstream queue's counter down, to RESUME at 0. The packet now
     /// names this queue as its upstream. Returns whether a frame waits.
+    #[inline(never)]
     pub(super) fn on_dequeue(
         &mut self,
         sw: usize,
@@ -279,6 +282,7 @@ impl Bfc {
 
     /// A frame for upstream queue `queue` arrived on `port`: pause or resume that queue (at
     /// a host NIC: that flow). Returns whether something may send again.
+    #[inline(never)]
     pub(super) fn on_frame(
         &mut self,
         port: &mut Port,

@@ -29,6 +29,7 @@ use std::collections::VecDeque;
 
 use crate::ext::ExtTable;
 use crate::frames::ControlPayload;
+use crate::host::Flow;
 use crate::ids::{FlowId, PortId};
 use crate::metrics::DropCause;
 use crate::packet::Packet;
@@ -39,8 +40,9 @@ use crate::topology::routing::{FiveTuple, Routing};
 use crate::topology::Topology;
 
 /// What a hook may use besides its own state and the port: the packet's extension fields
-/// (at its store slot), the packet store (order marks, moves between queues), the routes
-/// and topology (onward paths), and the time. Policies that need none of it ignore it.
+/// (at its store slot; `usize::MAX` for a hook about no packet, such as a frame's), the
+/// packet store (order marks, moves between queues), the routes and topology (onward
+/// paths), and the time. Policies that need none of it ignore it.
 pub struct HopContext<'a> {
     pub ext: &'a mut ExtTable,
     pub slot: usize,
@@ -100,9 +102,30 @@ impl FlowControl {
         }
     }
 
-    /// The egress queue of data packet `pkt` at port `egress` of switch `sw`.
+    /// The egress queue of data packet `pkt` at port `egress` of switch `sw`, for the
+    /// policies whose packets carry no extension fields (see [`classify_ext`](Self::classify_ext)).
     #[inline(always)]
     pub fn classify(
+        &mut self,
+        sw: usize,
+        egress: PortId,
+        port: &mut Port,
+        pkt: &Packet,
+        now: SimTime,
+    ) -> usize {
+        match self {
+            FlowControl::None | FlowControl::Pfc(_) => pkt.priority as usize,
+            FlowControl::PerFlow(f) => f.classify(egress, port, pkt, now),
+            FlowControl::Bfc(b) => b.classify(sw, egress, pkt, now),
+            FlowControl::Pyrrha(_) => unreachable!("Pyrrha packets carry extension fields: classify_ext"),
+        }
+    }
+
+    /// [`classify`](Self::classify) for the policies whose packets carry extension fields
+    /// (BFC, Pyrrha; `ExtTable::is_enabled`). The switch calls one or the other, so a run
+    /// without extension fields (PFC) builds no [`HopContext`].
+    #[inline(never)]
+    pub fn classify_ext(
         &mut self,
         sw: usize,
         egress: PortId,
@@ -111,16 +134,14 @@ impl FlowControl {
         hop: HopContext,
     ) -> usize {
         match self {
-            FlowControl::None | FlowControl::Pfc(_) => pkt.priority as usize,
-            FlowControl::PerFlow(f) => f.classify(egress, port, pkt, hop.now),
-            FlowControl::Bfc(b) => b.classify(sw, egress, pkt, hop.now),
             FlowControl::Pyrrha(p) => p.classify(egress, port, pkt, hop),
+            other => other.classify(sw, egress, port, pkt, hop.now),
         }
     }
 
     /// A packet of `size` bytes for `queue` of port `egress` (holding `queue_bytes` before
     /// it) arrived on local port `local_in` of switch `sw` (whose shared buffer is `buffer`
-    /// bytes).
+    /// bytes), for the policies whose packets carry no extension fields.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     pub fn on_arrival(
@@ -129,12 +150,10 @@ impl FlowControl {
         local_in: u32,
         in_port: PortId,
         egress: PortId,
-        port: &Port,
         queue: usize,
         queue_bytes: u64,
         pkt: &Packet,
         buffer: u64,
-        hop: HopContext,
     ) -> Arrival {
         let size = pkt.wire_bytes as u64;
         match self {
@@ -155,18 +174,37 @@ impl FlowControl {
                     Arrival::AdmitAndSignal
                 }
             },
-            FlowControl::Bfc(b) => {
-                signalled(b.on_arrival(sw, in_port, egress, port, queue, queue_bytes + size, pkt, hop))
-            }
-            FlowControl::Pyrrha(p) => {
-                signalled(p.on_arrival(in_port, egress, queue, queue_bytes + size, pkt, hop))
+            FlowControl::Bfc(_) | FlowControl::Pyrrha(_) => {
+                unreachable!("BFC and Pyrrha packets carry extension fields: on_arrival_ext")
             }
         }
     }
 
+    /// [`on_arrival`](Self::on_arrival) for the policies whose packets carry extension fields.
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    pub fn on_arrival_ext(
+        &mut self,
+        sw: usize,
+        in_port: PortId,
+        egress: PortId,
+        port: &Port,
+        queue: usize,
+        queue_bytes: u64,
+        pkt: &Packet,
+        hop: HopContext,
+    ) -> Arrival {
+        let after = queue_bytes + pkt.wire_bytes as u64;
+        match self {
+            FlowControl::Bfc(b) => signalled(b.on_arrival(sw, in_port, egress, port, queue, after, pkt, hop)),
+            FlowControl::Pyrrha(p) => signalled(p.on_arrival(in_port, egress, queue, after, pkt, hop)),
+            _ => unreachable!("only BFC and Pyrrha packets carry extension fields"),
+        }
+    }
+
     /// Data packet `pkt` (which had arrived on local port `local_in`, global `in_port`) left
-    /// `queue` of port `egress` (in `ports`). Returns whether frames for upstream wait in
-    /// [`take_pending`](Self::take_pending).
+    /// `queue` of port `egress`, for the policies whose packets carry no extension fields.
+    /// Returns whether frames for upstream wait in [`take_pending`](Self::take_pending).
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     pub fn on_dequeue(
@@ -175,11 +213,11 @@ impl FlowControl {
         local_in: u32,
         in_port: PortId,
         egress: PortId,
-        ports: &mut [Port],
+        port: &mut Port,
         queue: usize,
         pkt: &Packet,
         buffer: u64,
-        hop: HopContext,
+        now: SimTime,
     ) -> bool {
         match self {
             FlowControl::None => false,
@@ -193,9 +231,32 @@ impl FlowControl {
                 }
                 resume
             }
-            FlowControl::PerFlow(f) => f.on_dequeue(egress, &mut ports[egress.idx()], queue, pkt, hop.now),
+            FlowControl::PerFlow(f) => f.on_dequeue(egress, port, queue, pkt, now),
+            FlowControl::Bfc(_) | FlowControl::Pyrrha(_) => {
+                unreachable!("BFC and Pyrrha packets carry extension fields: on_dequeue_ext")
+            }
+        }
+    }
+
+    /// [`on_dequeue`](Self::on_dequeue) for the policies whose packets carry extension
+    /// fields; `ports` holds `egress` (Pyrrha may unassign isolation queues elsewhere on
+    /// the switch).
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    pub fn on_dequeue_ext(
+        &mut self,
+        sw: usize,
+        in_port: PortId,
+        egress: PortId,
+        ports: &mut [Port],
+        queue: usize,
+        pkt: &Packet,
+        hop: HopContext,
+    ) -> bool {
+        match self {
             FlowControl::Bfc(b) => b.on_dequeue(sw, in_port, egress, queue, pkt, hop),
             FlowControl::Pyrrha(p) => p.on_dequeue(ports, in_port, egress, queue, pkt, hop),
+            _ => unreachable!("only BFC and Pyrrha packets carry extension fields"),
         }
     }
 
@@ -215,6 +276,7 @@ impl FlowControl {
     /// Frame `payload` from downstream arrived on `port_id` (of a switch, or a host's NIC
     /// port), one of `ports`. Returns whether something was resumed (the port should try
     /// to send).
+    #[allow(clippy::too_many_arguments)]
     pub fn on_frame(
         &mut self,
         port_id: PortId,
@@ -222,6 +284,9 @@ impl FlowControl {
         is_host: bool,
         payload: ControlPayload,
         now: SimTime,
+        ext: &mut ExtTable,
+        store: &mut PacketStore,
+        net: (&Routing, &Topology),
     ) -> bool {
         let port = &mut ports[port_id.idx()];
         match payload {
@@ -238,37 +303,39 @@ impl FlowControl {
             },
             ControlPayload::Pyrrha { signal, root, old_root, hop } => match self {
                 FlowControl::Pyrrha(p) => {
-                    p.on_frame(ports, port_id, is_host, signal, root, old_root, hop, now)
+                    let (routing, topo) = net;
+                    let fabric = HopContext { ext, slot: usize::MAX, store, routing, topo, now };
+                    p.on_frame(ports, port_id, is_host, signal, root, old_root, hop, fabric)
                 }
                 _ => false,
             },
         }
     }
 
-    /// May a host NIC on `port` (`port_id`) send data of `flow` (priority `priority`, 5-tuple
-    /// `tuple`) now?
+    /// May a host NIC on `port` (`port_id`) send data of `flow` now?
     #[inline]
-    #[allow(clippy::too_many_arguments)]
     pub fn nic_may_send(
         &self,
         port_id: PortId,
         port: &Port,
-        flow: FlowId,
-        priority: u8,
-        tuple: FiveTuple,
+        flow: &Flow,
         routing: &Routing,
         topo: &Topology,
     ) -> bool {
         match self {
-            FlowControl::PerFlow(f) => !f.host_paused(flow),
-            FlowControl::Bfc(b) => !b.host_paused(flow),
-            FlowControl::Pyrrha(p) => p.nic_may_send(port_id, tuple, routing, topo),
-            _ => port.queues.may_send(priority as usize),
+            FlowControl::PerFlow(f) => !f.host_paused(flow.id),
+            FlowControl::Bfc(b) => !b.host_paused(flow.id),
+            FlowControl::Pyrrha(p) => {
+                let tuple = FiveTuple { src: flow.src, dst: flow.dst, sport: flow.sport, dport: flow.dport };
+                p.nic_may_send(port_id, tuple, routing, topo)
+            }
+            _ => port.queues.may_send(flow.priority as usize),
         }
     }
 
     /// An order mark reached the head of its queue at `port_id` (one of `ports`). Returns
     /// whether a queue it held may send now.
+    #[inline(never)]
     pub fn on_marker(&mut self, port_id: PortId, ports: &mut [Port], id: u64, now: SimTime) -> bool {
         match self {
             FlowControl::Pyrrha(p) => p.on_marker(port_id, &mut ports[port_id.idx()], id, now),

@@ -100,19 +100,19 @@ impl PfcState {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn slot(&self, port: u32, priority: u8) -> usize {
         port as usize * self.classes + priority as usize
     }
 
     /// Shared-pool bytes used by (port, priority): what it holds beyond its reserve.
-    #[inline]
+    #[inline(always)]
     fn shared_of(&self, i: usize) -> u64 {
         self.ingress[i].bytes.saturating_sub(self.reserve)
     }
 
     /// The XOFF threshold of `port`: `alpha × free shared pool`, or the static XOFF.
-    #[inline]
+    #[inline(always)]
     fn threshold(&self, port: u32, buffer: u64) -> u64 {
         match self.mode {
             PfcMode::Dynamic { .. } => {
@@ -125,7 +125,7 @@ impl PfcState {
 
     /// What ingress `i` has that is compared against the threshold: its shared-pool
     /// bytes (dynamic) or all its bytes (static).
-    #[inline]
+    #[inline(always)]
     fn usage(&self, i: usize) -> u64 {
         match self.mode {
             PfcMode::Dynamic { .. } => self.shared_of(i),
@@ -140,7 +140,7 @@ impl PfcState {
     /// packet is refused, else whether to send XOFF now (the ingress is then marked
     /// paused). The threshold is computed once, and again only if the packet entered the
     /// shared pool (which moves a dynamic threshold).
-    #[inline]
+    #[inline(always)]
     pub fn on_arrival(&mut self, port: u32, priority: u8, size: u64, buffer: u64) -> Option<bool> {
         let i = self.slot(port, priority);
         let threshold = self.threshold(port, buffer);
@@ -174,6 +174,7 @@ impl PfcState {
     }
 
     /// Release a departing packet: from headroom first, then the shared pool and reserve.
+    #[inline(always)]
     pub fn on_dequeue(&mut self, port: u32, priority: u8, size: u64) {
         let i = self.slot(port, priority);
         let from_hdrm = self.ingress[i].hdrm.min(size);

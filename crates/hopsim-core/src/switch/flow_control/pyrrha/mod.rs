@@ -23,11 +23,13 @@
 //!   link fails resumes its upstreams, and onward paths follow the rerouted tables.
 //!
 //! OQs are the port's `switch.queues` traffic classes, never paused; IQs are queues
-//! allocated above them. In the hierarchical structure the port's scheduler serves OQs and
-//! IQs round robin, and serving an IQ moves its head packet to its next level (the IQ of
-//! the next root on its path, or the OQ) instead of sending it — a hierarchical scheduler
-//! whose levels drain at the port's rate, in FIFO order, so a flow's packets stay in order
-//! through root changes and soft-merging.
+//! allocated above them. In the hierarchical structure the port's scheduler sends from the
+//! OQs only; the IQs have their own scheduler (`pump`): each time the port sends, every IQ
+//! free to drain (resumed or soft-merging, not held) moves its head packet to its next
+//! level — the IQ of the next root on its path, or the OQ — and it runs again at once while
+//! the port would otherwise idle. An empty IQ free to drain is passed straight through. So
+//! the levels drain at the port's rate, each in FIFO order, and a flow's packets stay in
+//! order through root changes and soft-merging.
 
 mod host;
 mod iq;
@@ -183,12 +185,6 @@ impl Pyrrha {
         self.pending.push_back((out, ControlPayload::Pyrrha { signal, root, old_root, hop }));
     }
 
-    /// Whether `queue` is an isolation queue the scheduler must move from, not send from.
-    #[inline]
-    pub fn moves_from(&self, queue: usize) -> bool {
-        queue >= self.classes && self.cfg.structure == IqStructure::Hierarchical
-    }
-
     /// The nearest root `port` knows on the onward path of `tuple` beyond distance `after`:
     /// (index in the port's known roots, distance).
     fn nearest(
@@ -233,6 +229,7 @@ impl Pyrrha {
 
     /// The queue of data packet `pkt` at `egress`: the IQ of the nearest root it crosses
     /// (hierarchical) or of the set of roots it crosses (single tier), else its OQ.
+    #[inline(never)]
     pub(super) fn classify(
         &mut self,
         egress: PortId,
@@ -251,7 +248,9 @@ impl Pyrrha {
         let tuple = routing_tuple(pkt);
         match self.cfg.structure {
             IqStructure::Hierarchical => {
-                let Some((i, d)) = self.nearest(hop.routing, hop.topo, egress, tuple, 0) else { return oq };
+                let Some((i, d)) = self.next_level(port, hop.routing, hop.topo, egress, tuple, 0) else {
+                    return oq;
+                };
                 let k = self.iqs[egress.idx()].known[i];
                 let ext = hop.ext.get_mut(hop.slot);
                 (ext.root, ext.iq_level, ext.fc_mark) = (k.root, d, ISOLATED);
@@ -304,6 +303,7 @@ impl Pyrrha {
     /// `bytes_after`): an OQ past K_pause makes the port a root pausing that upstream; an IQ
     /// counts the packet for its upstream, pausing it past K_pause. Returns whether a
     /// frame waits.
+    #[inline(never)]
     pub(super) fn on_arrival(
         &mut self,
         in_port: PortId,
@@ -382,6 +382,7 @@ impl Pyrrha {
 
     /// Data packet `pkt` left `queue` of `egress` (sent, or dropped with a failed link): an
     /// IQ uncounts it and may be unassigned; a root's OQ below K_resume resumes its upstreams.
+    #[inline(never)]
     #[allow(clippy::too_many_arguments)]
     pub(super) fn on_dequeue(
         &mut self,
@@ -399,6 +400,7 @@ impl Pyrrha {
             {
                 signal |= self.root_resumes(egress);
             }
+            signal |= self.pump(ports, egress, &mut hop);
         } else {
             signal |= self.tidy(ports, egress, hop.now);
         }
@@ -428,28 +430,34 @@ impl Pyrrha {
         signal
     }
 
-    /// Hierarchical: the scheduler served an IQ of `egress` and dequeued its head `r`
-    /// (`pkt`): move it to its next level — the IQ of the next root on its path, or its OQ
-    /// (which may make the port a root) — and tidy the IQ it left. Returns whether frames wait.
-    #[allow(clippy::too_many_arguments)]
-    pub fn advance(
+    /// Hierarchical: packet `r` (`pkt`), taken from the head of an IQ of `egress`, moves
+    /// to its next level — the IQ of the next root on its path (straight through any that
+    /// is empty and not held), or its OQ, which may make the port a root.
+    fn pass_on(
         &mut self,
         ports: &mut [Port],
         egress: PortId,
         r: PacketRef,
         pkt: &Packet,
-        mut hop: HopContext,
+        hop: &mut HopContext,
     ) -> bool {
         let sw = self.sw(egress);
         let in_port = PortId(self.first_port[sw] + pkt.ingress as u32);
         let bytes = pkt.wire_bytes as u64;
-        let mut signal = self.uncount(ports, egress, in_port, bytes, &mut hop);
+        let mut signal = self.uncount(ports, egress, in_port, bytes, hop);
         self.stats.iq_moves += 1;
         let ext = *hop.ext.get(hop.slot);
         if self.iqs[egress.idx()].state_of(ext.root) == Some(IqState::Merging) {
             self.stats.soft_merge_moves += 1;
         }
-        let next = self.nearest(hop.routing, hop.topo, egress, routing_tuple(pkt), ext.iq_level);
+        let next = self.next_level(
+            &ports[egress.idx()],
+            hop.routing,
+            hop.topo,
+            egress,
+            routing_tuple(pkt),
+            ext.iq_level,
+        );
         let port = &mut ports[egress.idx()];
         match next {
             Some((i, d)) => {
@@ -468,7 +476,70 @@ impl Pyrrha {
                 signal |= self.root_check(egress, in_port, oq_bytes);
             }
         }
-        signal | self.tidy(ports, egress, hop.now)
+        signal
+    }
+
+    /// The IQ a packet of `tuple` enters next at `port` beyond distance `after`: the nearest
+    /// root it crosses whose IQ is held (paused, or order-blocked) or not empty — an empty
+    /// IQ free to drain is passed straight through, as its scheduler would at once.
+    fn next_level(
+        &self,
+        egress: &Port,
+        routing: &Routing,
+        topo: &Topology,
+        port: PortId,
+        tuple: FiveTuple,
+        mut after: u8,
+    ) -> Option<(usize, u8)> {
+        loop {
+            let (i, d) = self.nearest(routing, topo, port, tuple, after)?;
+            let iqs = &self.iqs[port.idx()];
+            let q = iqs.known[i].queue;
+            if iqs.queue_held(q) || egress.queues.queue_len(q as usize) > 0 {
+                return Some((i, d));
+            }
+            after = d;
+        }
+    }
+
+    /// Hierarchical: the isolation queues' schedulers run as fast as the port — each time
+    /// `egress` sends a packet (or an IQ of it is let go), every IQ free to drain passes its
+    /// head to its next level, round after round while the port would otherwise idle (a
+    /// round may only move packets between levels), so an IQ free to drain never waits
+    /// behind an idle port. Returns whether frames wait.
+    fn pump(&mut self, ports: &mut [Port], egress: PortId, fabric: &mut HopContext) -> bool {
+        if self.cfg.structure != IqStructure::Hierarchical || ports[egress.idx()].down {
+            return false;
+        }
+        let mut signal = false;
+        loop {
+            let queues: Vec<u32> = {
+                let iqs = &self.iqs[egress.idx()];
+                iqs.slots.iter().map(|s| s.queue).filter(|q| !iqs.queue_held(*q)).collect()
+            };
+            let mut moved = false;
+            for q in queues {
+                let Some(r) = ports[egress.idx()].queues.dequeue(fabric.store, q as usize) else {
+                    continue;
+                };
+                moved = true;
+                let pkt = *fabric.store.get(r);
+                let mut hop = HopContext {
+                    ext: &mut *fabric.ext,
+                    slot: r.index(),
+                    store: &mut *fabric.store,
+                    routing: fabric.routing,
+                    topo: fabric.topo,
+                    now: fabric.now,
+                };
+                signal |= self.pass_on(ports, egress, r, &pkt, &mut hop);
+            }
+            // Every move raises a packet's level, so the rounds end.
+            if !moved || ports[egress.idx()].queues.next_queue().is_some() {
+                break;
+            }
+        }
+        signal | self.tidy(ports, egress, fabric.now)
     }
 
     // ---------------------------------------------------------------- unassigning
@@ -524,6 +595,7 @@ impl Pyrrha {
 
     /// A Pyrrha frame arrived on `port_id` (a host NIC's port when `is_host`). Returns
     /// whether the port may send something it held.
+    #[inline(never)]
     #[allow(clippy::too_many_arguments)]
     pub(super) fn on_frame(
         &mut self,
@@ -534,8 +606,9 @@ impl Pyrrha {
         root: RootId,
         old_root: RootId,
         hop: u8,
-        now: SimTime,
+        mut fabric: HopContext,
     ) -> bool {
+        let now = fabric.now;
         if is_host {
             match signal {
                 RootSignal::Pause => self.hosts.pause(port_id, root),
@@ -558,11 +631,16 @@ impl Pyrrha {
                         k.state = IqState::Resumed;
                     }
                 }
-                let resumed = self.iqs[port_id.idx()].refresh(&mut ports[port_id.idx()], now);
+                self.iqs[port_id.idx()].refresh(&mut ports[port_id.idx()], now);
+                self.pump(ports, port_id, &mut fabric);
                 self.tidy(ports, port_id, now);
-                resumed
+                true
             }
-            RootSignal::Merge => self.on_merge(ports, port_id, sw, root, old_root, hop, now),
+            RootSignal::Merge => {
+                self.on_merge(ports, port_id, sw, root, old_root, hop, now);
+                self.pump(ports, port_id, &mut fabric);
+                true
+            }
             RootSignal::Unassign => {
                 // From an upstream: `port_id` is the ingress its traffic came over.
                 if self.switch_of[root as usize] as usize == sw {
@@ -621,8 +699,10 @@ impl Pyrrha {
         }
         match self.cfg.structure {
             IqStructure::Hierarchical => {
-                let how =
-                    iqs.add_root(&mut ports[port_id.idx()], self.cfg.iq_limit as usize, root, hop, state);
+                let port = &mut ports[port_id.idx()];
+                let how = iqs.add_root(port, self.cfg.iq_limit as usize, root, hop, state);
+                // Its scheduler is Pyrrha's pump, not the port's.
+                port.queues.hold(how.queue() as usize, true);
                 self.assigned(how);
                 if matches!(how, Assigned::New(_)) {
                     self.log_usage(port_id, now);
@@ -693,6 +773,7 @@ impl Pyrrha {
     }
 
     /// An order mark named `id` (the IQ it holds) reached the head of its queue at `port_id`.
+    #[inline(never)]
     pub(super) fn on_marker(&mut self, port_id: PortId, port: &mut Port, id: u64, now: SimTime) -> bool {
         self.iqs[port_id.idx()].mark_passed(id as u32);
         self.iqs[port_id.idx()].refresh(port, now)
@@ -701,13 +782,14 @@ impl Pyrrha {
     // ---------------------------------------------------------------- hosts, failures
 
     /// May the NIC on `nic` send a packet of `tuple` (no paused root on its path)?
-    #[inline]
+    #[inline(never)]
     pub fn nic_may_send(&self, nic: PortId, tuple: FiveTuple, routing: &Routing, topo: &Topology) -> bool {
         self.hosts.may_send(nic, tuple, routing, topo, self.adaptive)
     }
 
     /// The link of `port_id` failed (its queues already drained): a root there resumes its
     /// upstreams (Appendix A); its IQs go; the upstream behind it is no child any more.
+    #[inline(never)]
     pub(super) fn on_link_down(&mut self, ports: &mut [Port], port_id: PortId, is_host: bool, now: SimTime) {
         if is_host {
             self.hosts.clear(port_id);
@@ -747,6 +829,7 @@ impl Pyrrha {
     /// Queue length a departing packet reports in INT (HPCC, §6.2.2): an isolated packet
     /// the whole port's backlog (OQs and IQs, as the authors' simulator does), any other
     /// packet its OQs only, so uncongested flows do not slow down for isolated traffic.
+    #[inline(never)]
     pub fn int_queue_bytes(&self, port: &Port, fc_mark: u8) -> u64 {
         if fc_mark & ISOLATED != 0 {
             return port.queues.backlog_bytes;

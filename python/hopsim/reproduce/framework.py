@@ -1,0 +1,333 @@
+"""The reproduction contract every paper follows.
+
+A **paper** is a list of **experiments**. An experiment names a scenario file in
+``scenarios/<paper>/``, the variants it runs (each a label and scenario overrides), the
+overrides that size it for ``quick`` or ``full`` runs, and three functions: ``analyze``
+turns the finished runs into a metrics table, ``draw`` makes the experiment's figure from
+it, and ``claims`` compares it with what the paper states, one `ClaimResult` per claim.
+
+`run_paper` runs each experiment as a resumable sweep (``hopsim.sweep``: a process pool or
+Ray; finished variants are not run again), then writes, under the output directory,
+``runs/<experiment>/`` (the sweeps), ``figures/<experiment>.png``,
+``metrics/<experiment>.csv``, ``claims.csv``, ``claims.md`` and ``report.md``.
+
+A claim's **ratio** is hopsim's number over the paper's (for a range, over the nearer
+end; 1 inside the range). Its **verdict**: *agrees* when the direction is the paper's and
+the ratio is within a factor of 2; *direction only* when the direction agrees but the
+magnitude does not; *differs* when the direction does not (or hopsim could not measure
+it) — each of these with a note saying what was found.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import os
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from hopsim._core import ScenarioError
+from hopsim.results import Result
+
+__all__ = [
+    "ClaimResult",
+    "Experiment",
+    "Paper",
+    "Run",
+    "Variant",
+    "compare",
+    "find_scenarios",
+    "run_paper",
+]
+
+MODES = ("quick", "full")
+
+#: A ratio within this factor of the paper's number (either way) "agrees".
+AGREE_FACTOR = 2.0
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One run of an experiment: a label (``"Pyrrha"``), the scenario overrides that make
+    it, and the group it belongs to in figures and tables (``"memcached"``)."""
+
+    label: str
+    overrides: Mapping[str, Any]
+    group: str = ""
+
+
+@dataclass
+class Run:
+    """A finished (or failed) variant: its status and, lazily, its `Result`."""
+
+    variant: Variant
+    status: str
+    run_dir: Path | None
+    error: str | None = None
+    _result: Result | None = field(default=None, repr=False)
+
+    @property
+    def ok(self) -> bool:
+        return self.run_dir is not None and self.status in ("ok", "incomplete")
+
+    @property
+    def result(self) -> Result:
+        if self._result is None:
+            if self.run_dir is None:
+                raise RuntimeError(f"{self.variant.label}: the run failed: {self.error}")
+            self._result = Result.read(self.run_dir)
+        return self._result
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    """One row of ``claims.csv``: a claim of the paper beside what hopsim measured."""
+
+    experiment: str
+    figure: str
+    section: str
+    claim: str
+    paper: str
+    measured: str
+    direction_agrees: bool | None
+    ratio: float | None
+    verdict: str
+    note: str = ""
+
+
+@dataclass
+class Experiment:
+    """One figure of a paper (see the module documentation)."""
+
+    name: str
+    figure: str
+    section: str
+    title: str
+    #: What the paper's figure shows, in a sentence (printed beside ours in the report).
+    description: str
+    scenario: str
+    variants: Callable[[str], list[Variant]]
+    analyze: Callable[[list[Run]], pd.DataFrame]
+    draw: Callable[[pd.DataFrame, list[Run], Path], None]
+    claims: Callable[[pd.DataFrame], list[ClaimResult]]
+    #: Overrides applied to every variant, per mode.
+    sizes: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    #: Analyze the runs of this other experiment instead of running its own.
+    shares: str | None = None
+
+
+@dataclass
+class Paper:
+    name: str
+    title: str
+    #: Where the paper's text lives (for the report).
+    source: str
+    experiments: list[Experiment]
+
+    def experiment(self, name: str) -> Experiment:
+        for e in self.experiments:
+            if e.name == name:
+                return e
+        known = ", ".join(e.name for e in self.experiments)
+        raise ScenarioError(f"no experiment {name!r} in {self.name}; expected one of {known}")
+
+
+def find_scenarios(paper: str) -> Path:
+    """``scenarios/<paper>/``: under ``$HOPSIM_SCENARIOS``, then upwards from the current
+    directory and from this package (an editable install lives in the repository)."""
+    env = os.environ.get("HOPSIM_SCENARIOS")
+    starts = [Path(env)] if env else []
+    starts += [Path.cwd(), Path(__file__).resolve().parent]
+    for start in starts:
+        for folder in (start, *start.parents):
+            for candidate in (folder / paper, folder / "scenarios" / paper):
+                if candidate.is_dir() and any(candidate.glob("*.toml")):
+                    return candidate
+    raise ScenarioError(
+        f"scenarios/{paper}/ not found: run from the hopsim repository or set HOPSIM_SCENARIOS "
+        "to the folder holding the scenarios/ tree"
+    )
+
+
+def _bound(paper_value: float | tuple[float, float] | None, measured: float) -> float | None:
+    if paper_value is None or measured is None or not math.isfinite(measured):
+        return None
+    if isinstance(paper_value, tuple):
+        lo, hi = paper_value
+        if lo <= measured <= hi:
+            return 1.0
+        paper_value = lo if measured < lo else hi
+    if paper_value == 0:
+        return None
+    return measured / paper_value
+
+
+def compare(
+    experiment: Experiment,
+    claim: str,
+    paper: str,
+    paper_value: float | tuple[float, float] | None,
+    measured: float | None,
+    measured_text: str,
+    direction_agrees: bool | None,
+    why: str = "",
+) -> ClaimResult:
+    """A claim's row: ratio and verdict from the numbers; ``why`` is kept as the note
+    unless the claim agrees (it is what was found about a difference)."""
+    ratio = _bound(paper_value, measured) if measured is not None else None
+    if direction_agrees is None or measured is None:
+        verdict = "differs"
+    elif not direction_agrees:
+        verdict = "differs"
+    elif ratio is None or 1 / AGREE_FACTOR <= ratio <= AGREE_FACTOR:
+        verdict = "agrees"
+    else:
+        verdict = "direction only"
+    return ClaimResult(
+        experiment=experiment.name,
+        figure=experiment.figure,
+        section=experiment.section,
+        claim=claim,
+        paper=paper,
+        measured=measured_text,
+        direction_agrees=direction_agrees,
+        ratio=None if ratio is None else round(ratio, 3),
+        verdict=verdict,
+        note="" if verdict == "agrees" else why,
+    )
+
+
+def _sweep_spec(paper: Paper, exp: Experiment, mode: str, scenarios: Path) -> tuple[dict, list[Variant]]:
+    variants = exp.variants(mode)
+    labels = [(v.group, v.label) for v in variants]
+    if len(set(labels)) != len(labels):
+        raise ScenarioError(f"{paper.name}/{exp.name}: variant labels repeat")
+    size = dict(exp.sizes.get(mode, {}))
+    points = [{**size, **dict(v.overrides)} for v in variants]
+    spec = {"name": exp.name, "scenario": str(scenarios / exp.scenario), "point": points}
+    return spec, variants
+
+
+def _runs_of(table: pd.DataFrame, variants: list[Variant], outdir: Path) -> list[Run]:
+    runs = []
+    for variant, (_, row) in zip(variants, table.sort_values("point").iterrows()):
+        run_dir = outdir / row["run_dir"] if isinstance(row.get("run_dir"), str) else None
+        error = row.get("error") if isinstance(row.get("error"), str) else None
+        runs.append(Run(variant, str(row["status"]), run_dir, error))
+    return runs
+
+
+def _write_claims(rows: Sequence[ClaimResult], outdir: Path) -> None:
+    fields = list(ClaimResult.__dataclass_fields__)
+    with open(outdir / "claims.csv", "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=fields)
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: getattr(r, k) for k in fields})
+    lines = [
+        "| figure | section | claim | paper | hopsim | direction | ratio | verdict | note |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        direction = {True: "same", False: "opposite", None: "-"}[r.direction_agrees]
+        ratio = "-" if r.ratio is None else f"{r.ratio:.2f}"
+        cells = [r.figure, r.section, r.claim, r.paper, r.measured, direction, ratio, f"**{r.verdict}**", r.note]
+        lines.append("| " + " | ".join(c.replace("|", "/").replace("\n", " ") for c in cells) + " |")
+    counts = {v: sum(r.verdict == v for r in rows) for v in ("agrees", "direction only", "differs")}
+    head = (
+        f"# Claims\n\n{len(rows)} claims: {counts['agrees']} agree, {counts['direction only']} agree "
+        f"in direction only, {counts['differs']} differ.\n\n"
+    )
+    (outdir / "claims.md").write_text(head + "\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _cell(v: Any) -> str:
+    if isinstance(v, float):
+        return "-" if math.isnan(v) else f"{v:.4g}"
+    return str(v)
+
+
+def _markdown(df: pd.DataFrame) -> str:
+    """A metrics table as Markdown (no extra dependency)."""
+    cols = [str(c) for c in df.columns]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for row in df.itertuples(index=False):
+        lines.append("| " + " | ".join(_cell(v) for v in row) + " |")
+    return "\n".join(lines)
+
+
+def _write_report(paper: Paper, mode: str, done: list[tuple[Experiment, pd.DataFrame | None, str]], outdir: Path) -> None:
+    parts = [f"# {paper.title}: hopsim reproduction ({mode})\n", f"Paper: `{paper.source}`. "
+             "Claims: [claims.md](claims.md). Each experiment ran as a sweep under `runs/`.\n"]
+    for exp, metrics, note in done:
+        parts.append(f"## {exp.figure} ({exp.section}): {exp.title}\n")
+        parts.append(f"*The paper:* {exp.description}\n")
+        if note:
+            parts.append(f"*Not drawn:* {note}\n")
+        else:
+            parts.append(f"![{exp.figure}](figures/{exp.name}.png)\n")
+        if metrics is not None and len(metrics):
+            parts.append(_markdown(metrics) + "\n")
+    (outdir / "report.md").write_text("\n".join(parts), encoding="utf-8")
+
+
+def run_paper(
+    paper: Paper,
+    outdir: str | os.PathLike[str],
+    mode: str = "quick",
+    jobs: int | None = None,
+    ray_address: str | None = None,
+    only: Sequence[str] | None = None,
+    progress: bool = False,
+    log: Callable[[str], None] = lambda _: None,
+) -> list[ClaimResult]:
+    """Run `paper`'s experiments (all, or those named in ``only``) at ``mode`` size into
+    ``outdir``; return the claims. Finished runs in ``outdir`` are reused."""
+    from hopsim.sweep import run_sweep
+
+    if mode not in MODES:
+        raise ScenarioError(f"mode: expected one of {', '.join(MODES)}, got {mode!r}")
+    chosen = [paper.experiment(n) for n in only] if only else list(paper.experiments)
+    needed = {e.shares for e in chosen if e.shares} - {e.name for e in chosen}
+    to_run = [paper.experiment(n) for n in sorted(needed)] + [e for e in chosen if not e.shares]
+    scenarios = find_scenarios(paper.name)
+    out = Path(outdir)
+    for sub in ("runs", "figures", "metrics"):
+        (out / sub).mkdir(parents=True, exist_ok=True)
+    runs_by_exp: dict[str, list[Run]] = {}
+    for exp in to_run:
+        spec, variants = _sweep_spec(paper, exp, mode, scenarios)
+        t0 = time.perf_counter()
+        log(f"{exp.name}: {len(variants)} runs ({exp.figure}, {exp.title})")
+        table = run_sweep(spec, outdir=out / "runs" / exp.name, jobs=jobs, ray_address=ray_address, progress=progress)
+        runs_by_exp[exp.name] = _runs_of(table, variants, out / "runs" / exp.name)
+        failed = [r for r in runs_by_exp[exp.name] if not r.ok]
+        log(f"{exp.name}: done in {time.perf_counter() - t0:.0f} s" + (f", {len(failed)} failed" if failed else ""))
+    claims: list[ClaimResult] = []
+    done = []
+    for exp in chosen:
+        runs = runs_by_exp[exp.shares or exp.name]
+        note = ""
+        try:
+            metrics = exp.analyze(runs)
+            metrics.to_csv(out / "metrics" / f"{exp.name}.csv", index=False)
+        except Exception as exc:  # an experiment whose runs failed still gets its row
+            metrics, note = None, f"{type(exc).__name__}: {exc}"
+            claims.append(
+                compare(exp, f"{exp.figure}: the experiment ran", "-", None, None, "not measured", None, note)
+            )
+        if metrics is not None:
+            try:
+                exp.draw(metrics, runs, out / "figures" / f"{exp.name}.png")
+            except Exception as exc:
+                note = f"{type(exc).__name__}: {exc}"
+            claims += exp.claims(metrics)
+        done.append((exp, metrics, note))
+    _write_claims(claims, out)
+    _write_report(paper, mode, done, out)
+    return claims
