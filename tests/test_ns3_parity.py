@@ -279,22 +279,24 @@ def _fake_ns3(tmp_path: Path, fct: Path, status: int = 0) -> Path:
     return sim
 
 
-def test_validate_against_ns3_runs_both_and_reports(tmp_path, capsys):
-    sim = _fake_ns3(tmp_path, DATA / "incast_timely_fct.txt")
-    out = tmp_path / "v"
-    argv = [
+def _incast_argv(out: Path, *extra: str) -> list[str]:
+    """``validate-against-ns3`` on the recorded incast's topology and flows."""
+    return [
         "validate-against-ns3",
-        "--ns3",
-        str(sim),
         "--topology",
         str(DATA / "incast_topology.txt"),
         "--flows",
         str(DATA / "incast_flows.txt"),
-        "--cc",
-        "timely",
         "-o",
         str(out),
+        *extra,
     ]
+
+
+def test_validate_against_ns3_runs_both_and_reports(tmp_path, capsys):
+    sim = _fake_ns3(tmp_path, DATA / "incast_timely_fct.txt")
+    out = tmp_path / "v"
+    argv = _incast_argv(out, "--ns3", str(sim), "--cc", "timely")
     assert cli.main(argv) == cli.EXIT_OK
     text = capsys.readouterr().out
     assert "AGREES" in text and "per-flow slowdown correlation" in text
@@ -322,16 +324,8 @@ def test_validate_against_ns3_on_an_existing_fct_and_a_user_config(tmp_path, cap
         out_prefix=tmp_path / "theirs",
     )
     before = config.read_text()
-    argv = [
-        "validate-against-ns3",
-        "--config",
-        str(config),
-        "--ns3-fct",
-        str(DATA / "incast_dctcp_fct.txt"),
-        "-o",
-        str(tmp_path / "v"),
-        "--no-floor",
-    ]
+    argv = ["validate-against-ns3", "--config", str(config), "-o", str(tmp_path / "v")]
+    argv += ["--ns3-fct", str(DATA / "incast_dctcp_fct.txt"), "--no-floor"]
     assert cli.main(argv) == cli.EXIT_OK
     text = capsys.readouterr().out
     assert "given (not run here)" in text and "AGREES" in text
@@ -342,23 +336,17 @@ def test_validate_against_ns3_on_an_existing_fct_and_a_user_config(tmp_path, cap
 
 
 def test_validate_against_ns3_says_when_they_differ(tmp_path, capsys):
-    # Compared with DCQCN's ns-3 FCTs, a TIMELY run differs: exit status 1, and why.
-    argv = [
-        "validate-against-ns3",
-        "--topology",
-        str(DATA / "incast_topology.txt"),
-        "--flows",
-        str(DATA / "incast_flows.txt"),
+    # An HPCC run against TIMELY's ns-3 FCTs, at 1 %: exit status 1, and why.
+    argv = _incast_argv(
+        tmp_path / "v",
         "--cc",
         "hpcc",
         "--ns3-fct",
         str(DATA / "incast_timely_fct.txt"),
-        "-o",
-        str(tmp_path / "v"),
         "--no-floor",
         "--tolerance",
         "0.01",
-    ]
+    )
     assert cli.main(argv) == cli.EXIT_FAILED
     assert "DIFFERS:" in capsys.readouterr().out
 
@@ -373,34 +361,13 @@ def test_validate_against_ns3_says_when_they_differ(tmp_path, capsys):
     ],
 )
 def test_validate_against_ns3_input_errors_name_the_option(tmp_path, capsys, args, message):
-    base = [
-        "validate-against-ns3",
-        "--topology",
-        str(DATA / "incast_topology.txt"),
-        "--flows",
-        str(DATA / "incast_flows.txt"),
-        "-o",
-        str(tmp_path / "v"),
-    ]
-    assert cli.main(base + args) == cli.EXIT_INPUT
+    assert cli.main(_incast_argv(tmp_path / "v", *args)) == cli.EXIT_INPUT
     assert message in capsys.readouterr().err
 
 
 def test_a_failing_ns3_run_is_reported_with_its_log(tmp_path, capsys):
     sim = _fake_ns3(tmp_path, DATA / "incast_dcqcn_fct.txt", status=3)
-    argv = [
-        "validate-against-ns3",
-        "--ns3",
-        str(sim),
-        "--topology",
-        str(DATA / "incast_topology.txt"),
-        "--flows",
-        str(DATA / "incast_flows.txt"),
-        "--cc",
-        "dcqcn",
-        "-o",
-        str(tmp_path / "v"),
-    ]
+    argv = _incast_argv(tmp_path / "v", "--ns3", str(sim), "--cc", "dcqcn")
     assert cli.main(argv) == cli.EXIT_FAILED
     err = capsys.readouterr().err
     assert "ns-3 exited with status 3" in err and "ns-3 stand-in: 1" in err
@@ -425,20 +392,7 @@ def test_runs_are_deterministic_under_compat():
 def test_ns3_floor_runs_ns3_again_with_another_rng_run(tmp_path, capsys):
     sim = _fake_ns3(tmp_path, DATA / "incast_dcqcn_fct.txt")
     out = tmp_path / "v"
-    argv = [
-        "validate-against-ns3",
-        "--ns3",
-        str(sim),
-        "--topology",
-        str(DATA / "incast_topology.txt"),
-        "--flows",
-        str(DATA / "incast_flows.txt"),
-        "--cc",
-        "dcqcn",
-        "-o",
-        str(out),
-        "--ns3-floor",
-    ]
+    argv = _incast_argv(out, "--ns3", str(sim), "--cc", "dcqcn", "--ns3-floor")
     cli.main(argv)
     text = capsys.readouterr().out
     assert "ns-3 against itself (RngRun 1 vs 2): per-flow correlation 1.000" in text
