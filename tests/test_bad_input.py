@@ -327,7 +327,7 @@ def test_nan_and_inf_anywhere_name_the_field(field, value):
             True,
             "transport.loss_recovery: expected `go_back_n` or `irn`, got boolean `true`",
         ),
-        ("routing.hash", [1], "routing.hash: expected `mix` or `crc32`, got sequence"),
+        ("routing.hash", [1], "routing.hash: expected one of `mix`, `crc32`, `ns3`, got sequence"),
         ("topology.kind", 7, "topology.kind: expected one of"),
         (
             "seed",

@@ -15,6 +15,11 @@
     hopsim reproduce PAPER [--quick | --full] [-j N] [--ray ADDRESS] [-o OUTDIR]
                      [--only EXPERIMENT ...]
     hopsim reproduce --list
+    hopsim validate-against-ns3 (--config NS3_CONFIG | --topology FILE --flows FILE --cc CC)
+                                (--ns3 SIMULATION_DIR | --binary THIRD | --ns3-fct FCT)
+                                [--ns3-pfc PFC] [-o OUTDIR] [--force] [--set KEY=VALUE ...]
+                                [--tolerance 0.05] [--min-correlation 0.9] [--worst 10]
+                                [--no-floor] [--ns3-floor]
     hopsim --version
 
 Input errors print one line, ``hopsim: error: <message>``, and exit with status 2.
@@ -30,7 +35,7 @@ from pathlib import Path
 import hopsim
 from hopsim import _core, bench
 from hopsim.results import check_outdir, check_writable, format_bytes
-from hopsim.scenario import load_scenario, load_toml
+from hopsim.scenario import apply_overrides, load_scenario, load_toml
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -362,6 +367,109 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     print(f"claims        {outdir}/claims.md")
     print(f"report        {outdir}/report.md")
     return EXIT_OK
+def _cmd_validate_against_ns3(args: argparse.Namespace) -> int:
+    from hopsim import ns3_config, ns3_validate
+
+    build = None
+    if args.ns3_fct is None:
+        try:
+            build = ns3_validate.find_build(args.ns3, args.binary)
+        except ValueError as exc:
+            raise _InputError(str(exc)) from None
+    elif args.ns3 or args.binary:
+        raise _InputError(
+            "--ns3-fct reads a finished ns-3 run: drop --ns3 / --binary, or drop --ns3-fct"
+        )
+    if args.ns3_floor and args.ns3_fct is not None:
+        raise _InputError("--ns3-floor runs ns-3 again: it needs --ns3 or --binary, not --ns3-fct")
+    if args.ns3_pfc and args.ns3_fct is None:
+        raise _InputError(
+            "--ns3-pfc goes with --ns3-fct (a run made here logs its own PAUSE frames)"
+        )
+    # ns-3 opens relative input paths from where it runs: its simulation/ folder.
+    ns3_cwd = build.workdir if build else Path(args.config).parent if args.config else Path(".")
+    if args.config:
+        if args.topology or args.flows:
+            raise _InputError(
+                "--config names the topology and flow files: drop --topology / --flows"
+            )
+        config_text = Path(args.config).read_text(encoding="utf-8")
+        cfg = ns3_config.read_config(args.config)
+        doc, mapping = ns3_config.scenario_from_config(cfg, cc=args.cc)
+        for part in ("topology", "workload"):
+            file = Path(doc[part]["file"])
+            doc[part]["file"] = str(file if file.is_absolute() else (ns3_cwd / file).resolve())
+        topology, flows, cc = (
+            doc["topology"]["file"],
+            doc["workload"]["file"],
+            doc["transport"]["cc"],
+        )
+    else:
+        missing = [
+            o
+            for o, v in (("--topology", args.topology), ("--flows", args.flows), ("--cc", args.cc))
+            if not v
+        ]
+        if missing:
+            raise _InputError(f"give --config NS3_CONFIG, or {', '.join(missing)}")
+        topology, flows, cc = (
+            str(Path(args.topology).resolve()),
+            str(Path(args.flows).resolve()),
+            args.cc,
+        )
+        doc = {
+            "compat": "ns3",
+            "topology": {"kind": "file", "format": "hpcc", "file": topology},
+            "workload": {"kind": "flows", "format": "hpcc", "file": flows},
+            "transport": {"cc": cc},
+        }
+        mapping = []
+        config_text = None
+    for option, path in (("--topology", topology), ("--flows", flows), ("--ns3-fct", args.ns3_fct)):
+        if path is not None and not Path(path).is_file():
+            raise _InputError(f"{option}: {path}: no such file")
+    doc = apply_overrides(doc, args.set, option="--set")
+    hopsim.validate(doc)
+    name = f"{Path(flows).stem}_{cc}"
+    outdir = Path(args.output) if args.output else Path("ns3-validation") / name
+    check_outdir(outdir, args.force, hint="use --force")
+    check_writable(outdir)
+    if build is not None and config_text is None:
+        outdir.mkdir(parents=True, exist_ok=True)
+        ns3_config.write_config(
+            outdir / "ns3_generated_config.txt",
+            topology=topology,
+            flows=flows,
+            cc=cc,
+            out_prefix=outdir / "ns3",
+        )
+        config_text = (outdir / "ns3_generated_config.txt").read_text(encoding="utf-8")
+    if build is not None:
+        print(
+            f"running ns-3 ({build.binary}) and hopsim on {Path(flows).name}, {cc} ...", flush=True
+        )
+    try:
+        v = ns3_validate.validate(
+            doc,
+            outdir,
+            name=name,
+            ns3_fct=Path(args.ns3_fct) if args.ns3_fct else None,
+            ns3_pfc=Path(args.ns3_pfc) if args.ns3_pfc else None,
+            build=build,
+            ns3_config_text=config_text,
+            floor=not args.no_floor,
+            ns3_floor=args.ns3_floor,
+            worst=args.worst,
+            mapping=mapping,
+        )
+    except RuntimeError as exc:
+        print(f"hopsim: error: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    text = v.format(args.tolerance, args.min_correlation)
+    (outdir / "report.txt").write_text(text + "\n", encoding="utf-8")
+    print(text)
+    print(f"outputs       {outdir}/ (report.txt, agreement.json, flows.csv, scenario.toml)")
+    return EXIT_OK if not v.failures(args.tolerance, args.min_correlation) else EXIT_FAILED
 
 
 def _add_outdir(p: argparse.ArgumentParser, default: str) -> None:
@@ -530,6 +638,66 @@ def _parser() -> argparse.ArgumentParser:
     )
     rr.add_argument("-q", "--quiet", action="store_true", help="no progress output")
     rr.set_defaults(func=_cmd_reproduce)
+    va = sub.add_parser(
+        "validate-against-ns3",
+        help="run hopsim and your ns-3 RDMA simulator build on the same inputs; compare "
+        "flow by flow",
+        description='Run hopsim (compat = "ns3") and the ns-3 RDMA (HPCC) simulator on the '
+        "same topology and flows, join flows one to one and print per-bucket slowdowns, "
+        "per-flow correlation, the worst-agreeing flows, PAUSE frames and drops, speed and "
+        "memory. Exit status 0 when they agree (every bucket's mean, p50, p95 within "
+        "--tolerance and correlation >= --min-correlation), 1 when they differ.",
+    )
+    va.add_argument(
+        "--config",
+        metavar="NS3_CONFIG",
+        help="an ns-3 config.txt (its topology, flows, CC and parameters)",
+    )
+    va.add_argument(
+        "--topology", metavar="FILE", help="an HPCC topology file (with --flows and --cc)"
+    )
+    va.add_argument("--flows", metavar="FILE", help="an HPCC flow file")
+    va.add_argument(
+        "--cc",
+        choices=["dcqcn", "hpcc", "timely", "dctcp"],
+        help="congestion control (with --config: overrides its CC_MODE)",
+    )
+    va.add_argument(
+        "--ns3",
+        metavar="SIMULATION_DIR",
+        help="ns-3's simulation/ folder, built (build/scratch/third)",
+    )
+    va.add_argument(
+        "--binary", metavar="THIRD", help="the ns-3 `third` program, if not under --ns3"
+    )
+    va.add_argument(
+        "--ns3-fct", metavar="FCT", help="a finished ns-3 run's fct.txt instead of running ns-3"
+    )
+    va.add_argument(
+        "--ns3-pfc", metavar="PFC", help="that run's pfc.txt, to count its PAUSE frames"
+    )
+    _add_outdir(va, "ns3-validation/<flows>_<cc>")
+    va.add_argument("--force", action="store_true", help="overwrite an existing output directory")
+    va.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help=set_help)
+    va.add_argument(
+        "--tolerance", type=float, default=0.05, help="bucket ratios within 1 ± this agree (0.05)"
+    )
+    va.add_argument(
+        "--min-correlation",
+        type=float,
+        default=0.9,
+        help="least per-flow slowdown correlation (0.9)",
+    )
+    va.add_argument("--worst", type=int, default=10, help="worst-agreeing flows to list (10)")
+    va.add_argument(
+        "--no-floor", action="store_true", help="skip the second hopsim run (another seed)"
+    )
+    va.add_argument(
+        "--ns3-floor",
+        action="store_true",
+        help="run ns-3 a second time with RngRun=2: how far ns-3 agrees with itself",
+    )
+    va.set_defaults(func=_cmd_validate_against_ns3)
     return p
 
 

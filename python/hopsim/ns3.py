@@ -23,7 +23,18 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["BUCKETS", "STATS", "compare", "format_comparison", "read_reference", "reference_name"]
+__all__ = [
+    "BUCKETS",
+    "STATS",
+    "agreement",
+    "compare",
+    "format_agreement",
+    "format_comparison",
+    "join_flows",
+    "read_fct",
+    "read_reference",
+    "reference_name",
+]
 
 #: Bucket labels and their upper size edges in bytes (ns-3's reference convention).
 BUCKETS: tuple[tuple[str, float], ...] = (
@@ -145,4 +156,98 @@ def format_comparison(
         f"{within} of {total} bucket statistics within {tolerance:.0%} of ns-3 "
         f"(* marks the others; 'all' not counted)"
     )
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- per-flow agreement
+
+_FCT_COLUMNS = ("sip", "dip", "sport", "dport", "size_bytes", "start_ns", "fct_ns", "ideal_fct_ns")
+
+
+def _node_of_ip(ip: int) -> int:
+    """ns-3's ``ip_to_node_id``: the node id sits in the address's second and third bytes."""
+    return (ip >> 8) & 0xFFFF
+
+
+def read_fct(path: str | os.PathLike[str]) -> pd.DataFrame:
+    """An ns-3 ``fct.txt`` (``sip dip sport dport size start_ns fct_ns standalone_fct_ns``,
+    addresses in hex) as a table with ``src`` and ``dst`` node ids; malformed lines are
+    named with ``file:line``."""
+    rows = []
+    for lineno, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        fields = line.split()
+        if not fields:
+            continue
+        if len(fields) != len(_FCT_COLUMNS):
+            raise ValueError(
+                f"{path}:{lineno}: expected {len(_FCT_COLUMNS)} fields, got {len(fields)}"
+            )
+        try:
+            rows.append([int(fields[0], 16), int(fields[1], 16), *map(int, fields[2:])])
+        except ValueError:
+            raise ValueError(f"{path}:{lineno}: expected hex addresses and integers") from None
+    df = pd.DataFrame(rows, columns=list(_FCT_COLUMNS))
+    df.insert(0, "dst", df["dip"].map(_node_of_ip))
+    df.insert(0, "src", df["sip"].map(_node_of_ip))
+    return df
+
+
+def join_flows(
+    flows: pd.DataFrame, ns3_fct: pd.DataFrame, tolerance_ns: float = 2.0
+) -> pd.DataFrame:
+    """hopsim's finished flows joined one to one with ns-3's: by (src, dst, size), in start
+    order, keeping pairs whose starts agree within `tolerance_ns` (ns-3 truncates a flow
+    file's start seconds to whole nanoseconds through a double; hopsim reads them exactly).
+    Columns: ``flow_id, src, dst, size_bytes, start_ns``, then ``fct``, ``ideal`` and
+    ``slowdown`` (clipped at 1) of each (suffixes ``_hopsim`` and ``_ns3``)."""
+    key = ["src", "dst", "size_bytes"]
+    ours = flows[flows["fct_ns"].notna()].sort_values("start_ns", kind="stable")
+    ours = ours.assign(_n=ours.groupby(key).cumcount())
+    theirs = ns3_fct.sort_values("start_ns", kind="stable")
+    theirs = theirs.assign(_n=theirs.groupby(key).cumcount())
+    joined = ours.merge(theirs, on=[*key, "_n"], suffixes=("", "_x"))
+    joined = joined[(joined["start_ns"] - joined["start_ns_x"]).abs() <= tolerance_ns]
+    out = joined[["flow_id", *key]].copy()
+    out["fct_hopsim"] = joined["fct_ns"]
+    out["ideal_hopsim"] = joined["ideal_fct_ns"]
+    out["fct_ns3"] = joined["fct_ns_x"].astype(float)
+    out["ideal_ns3"] = joined["ideal_fct_ns_x"].astype(float)
+    out["slowdown_hopsim"] = (out["fct_hopsim"] / out["ideal_hopsim"]).clip(lower=1.0)
+    out["slowdown_ns3"] = (out["fct_ns3"] / out["ideal_ns3"]).clip(lower=1.0)
+    return out.sort_values("flow_id").reset_index(drop=True)
+
+
+def agreement(joined: pd.DataFrame, worst: int = 10) -> dict[str, Any]:
+    """Flow-by-flow agreement of a `join_flows` table: Pearson correlation of the
+    slowdowns (and of their logarithms), the median and 95th-percentile ratio of FCTs, and
+    the `worst` flows by |log(slowdown ratio)|."""
+    s_h, s_n = joined["slowdown_hopsim"], joined["slowdown_ns3"]
+    ratio = joined["fct_hopsim"] / joined["fct_ns3"]
+    off = (s_h / s_n).map(math.log).abs()
+    return {
+        "flows": len(joined),
+        "correlation": float(s_h.corr(s_n)),
+        "log_correlation": float(s_h.map(math.log).corr(s_n.map(math.log))),
+        "fct_ratio_p50": float(ratio.quantile(0.5)),
+        "fct_ratio_p95": float(ratio.quantile(0.95)),
+        "worst": joined.assign(ratio=s_h / s_n).loc[off.sort_values(ascending=False).index[:worst]],
+    }
+
+
+def format_agreement(stats: Mapping[str, Any]) -> str:
+    """`agreement` as text, with the worst-agreeing flows."""
+    lines = [
+        f"flows joined one to one: {stats['flows']:,}",
+        f"per-flow slowdown correlation: {stats['correlation']:.3f} "
+        f"(of log slowdowns: {stats['log_correlation']:.3f})",
+        f"FCT ratio hopsim / ns-3: median {stats['fct_ratio_p50']:.3f}, "
+        f"p95 {stats['fct_ratio_p95']:.3f}",
+        "worst-agreeing flows (slowdown hopsim / ns-3):",
+    ]
+    for _, row in stats["worst"].iterrows():
+        lines.append(
+            f"  flow {int(row['flow_id']):>6} {int(row['src']):>4} -> {int(row['dst']):<4} "
+            f"{int(row['size_bytes']):>10,} B  {row['slowdown_hopsim']:8.3f} / "
+            f"{row['slowdown_ns3']:8.3f} ({row['ratio']:.2f})"
+        )
     return "\n".join(lines)

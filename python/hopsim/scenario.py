@@ -33,6 +33,7 @@ __all__ = [
     "absolute_paths",
     "check_values",
     "core_json",
+    "dumps_toml",
     "load_scenario",
     "load_toml",
     "parse_override",
@@ -360,6 +361,51 @@ def _is_toml_text(source: str) -> bool:
 def _looks_like_toml(source: str) -> bool:
     """One line of TOML (``seed = 1``) rather than a file name."""
     return "=" in source and not Path(source).exists()
+
+
+def _toml_value(value: Any, where: str) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value)  # a JSON string is a valid TOML basic string
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_value(v, where) for v in value) + "]"
+    if isinstance(value, Mapping):
+        items = ", ".join(f"{_toml_key(k)} = {_toml_value(v, where)}" for k, v in value.items())
+        return "{ " + items + " }" if items else "{}"
+    raise TypeError(f"{where}: cannot write {type(value).__name__} as TOML")
+
+
+def _toml_key(key: str) -> str:
+    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key)
+
+
+def dumps_toml(doc: Mapping[str, Any]) -> str:
+    """A scenario dict as TOML text that `loads_toml` reads back to the same dict: plain
+    values first, then each table as a ``[section]`` and each list of tables as
+    ``[[section]]`` entries."""
+    lines: list[str] = []
+
+    def table(t: Mapping[str, Any], prefix: str) -> None:
+        nested = []
+        for key, value in t.items():
+            name = f"{prefix}{_toml_key(key)}"
+            if isinstance(value, Mapping):
+                nested.append((name, value, False))
+            elif isinstance(value, list) and value and all(isinstance(v, Mapping) for v in value):
+                nested.append((name, value, True))
+            else:
+                lines.append(f"{_toml_key(key)} = {_toml_value(value, name)}")
+        for name, value, many in nested:
+            for entry in value if many else [value]:
+                lines.append("")
+                lines.append(f"[[{name}]]" if many else f"[{name}]")
+                table(entry, f"{name}.")
+
+    table(doc, "")
+    return "\n".join(lines).lstrip("\n") + "\n"
 
 
 def load_scenario(

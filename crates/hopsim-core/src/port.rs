@@ -9,7 +9,7 @@
 use crate::ids::{NodeId, PortId};
 use crate::queues::EgressQueues;
 use crate::store::PacketList;
-use crate::time::{ByteTime, Delta, Rate, SimTime};
+use crate::time::{ByteTime, Delta, Rate, Serialization, SimTime};
 
 /// Counters of one port, reported per port after the run. Laid out (`repr(C)`) with the
 /// counters every transmission updates first, so they share one cache line.
@@ -90,12 +90,13 @@ impl Port {
         arrival_delay: Delta,
         data_queues: usize,
         classes: usize,
+        serialization: Serialization,
     ) -> Port {
         Port {
             node,
             peer,
             rate,
-            byte_time: ByteTime::new(rate),
+            byte_time: ByteTime::with(rate, serialization),
             arrival_delay,
             busy_until: SimTime::ZERO,
             txdone_pending: false,

@@ -115,6 +115,44 @@ impl Rate {
     }
 }
 
+/// How a packet's serialization time is computed (`[links] serialization`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Serialization {
+    /// `bytes × 8 / rate`, rounded up to a whole picosecond.
+    #[default]
+    Exact,
+    /// As the ns-3 RDMA simulator computes it (`DataRate::CalculateTxTime` through
+    /// `Seconds()`): the time in seconds as a double, truncated to a whole nanosecond by
+    /// ns-3.17's 64.64 fixed point. A 1048 B packet takes 83 ns at 100 Gb/s, not 83.84.
+    Ns3,
+}
+
+/// ns-3's serialization time of `bytes` at `rate` ([`Serialization::Ns3`]): ns-3.17's
+/// `int64x64_t(double)` keeps the double's fraction as `trunc(x × 2^64)`, `Time::From`
+/// multiplies by 10^9 (nanosecond resolution) and keeps the integer part. Out of line, so
+/// the exact paths it sits beside stay small.
+#[inline(never)]
+pub fn ns3_tx_time(rate: Rate, bytes: u64) -> Delta {
+    debug_assert!(rate.0 > 0, "tx_time at zero rate");
+    let seconds = (bytes as f64 * 8.0) / rate.0 as f64;
+    let whole = seconds.floor();
+    let fraction = ((seconds - whole) * 18_446_744_073_709_551_616.0) as u128; // × 2^64
+    let ns = whole as u128 * 1_000_000_000 + ((fraction * 1_000_000_000) >> 64);
+    Delta(ns as u64 * 1000)
+}
+
+impl Rate {
+    /// Serialization time of `bytes` at this rate, computed as `how` says.
+    #[inline]
+    pub fn tx_time_as(self, bytes: u64, how: Serialization) -> Delta {
+        match how {
+            Serialization::Exact => self.tx_time(bytes),
+            Serialization::Ns3 => ns3_tx_time(self, bytes),
+        }
+    }
+}
+
 /// Serialization time per byte at a rate, precomputed for the hot path when exact.
 ///
 /// Every rate that divides 8e12 (1, 10, 25, 40, 100, 200, 400 Gb/s, ...) has an exact
@@ -122,21 +160,29 @@ impl Rate {
 #[derive(Clone, Copy, Debug)]
 pub struct ByteTime {
     rate: Rate,
-    /// Exact picoseconds per byte, or 0 when the rate has none.
-    ps_per_byte: u64,
+    /// Exact picoseconds per byte, or 0 when the rate has none (or more than fits 32 bits,
+    /// below 1.9 kb/s) or times are not exact. 32 bits keep the struct at 16 bytes.
+    ps_per_byte: u32,
+    how: Serialization,
 }
 
 impl ByteTime {
     pub fn new(rate: Rate) -> Self {
+        ByteTime::with(rate, Serialization::Exact)
+    }
+    /// Serialization times at `rate` computed as `how` says; only exact times take the
+    /// multiply-only fast path, so the default costs nothing for the other.
+    pub fn with(rate: Rate, how: Serialization) -> Self {
         let bits = 8 * PS_PER_S;
-        let ps_per_byte = if bits.is_multiple_of(rate.0) { bits / rate.0 } else { 0 };
-        ByteTime { rate, ps_per_byte }
+        let exact =
+            how == Serialization::Exact && bits.is_multiple_of(rate.0) && bits / rate.0 <= u32::MAX as u64;
+        ByteTime { rate, ps_per_byte: if exact { (bits / rate.0) as u32 } else { 0 }, how }
     }
     #[inline]
     pub fn tx_time(&self, bytes: u64) -> Delta {
         match self.ps_per_byte {
-            0 => self.rate.tx_time(bytes),
-            p => Delta(bytes * p),
+            0 => self.rate.tx_time_as(bytes, self.how),
+            p => Delta(bytes * p as u64),
         }
     }
     pub fn rate(&self) -> Rate {
@@ -237,6 +283,31 @@ mod tests {
         assert_eq!(ByteTime::new(Rate::gbps(10)).tx_time(1500), Delta(1_200_000));
         // 3 Gb/s does not divide 8e12 evenly: rounded up.
         assert_eq!(ByteTime::new(Rate(3_000_000_000)).tx_time(1), Delta(2667));
+    }
+
+    /// ns-3's truncated times. Expected values printed by ns-3 itself: a probe program
+    /// linked against the HPCC repository's ns-3.18 build (this machine, 2026-11) printing
+    /// `Seconds(DataRate(rate).CalculateTxTime(bytes)).GetNanoSeconds()`, as
+    /// `QbbNetDevice::TransmitStart` computes it; its packet traces show the same gaps
+    /// (83 ns between back-to-back 1048 B packets at 100 Gb/s, 84 ns for 1056 B).
+    #[test]
+    fn ns3_serialization_truncates_to_the_nanosecond() {
+        let ns3 = |gbps: u64, bytes: u64| ByteTime::with(Rate::gbps(gbps), Serialization::Ns3).tx_time(bytes);
+        assert_eq!(ns3(100, 1048), Delta::from_ns(83));
+        assert_eq!(ns3(100, 1056), Delta::from_ns(84));
+        assert_eq!(ns3(100, 60), Delta::from_ns(4));
+        assert_eq!(ns3(400, 1048), Delta::from_ns(20));
+        // 1250 B at 100 Gb/s is 100 ns exactly, but 1e-7 s as a double lies just below.
+        assert_eq!(ns3(100, 1250), Delta::from_ns(99));
+        assert_eq!(ns3(100, 625), Delta::from_ns(49));
+        assert_eq!(ns3(100, 1), Delta::ZERO);
+        assert_eq!(ns3(400, 1250), Delta::from_ns(24));
+        assert_eq!(ns3(400, 1056), Delta::from_ns(21));
+        assert_eq!(ns3(25, 1048), Delta::from_ns(335));
+        assert_eq!(ns3(40, 1090), Delta::from_ns(217));
+        assert_eq!(ns3(25, 60), Delta::from_ns(19));
+        assert_eq!(ns3_tx_time(Rate::gbps(1), 125_000_000), Delta::from_ns(1_000_000_000));
+        assert_eq!(Rate::gbps(100).tx_time_as(1048, Serialization::Exact), Delta(83_840));
     }
 
     #[test]

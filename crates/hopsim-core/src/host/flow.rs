@@ -43,6 +43,9 @@ pub struct Flow {
     pub line_rate: u64,
     /// In-flight cap in bytes (0 = none).
     pub window: u64,
+    /// The cap scales with the sending rate: `window × rate / line rate` (ns-3's
+    /// `VAR_WIN`; HPCC sets its window itself).
+    pub window_follows_rate: bool,
     /// Base RTT and bandwidth-delay product of the flow's path (HPCC simulator definitions).
     pub base_rtt: Delta,
     pub bdp: u64,
@@ -104,7 +107,17 @@ impl Flow {
     /// The sending window is full.
     #[inline]
     pub fn window_bound(&self) -> bool {
-        self.window != 0 && self.snd_nxt - self.snd_una >= self.window
+        self.window != 0 && self.snd_nxt - self.snd_una >= self.current_window()
+    }
+
+    /// The window now (it may follow the rate).
+    #[inline]
+    pub fn current_window(&self) -> u64 {
+        if self.window_follows_rate {
+            ((self.window as u128 * self.rate as u128 / self.line_rate as u128) as u64).max(1)
+        } else {
+            self.window
+        }
     }
 
     pub fn record(&self, tags: &[String]) -> FlowRecord {

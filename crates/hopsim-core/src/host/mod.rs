@@ -61,6 +61,9 @@ pub struct TransportConfig {
     pub cnp_interval: Delta,
     /// Hop limit (IP TTL) of every packet a host sends.
     pub ttl: u8,
+    /// How the NIC paces a flow: the gap after a packet is its serialization time at the
+    /// flow's rate, computed as the links compute it (`[links] serialization`).
+    pub serialization: crate::time::Serialization,
 }
 
 /// IRN timeouts (IRN paper §3.1).

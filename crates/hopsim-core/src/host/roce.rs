@@ -48,7 +48,7 @@ impl Simulator {
             _ => flow.snd_nxt += payload as u64,
         }
         flow.high_water = flow.high_water.max(flow.snd_nxt);
-        flow.next_avail = now + Rate(flow.rate).tx_time(wire as u64);
+        flow.next_avail = now + Rate(flow.rate).tx_time_as(wire as u64, t.serialization);
         let packet_bytes = (t.mtu + t.header_bytes) as u64;
         let (cc, mut view) = flow.cc_parts(now, packet_bytes);
         cc.on_send(wire as u64, &mut view, &t.cc_params);

@@ -27,7 +27,7 @@ pub(crate) fn check_all(
         "transport.window",
         "expected a positive size, \"bdp\" or \"none\", got 0 (no flow could send)",
     )?;
-    cc_floors(s, topo)?;
+    cc_floors(s, topo, transport)?;
     let packet = (transport.mtu + transport.header_bytes) as u64 + transport.int_data_bytes as u64;
     buffer_holds_a_packet(switch, policies, packet)?;
     pfc_fits_the_buffer(switch, policies, topo, packet)?;
@@ -38,7 +38,7 @@ pub(crate) fn check_all(
 }
 
 /// The slowest host link: a congestion-control floor above it could never be met.
-fn cc_floors(s: &Scenario, topo: &Topology) -> Result<(), ScenarioError> {
+fn cc_floors(s: &Scenario, topo: &Topology, transport: &TransportConfig) -> Result<(), ScenarioError> {
     let t = &s.transport;
     let line = topo.hosts.iter().map(|h| topo.ports[topo.host_port(NodeId(h.0)).idx()].rate).min();
     let Some(line) = line else { return Ok(()) };
@@ -47,7 +47,7 @@ fn cc_floors(s: &Scenario, topo: &Topology) -> Result<(), ScenarioError> {
         (CcKind::Dcqcn, "dcqcn", t.dcqcn.min_rate.0),
         (CcKind::Hpcc, "hpcc", t.hpcc.min_rate.0),
         (CcKind::Dctcp, "dctcp", t.dctcp.min_rate.0),
-        (CcKind::Timely, "timely", t.timely.min_rate.0),
+        (CcKind::Timely, "timely", Rate(transport.cc_params.timely.min_rate)),
     ] {
         if in_use(cc) && floor > line {
             return Err(ScenarioError::field(

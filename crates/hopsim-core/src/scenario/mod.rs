@@ -10,6 +10,7 @@ pub mod limits;
 pub(crate) mod tagged;
 mod units;
 
+mod compat;
 mod cross_checks;
 mod faults;
 mod messages;
@@ -89,12 +90,36 @@ pub struct Scenario {
     /// Links that fail (and maybe recover) during the run.
     #[serde(default)]
     pub faults: Vec<FaultSpec>,
+    /// How links time packets.
+    #[serde(default)]
+    pub links: LinksSpec,
+    /// Follow another simulator's behaviour where the scenario does not say otherwise:
+    /// `"ns3"`, the HPCC ns-3 RDMA simulator (see `compat.rs` and `docs/ns3.md`).
+    #[serde(default)]
+    pub compat: Option<Compat>,
     #[serde(default)]
     pub output: OutputSpec,
 }
 
+/// `[links]`: how every link (switch ports, NIC ports and NIC pacing) times a packet.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinksSpec {
+    /// `"exact"` (default: `bytes × 8 / rate`, to the picosecond) or `"ns3"` (truncated to
+    /// the nanosecond through a double, as the ns-3 RDMA simulator times packets).
+    #[serde(default)]
+    pub serialization: crate::time::Serialization,
+}
+
 fn default_seed() -> u64 {
     1
+}
+
+/// A simulator whose behaviour `compat` follows.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Compat {
+    Ns3,
 }
 
 /// A single table or an array of tables (`[workload]` or `[[workload]]`).
@@ -152,11 +177,19 @@ impl Scenario {
     /// Parse TOML text. Errors name the field path (and line for syntax errors).
     pub fn from_toml_str(text: &str) -> Result<Scenario, ScenarioError> {
         let de = toml::Deserializer::new(text);
-        serde_path_to_error::deserialize(de).map_err(|e| {
+        let scenario: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner();
             field_error(&path, inner.message(), || inner.to_string().trim().replace('\n', " "))
-        })
+        })?;
+        if scenario.compat.is_none() {
+            return Ok(scenario);
+        }
+        // A compatibility profile fills in the document's missing fields: read it again
+        // with them.
+        let doc: serde_json::Value =
+            toml::from_str(text).map_err(|e| ScenarioError::Syntax(e.to_string()))?;
+        Scenario::from_json_str(&doc.to_string())
     }
 
     /// Read and parse a scenario file; its relative input paths are resolved against the
@@ -175,8 +208,9 @@ impl Scenario {
             Some(i) => message[..i].to_string(),
             None => message,
         };
-        let doc: serde_json::Value =
+        let mut doc: serde_json::Value =
             serde_json::from_str(text).map_err(|e| ScenarioError::Syntax(strip(e.to_string())))?;
+        compat::apply(&mut doc)?;
         let attempt = |doc: serde_json::Value| -> Result<Scenario, (String, String)> {
             serde_path_to_error::deserialize(doc).map_err(
                 |e: serde_path_to_error::Error<serde_json::Error>| {

@@ -69,4 +69,8 @@ pub enum EcmpHash {
     /// CRC-32 (IEEE) of the 5-tuple bytes and the switch seed, output bits rotated per
     /// switch (without that, CRC's linearity polarizes ECMP across tiers).
     Crc32,
+    /// The ns-3 RDMA simulator's: MurmurHash3 (32-bit) of the source and destination IPs
+    /// ns-3 gives the nodes and the ports, seeded with the switch's node id, over next hops
+    /// in ns-3's order — so the same flows take the same paths as in ns-3.
+    Ns3,
 }

@@ -31,10 +31,26 @@ pub struct TransportSpec {
     /// Minimum gap between two NACKs of one flow for the same missing byte.
     #[serde(default = "default_nack_interval")]
     pub nack_interval: Duration,
-    /// Cap on in-flight bytes per flow: `"none"`, `"bdp"` (base RTT × bottleneck rate of
-    /// the flow's path) or a size.
+    /// Cap on in-flight bytes per flow: `"auto"` (default: HPCC's rate-tied BDP window for
+    /// HPCC flows, none for the others), `"none"`, `"bdp"` (base RTT × bottleneck rate, see
+    /// `bdp`) or a size.
     #[serde(default)]
     pub window: WindowSpec,
+    /// Scale a flow's window with its sending rate (`window × rate / line rate`), as the
+    /// HPCC ns-3 simulator's `VAR_WIN` does for every congestion control. HPCC's window
+    /// always follows its rate.
+    #[serde(default)]
+    pub window_follows_rate: bool,
+    /// Which base RTT and BDP a flow's window and congestion control use: its own path's
+    /// (`"path"`, default), or the largest of any pair of hosts (`"max"`, the HPCC ns-3
+    /// simulator's `GLOBAL_T 1`). The ideal FCT always uses the flow's own path.
+    #[serde(default)]
+    pub bdp: BdpScope,
+    /// UDP source ports of flows: `"per_flow"` (default: flow i uses 10000 + i mod 50000) or
+    /// `"per_pair"` (numbered per (source, destination) pair from 10000, in flow order, as
+    /// the HPCC ns-3 simulator does): with ECMP the port decides the path.
+    #[serde(default)]
+    pub source_ports: SourcePorts,
     #[serde(default)]
     pub cc: CcKind,
     #[serde(default)]
@@ -61,66 +77,67 @@ pub struct CcGroup {
     pub cc: CcKind,
 }
 
-/// TIMELY parameters. Defaults are those of the TIMELY authors' published code snippet
-/// (as used by eRPC): EWMA α 0.02, β 0.8, T_low 50 µs, T_high 1 ms, δ 40 Mb/s (5 MB/s),
-/// hyperactive increase after 5 non-positive gradients; 16 KB segments (the paper's
-/// smallest completion unit, §4).
-#[derive(Clone, Debug, Deserialize, Serialize)]
+/// TIMELY parameters. Every field left out takes its variant's default:
+///
+/// | field | `"paper"` (default) | `"ns3"` |
+/// |---|---|---|
+/// | `alpha` (RTT-difference EWMA) | 0.02 | 0.875 |
+/// | `beta` | 0.8 | 0.8 |
+/// | `t_low` / `t_high` | 50 µs / 1 ms | 50 µs / 500 µs |
+/// | `delta` (additive step) | 40 Mb/s | 100 Mb/s |
+/// | `rate_hai` (hyperactive step) | 5 × `delta` | 500 Mb/s |
+/// | `hai_threshold` | 5 | 5 |
+/// | `segment` (completion event) | 16 KB | — (one update per RTT) |
+/// | `min_rate` | 100 Mb/s | 1000 Mb/s |
+/// | `min_rtt` (gradient normaliser) | the flow's base RTT | 20 µs |
+///
+/// Paper: the TIMELY authors' published code snippet (as eRPC uses it) — EWMA α 0.02, β 0.8,
+/// T_low 50 µs, T_high 1 ms, δ 40 Mb/s, N = 5 — and the paper's smallest completion unit
+/// (§4). ns-3: the HPCC simulator's `RdmaHw` attributes (`TimelyAlpha`, `TimelyBeta`,
+/// `TimelyTLow`, `TimelyTHigh`, `TimelyMinRtt`) and `run.py`'s `--cc timely` rates at
+/// 100 Gb/s (RATE_AI 100 Mb/s, RATE_HAI 500 Mb/s, MIN_RATE 1000 Mb/s).
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct TimelySpec {
-    #[serde(default = "default_timely_alpha")]
-    pub alpha: f64,
-    #[serde(default = "default_timely_beta")]
-    pub beta: f64,
-    #[serde(default = "default_t_low")]
-    pub t_low: Duration,
-    #[serde(default = "default_t_high")]
-    pub t_high: Duration,
-    #[serde(default = "default_timely_delta")]
-    pub delta: RateSpec,
-    #[serde(default = "default_hai_threshold")]
-    pub hai_threshold: u32,
-    #[serde(default = "default_segment")]
-    pub segment: Bytes,
-    #[serde(default = "default_hpcc_min_rate")]
-    pub min_rate: RateSpec,
+    #[serde(default)]
+    pub variant: TimelyVariantSpec,
+    #[serde(default)]
+    pub alpha: Option<f64>,
+    #[serde(default)]
+    pub beta: Option<f64>,
+    #[serde(default)]
+    pub t_low: Option<Duration>,
+    #[serde(default)]
+    pub t_high: Option<Duration>,
+    #[serde(default)]
+    pub delta: Option<RateSpec>,
+    #[serde(default)]
+    pub rate_hai: Option<RateSpec>,
+    #[serde(default)]
+    pub hai_threshold: Option<u32>,
+    #[serde(default)]
+    pub segment: Option<Bytes>,
+    #[serde(default)]
+    pub min_rate: Option<RateSpec>,
+    #[serde(default)]
+    pub min_rtt: Option<Duration>,
+    /// Bytes of the send timestamp each data packet carries for the receiver to echo
+    /// (when `transport.cc` is `"timely"`): the ns-3 variant's 8 B (`IntHeader` in `TS`
+    /// mode), 0 for the paper's, whose NIC takes RTTs from its own completion timestamps
+    /// (§4.1). Not counted in the ideal FCT, as ns-3's `standalone_fct` leaves it out.
+    #[serde(default)]
+    pub timestamp_bytes: Option<u32>,
 }
 
-impl Default for TimelySpec {
-    fn default() -> Self {
-        TimelySpec {
-            alpha: default_timely_alpha(),
-            beta: default_timely_beta(),
-            t_low: default_t_low(),
-            t_high: default_t_high(),
-            delta: default_timely_delta(),
-            hai_threshold: default_hai_threshold(),
-            segment: default_segment(),
-            min_rate: default_hpcc_min_rate(),
-        }
-    }
-}
-
-fn default_timely_alpha() -> f64 {
-    0.02
-}
-fn default_timely_beta() -> f64 {
-    0.8
-}
-fn default_t_low() -> Duration {
-    Duration::us(50)
-}
-fn default_t_high() -> Duration {
-    Duration::us(1000)
-}
-fn default_timely_delta() -> RateSpec {
-    RateSpec::mbps(40)
-}
-fn default_hai_threshold() -> u32 {
-    5
-}
-fn default_segment() -> Bytes {
-    Bytes(16_000)
+/// Which TIMELY (`transport.timely.variant`).
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TimelyVariantSpec {
+    /// Algorithm 1 of the paper, updated per completion event.
+    #[default]
+    Paper,
+    /// The HPCC ns-3 simulator's TIMELY (`rdma-hw.cc`, `UpdateRateTimely`).
+    Ns3,
 }
 
 /// DCTCP parameters. Use it with step marking (`switch.ecn.kmin = kmax`, `pmax = 1`), as
@@ -128,6 +145,10 @@ fn default_segment() -> Bytes {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct DctcpSpec {
+    /// `"hpcc_sim"` (default) or `"ns3"`: the HPCC ns-3 simulator's exact bookkeeping, whose
+    /// first window counts its marks into the second's fraction (`HandleAckDctcp`).
+    #[serde(default)]
+    pub variant: DctcpVariantSpec,
     /// EWMA gain g. Default 1/16 (DCTCP paper §3.1).
     #[serde(default = "default_dctcp_g")]
     pub g: f64,
@@ -142,8 +163,24 @@ pub struct DctcpSpec {
 
 impl Default for DctcpSpec {
     fn default() -> Self {
-        DctcpSpec { g: default_dctcp_g(), rate_ai: default_dctcp_ai(), min_rate: default_hpcc_min_rate() }
+        DctcpSpec {
+            variant: DctcpVariantSpec::default(),
+            g: default_dctcp_g(),
+            rate_ai: default_dctcp_ai(),
+            min_rate: default_hpcc_min_rate(),
+        }
     }
+}
+
+/// DCTCP's bookkeeping (`transport.dctcp.variant`).
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum DctcpVariantSpec {
+    /// Each window's marks over that window's packets (DCTCP §3.1).
+    #[default]
+    HpccSim,
+    /// As the HPCC ns-3 simulator counts them.
+    Ns3,
 }
 
 fn default_dctcp_g() -> f64 {
@@ -207,7 +244,10 @@ impl Default for TransportSpec {
             loss_recovery: LossRecovery::GoBackN,
             rto: default_rto(),
             nack_interval: default_nack_interval(),
-            window: WindowSpec::None,
+            window: WindowSpec::Auto,
+            window_follows_rate: false,
+            bdp: BdpScope::Path,
+            source_ports: SourcePorts::PerFlow,
             cc: CcKind::Dcqcn,
             dcqcn: DcqcnSpec::default(),
             hpcc: HpccSpec::default(),
@@ -283,12 +323,47 @@ fn default_rto_low_packets() -> u32 {
 }
 
 /// Per-flow in-flight cap.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum WindowSpec {
+    /// HPCC's BDP window for HPCC flows, none for the others.
     #[default]
+    Auto,
     None,
     Bdp,
     Bytes(u64),
+}
+
+impl Serialize for WindowSpec {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            WindowSpec::Auto => s.serialize_str("auto"),
+            WindowSpec::None => s.serialize_str("none"),
+            WindowSpec::Bdp => s.serialize_str("bdp"),
+            WindowSpec::Bytes(b) => s.serialize_u64(*b),
+        }
+    }
+}
+
+/// Whose base RTT and BDP (`transport.bdp`).
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum BdpScope {
+    /// The flow's own path.
+    #[default]
+    Path,
+    /// The largest of any pair of hosts (ns-3's `GLOBAL_T 1`).
+    Max,
+}
+
+/// How flows get their UDP source ports (`transport.source_ports`).
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SourcePorts {
+    /// Flow i: 10000 + i mod 50000.
+    #[default]
+    PerFlow,
+    /// Per (source, destination) pair from 10000, in flow order (ns-3's `portNumder`).
+    PerPair,
 }
 
 impl<'de> Deserialize<'de> for WindowSpec {
@@ -299,9 +374,10 @@ impl<'de> Deserialize<'de> for WindowSpec {
             Int(u64),
             Str(String),
         }
-        let expected = "\"none\", \"bdp\", or a size such as \"64KB\"";
+        let expected = "\"auto\", \"none\", \"bdp\", or a size such as \"64KB\"";
         match Raw::deserialize(d).map_err(|_| serde::de::Error::custom(format!("expected {expected}")))? {
             Raw::Int(b) => Ok(WindowSpec::Bytes(b)),
+            Raw::Str(s) if s == "auto" => Ok(WindowSpec::Auto),
             Raw::Str(s) if s == "none" => Ok(WindowSpec::None),
             Raw::Str(s) if s == "bdp" => Ok(WindowSpec::Bdp),
             Raw::Str(s) => crate::time::parse_bytes(&s)

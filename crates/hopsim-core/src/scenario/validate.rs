@@ -42,8 +42,9 @@ impl ValidScenario {
         let policies = Policies::new(&scenario, &topo)?;
         let switch_cfg = switch_config(&scenario, &policies)?;
         let lossless = !matches!(policies.flow_control, super::FlowControlChoice::None);
-        let transport =
+        let mut transport =
             transport_config(&scenario.transport, switch_cfg.int_enabled, policies.hop_limit, lossless)?;
+        transport.serialization = scenario.links.serialization;
         check(
             (scenario.transport.priority as usize) < switch_cfg.queues,
             "transport.priority",
@@ -152,7 +153,19 @@ fn transport_config(
     check(t.rto.0 > Delta::ZERO, "transport.rto", "expected a positive duration")?;
     // INT bytes per data packet and per ACK in the HPCC simulator (5 hops × 8 B + 2 B;
     // ACKs grow from 60 to 88 B).
-    let (int_data_bytes, int_ack_bytes) = if int_enabled { (42, 28) } else { (0, 0) };
+    // TIMELY's send timestamp rides in the same header slot (`IntHeader` `TS` mode: 8 B on
+    // data; ACKs stay within their 60 B minimum frame).
+    let timestamp = t.timely.timestamp_bytes.unwrap_or(match t.timely.variant {
+        crate::scenario::TimelyVariantSpec::Ns3 => 8,
+        crate::scenario::TimelyVariantSpec::Paper => 0,
+    });
+    let (int_data_bytes, int_ack_bytes) = if int_enabled {
+        (42, 28)
+    } else if t.cc == CcKind::Timely {
+        (timestamp, 0)
+    } else {
+        (0, 0)
+    };
     let max_wire = crate::packet::MAX_WIRE_BYTES as u64;
     check(
         t.mtu as u64 + t.header_bytes as u64 + int_data_bytes as u64 <= max_wire,
@@ -182,12 +195,7 @@ fn transport_config(
         check(low > Delta::ZERO, "transport.irn.rto_low", "expected a positive duration")?;
         check(low <= high, "transport.irn.rto_high", "expected rto_low ≤ rto_high")?;
     }
-    let tm = &t.timely;
-    fraction(tm.alpha, "transport.timely.alpha", true)?;
-    fraction(tm.beta, "transport.timely.beta", true)?;
-    check(tm.t_low.0 < tm.t_high.0, "transport.timely.t_high", "expected t_low < t_high")?;
-    check(tm.segment.0 > 0, "transport.timely.segment", "expected a positive size")?;
-    check(tm.min_rate.0 .0 > 0, "transport.timely.min_rate", "expected a positive rate")?;
+    let timely = timely_params(&t.timely)?;
     let dc = &t.dctcp;
     fraction(dc.g, "transport.dctcp.g", true)?;
     check(dc.min_rate.0 .0 > 0, "transport.dctcp.min_rate", "expected a positive rate")?;
@@ -208,18 +216,16 @@ fn transport_config(
             rto_low_packets: t.irn.rto_low_packets,
         }),
         ttl,
+        serialization: Default::default(),
         cc_params: CcParams {
-            timely: TimelyParams {
-                alpha: tm.alpha,
-                beta: tm.beta,
-                t_low: tm.t_low.0,
-                t_high: tm.t_high.0,
-                delta: tm.delta.0 .0,
-                hai_threshold: tm.hai_threshold,
-                segment: tm.segment.0,
-                min_rate: tm.min_rate.0 .0,
+            timely,
+            dctcp: DctcpParams {
+                g: dc.g,
+                rate_ai: dc.rate_ai.0 .0,
+                min_rate: dc.min_rate.0 .0,
+                mtu: t.mtu,
+                ns3: dc.variant == crate::scenario::DctcpVariantSpec::Ns3,
             },
-            dctcp: DctcpParams { g: dc.g, rate_ai: dc.rate_ai.0 .0, min_rate: dc.min_rate.0 .0, mtu: t.mtu },
             hpcc: HpccParams {
                 eta: h.eta,
                 max_stage: h.max_stage,
@@ -247,4 +253,37 @@ fn transport_config(
 fn irn_timeouts(t: &TransportSpec, lossless: bool) -> (Delta, Delta) {
     let (low, high) = if lossless { (t.rto, t.rto) } else { (super::IRN_RTO_LOW, super::IRN_RTO_HIGH) };
     (t.irn.rto_low.unwrap_or(low).0, t.irn.rto_high.unwrap_or(high).0)
+}
+
+/// TIMELY's parameters: each given one, else its variant's default (see `TimelySpec`).
+fn timely_params(tm: &crate::scenario::TimelySpec) -> Result<TimelyParams, ScenarioError> {
+    use crate::host::cc::TimelyVariant;
+    use crate::scenario::TimelyVariantSpec;
+    let ns3 = tm.variant == TimelyVariantSpec::Ns3;
+    let us = Delta::from_us;
+    let mbps = |m: u64| m * 1_000_000;
+    let delta = tm.delta.map_or(if ns3 { mbps(100) } else { mbps(40) }, |r| r.0 .0);
+    let p = TimelyParams {
+        variant: if ns3 { TimelyVariant::Ns3 } else { TimelyVariant::Paper },
+        alpha: tm.alpha.unwrap_or(if ns3 { 0.875 } else { 0.02 }),
+        beta: tm.beta.unwrap_or(0.8),
+        t_low: tm.t_low.map_or(us(50), |d| d.0),
+        t_high: tm.t_high.map_or(if ns3 { us(500) } else { us(1000) }, |d| d.0),
+        delta,
+        rate_hai: tm.rate_hai.map_or(if ns3 { mbps(500) } else { 5 * delta }, |r| r.0 .0),
+        hai_threshold: tm.hai_threshold.unwrap_or(5),
+        segment: tm.segment.map_or(16_000, |b| b.0),
+        min_rate: tm.min_rate.map_or(if ns3 { mbps(1000) } else { mbps(100) }, |r| r.0 .0),
+        min_rtt: tm.min_rtt.map(|d| d.0).or(ns3.then(|| us(20))),
+    };
+    fraction(p.alpha, "transport.timely.alpha", true)?;
+    fraction(p.beta, "transport.timely.beta", true)?;
+    check(p.t_low < p.t_high, "transport.timely.t_high", "expected t_low < t_high")?;
+    check(p.segment > 0, "transport.timely.segment", "expected a positive size")?;
+    check(p.min_rate > 0, "transport.timely.min_rate", "expected a positive rate")?;
+    check(p.delta > 0, "transport.timely.delta", "expected a positive rate")?;
+    if let Some(m) = p.min_rtt {
+        check(m > Delta::ZERO, "transport.timely.min_rtt", "expected a positive duration")?;
+    }
+    Ok(p)
 }

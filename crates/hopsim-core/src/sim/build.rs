@@ -8,8 +8,8 @@ use crate::metrics::Counters;
 use crate::observe::{HopTier, Observers, PacketTrace, QueueSampler, Throughput};
 use crate::port::Port;
 use crate::scenario::{
-    CcKind, DeflectionChoice, FlowControlChoice, LoadBalancerChoice, OutputSpec, Policies, ValidScenario,
-    WindowSpec,
+    BdpScope, CcKind, DeflectionChoice, FlowControlChoice, LoadBalancerChoice, OutputSpec, Policies,
+    SourcePorts, ValidScenario, WindowSpec,
 };
 use crate::switch::admission::Dibs;
 use crate::switch::flow_control::{Bfc, BfcPort, PerFlow, Pfc, Pyrrha, PyrrhaPort};
@@ -20,6 +20,7 @@ use crate::switch::{
 };
 use crate::time::{Delta, Rate, SimTime};
 use crate::topology::{FiveTuple, NodeKind, Routing, Topology};
+use std::collections::HashMap;
 
 use super::Simulator;
 
@@ -81,6 +82,7 @@ pub fn build(v: ValidScenario) -> Simulator {
                 arrival,
                 if is_switch { switch_queues } else { 0 },
                 q,
+                scenario.links.serialization,
             );
             if is_switch && ecn.enabled {
                 let scale = if ecn.scale_with_rate {
@@ -124,6 +126,10 @@ pub fn build(v: ValidScenario) -> Simulator {
 
     let mut tags: Vec<String> = Vec::new();
     let t = &scenario.transport;
+    // ns-3's GLOBAL_T: every flow's window and congestion control use the largest base RTT
+    // and BDP of any host pair.
+    let global = (t.bdp == BdpScope::Max).then(|| max_rtt_and_bdp(&topo, &routing, t.mtu, t.header_bytes));
+    let mut pair_ports: HashMap<(u32, u32), u16> = HashMap::new();
     let flows: Vec<Flow> = specs
         .into_iter()
         .enumerate()
@@ -135,16 +141,24 @@ pub fn build(v: ValidScenario) -> Simulator {
                     tags.len() - 1
                 }
             } as u16;
-            let sport = 10_000 + (i % 50_000) as u16;
+            let sport = match t.source_ports {
+                SourcePorts::PerFlow => 10_000 + (i % 50_000) as u16,
+                SourcePorts::PerPair => {
+                    let next = pair_ports.entry((s.src, s.dst)).or_insert(10_000);
+                    let port = *next;
+                    *next = next.wrapping_add(1);
+                    port
+                }
+            };
             let tuple = FiveTuple { src: NodeId(s.src), dst: NodeId(s.dst), sport, dport: s.dport };
             let path = routing.path_of(&topo, tuple);
-            let (ideal, base_rtt, bottleneck) = ideal_fct(&topo, &path, s.size, t.mtu, t.header_bytes);
-            let bdp = (bottleneck.0 as u128 * base_rtt.0 as u128 / 8 / crate::time::PS_PER_S as u128) as u64;
+            let (ideal, path_rtt, bottleneck) = ideal_fct(&topo, &path, s.size, t.mtu, t.header_bytes);
+            let (base_rtt, bdp) = global.unwrap_or_else(|| (path_rtt, bdp_of(bottleneck, path_rtt)));
             let cc = t.groups.iter().find(|g| g.hosts.contains(&s.src)).map_or(transport.cc, |g| g.cc);
             let window = match (t.window, cc) {
-                // HPCC always runs with its rate-tied window, starting at one BDP.
-                (_, CcKind::Hpcc) => bdp,
-                (WindowSpec::None, _) => 0,
+                // HPCC runs with its rate-tied window unless told otherwise.
+                (WindowSpec::Auto, CcKind::Hpcc) => bdp,
+                (WindowSpec::Auto | WindowSpec::None, _) => 0,
                 (WindowSpec::Bytes(b), _) => b,
                 (WindowSpec::Bdp, _) => bdp,
             };
@@ -165,6 +179,7 @@ pub fn build(v: ValidScenario) -> Simulator {
                 path_hops: path.len() as u32,
                 line_rate,
                 window,
+                window_follows_rate: t.window_follows_rate && cc != CcKind::Hpcc && window != 0,
                 base_rtt,
                 bdp,
                 snd_nxt: 0,
@@ -348,6 +363,29 @@ fn flow_control(
             FlowControl::Pyrrha(Box::new(Pyrrha::new(*cfg, &ports, first_port, classes, adaptive)))
         }
     }
+}
+
+/// Bytes in flight over `rtt` at `rate`.
+fn bdp_of(rate: Rate, rtt: Delta) -> u64 {
+    (rate.0 as u128 * rtt.0 as u128 / 8 / crate::time::PS_PER_S as u128) as u64
+}
+
+/// The largest base RTT and BDP of any pair of hosts (over ECMP's paths; in a fabric whose
+/// equal-cost paths have equal delays, as ns-3's `maxRtt` and `maxBdp`).
+fn max_rtt_and_bdp(topo: &Topology, routing: &Routing, mtu: u32, header: u32) -> (Delta, u64) {
+    let mut worst = (Delta::ZERO, 0);
+    for &a in &topo.hosts {
+        for &b in &topo.hosts {
+            if a == b {
+                continue;
+            }
+            let tuple = FiveTuple { src: a, dst: b, sport: 10_000, dport: crate::workload::DEFAULT_DPORT };
+            let (_, rtt, bottleneck) = ideal_fct(topo, &routing.path_of(topo, tuple), 0, mtu, header);
+            worst.0 = worst.0.max(rtt);
+            worst.1 = worst.1.max(bdp_of(bottleneck, rtt));
+        }
+    }
+    worst
 }
 
 /// PFC ingress accounting of switch `node`: per port, its headroom and dynamic alpha.

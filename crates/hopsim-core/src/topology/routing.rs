@@ -87,6 +87,52 @@ impl LocalSetIds {
     }
 }
 
+/// The order of each switch's equal-cost next hops (ECMP picks `hash mod n` in it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NextHopOrder {
+    /// The switch's port order (its links in topology order).
+    Ports,
+    /// As the ns-3 RDMA simulator lists them (`third.cc`, `CalculateRoute`): by the order in
+    /// which a breadth-first search from the destination discovers the next hops, one
+    /// interface per neighbour. ns-3 visits each node's neighbours in the order of a map
+    /// keyed by node *pointer*; in the builds measured (GCC, glibc, x86-64) later-created
+    /// nodes sit at lower addresses, so the visit is in descending node id. Checked against
+    /// the first packet's switch hops of all 405 flows of `ws30_1ms.txt` in an ns-3 packet
+    /// trace (`docs/ns3.md`); ascending order matched 26 of them.
+    Ns3,
+}
+
+/// ns-3's breadth-first discovery index of every node from `from` (see
+/// [`NextHopOrder::Ns3`]; hosts are reached but not expanded; `u32::MAX`: unreached).
+fn ns3_discovery_rank(topo: &Topology, from: NodeId, up: &[bool]) -> Vec<u32> {
+    let mut rank = vec![u32::MAX; topo.node_count()];
+    let mut queue = vec![from];
+    rank[from.idx()] = 0;
+    let mut next_rank = 1;
+    let mut i = 0;
+    while i < queue.len() {
+        let now = queue[i];
+        i += 1;
+        let mut neighbours: Vec<NodeId> = topo
+            .ports_of(now)
+            .filter(|&p| up[p as usize])
+            .map(|p| topo.ports[topo.ports[p as usize].peer.idx()].node)
+            .collect();
+        neighbours.sort_by(|a, b| b.cmp(a));
+        neighbours.dedup();
+        for next in neighbours {
+            if rank[next.idx()] == u32::MAX {
+                rank[next.idx()] = next_rank;
+                next_rank += 1;
+                if !topo.is_host(next) {
+                    queue.push(next);
+                }
+            }
+        }
+    }
+    rank
+}
+
 /// Where a host hangs off the fabric.
 #[derive(Clone, Copy, Debug)]
 struct HostAttach {
@@ -97,13 +143,13 @@ struct HostAttach {
 
 impl EcmpTable {
     pub fn build(topo: &Topology) -> EcmpTable {
-        EcmpTable::build_over(topo, &vec![true; topo.ports.len()])
+        EcmpTable::build_over(topo, &vec![true; topo.ports.len()], NextHopOrder::Ports)
     }
 
-    /// The table over the links whose ports are `up` (both ends of a failed link are down).
-    /// A switch with no path to a host gets an empty set; a host whose link is down gets no
-    /// attachment port (`PortId::NONE`).
-    pub fn build_over(topo: &Topology, up: &[bool]) -> EcmpTable {
+    /// The table over the links whose ports are `up` (both ends of a failed link are down),
+    /// each set in `order`. A switch with no path to a host gets an empty set; a host whose
+    /// link is down gets no attachment port (`PortId::NONE`).
+    pub fn build_over(topo: &Topology, up: &[bool], order: NextHopOrder) -> EcmpTable {
         let n = topo.node_count();
         let mut switch_index = vec![u32::MAX; n];
         let mut switches = 0u32;
@@ -134,6 +180,10 @@ impl EcmpTable {
         let mut candidates_of = vec![Vec::new(); switches as usize * edges];
         for (ei, &edge) in edge_nodes.iter().enumerate() {
             let dist = topo.hop_distances_over(edge, |p| up[p.idx()]);
+            let rank = match order {
+                NextHopOrder::Ports => Vec::new(),
+                NextHopOrder::Ns3 => ns3_discovery_rank(topo, edge, up),
+            };
             for node in 0..n {
                 let node_id = NodeId(node as u32);
                 if topo.is_host(node_id) || node_id == edge || dist[node] == u32::MAX {
@@ -145,6 +195,19 @@ impl EcmpTable {
                     if up[p as usize] && !topo.is_host(peer) && dist[peer.idx()] + 1 == dist[node] {
                         candidates.push(PortId(p));
                     }
+                }
+                if order == NextHopOrder::Ns3 {
+                    let peer_of = |p: &PortId| topo.ports[topo.ports[p.idx()].peer.idx()].node;
+                    // One interface per neighbour (the last listed link), as ns-3 keeps them.
+                    let mut last_per_peer: Vec<PortId> = Vec::new();
+                    for &p in candidates.iter() {
+                        match last_per_peer.iter_mut().find(|q| peer_of(q) == peer_of(&p)) {
+                            Some(q) => *q = p,
+                            None => last_per_peer.push(p),
+                        }
+                    }
+                    last_per_peer.sort_by_key(|p| rank[peer_of(p).idx()]);
+                    *candidates = last_per_peer;
                 }
             }
         }
@@ -277,17 +340,29 @@ pub struct Routing {
 
 impl Routing {
     pub fn new(topo: &Topology, hash: EcmpHash, seed: u64) -> Routing {
-        let mut table = EcmpTable::build(topo);
+        let up = vec![true; topo.ports.len()];
+        let mut table = EcmpTable::build_over(topo, &up, Self::order_of(hash));
         for (n, row) in table.rows.iter_mut().enumerate() {
-            row.seed = stream_seed(seed, &format!("ecmp/switch/{n}")) as u32;
+            row.seed = match hash {
+                // ns-3 seeds each switch's hash with its node id (`SwitchNode` constructor).
+                EcmpHash::Ns3 => n as u32,
+                EcmpHash::Mix | EcmpHash::Crc32 => stream_seed(seed, &format!("ecmp/switch/{n}")) as u32,
+            };
         }
         Routing { table, hash }
+    }
+
+    fn order_of(hash: EcmpHash) -> NextHopOrder {
+        match hash {
+            EcmpHash::Ns3 => NextHopOrder::Ns3,
+            EcmpHash::Mix | EcmpHash::Crc32 => NextHopOrder::Ports,
+        }
     }
 
     /// Recompute the shortest paths over the links whose ports are `up` (after a link
     /// failed or came back); each switch keeps its hash seed.
     pub fn reroute(&mut self, topo: &Topology, up: &[bool]) {
-        let mut table = EcmpTable::build_over(topo, up);
+        let mut table = EcmpTable::build_over(topo, up, Self::order_of(self.hash));
         for (row, old) in table.rows.iter_mut().zip(&self.table.rows) {
             row.seed = old.seed;
         }
@@ -330,14 +405,22 @@ impl Routing {
         (if n.is_power_of_two() { h & (n - 1) } else { h % n }) as usize
     }
 
+    /// The default hash inline behind one compare; the others out of line, so that adding
+    /// a hash costs the default nothing.
     #[inline(always)]
     fn hash_of(&self, seed: u32, t: FiveTuple) -> u64 {
+        if self.hash == EcmpHash::Mix {
+            let a = ((t.src.0 as u64) << 32) | t.dst.0 as u64;
+            let b = ((t.sport as u64) << 16) | t.dport as u64 | (17u64 << 32);
+            mix64(mix64(a ^ seed as u64) ^ b)
+        } else {
+            self.hash_other(seed, t)
+        }
+    }
+
+    #[inline(never)]
+    fn hash_other(&self, seed: u32, t: FiveTuple) -> u64 {
         match self.hash {
-            EcmpHash::Mix => {
-                let a = ((t.src.0 as u64) << 32) | t.dst.0 as u64;
-                let b = ((t.sport as u64) << 16) | t.dport as u64 | (17u64 << 32);
-                mix64(mix64(a ^ seed as u64) ^ b)
-            }
             EcmpHash::Crc32 => {
                 let mut bytes = [0u8; 17];
                 bytes[0..4].copy_from_slice(&t.src.0.to_be_bytes());
@@ -351,6 +434,8 @@ impl Routing {
                 // switch also uses its own selection of the output bits.
                 crc32(&bytes).rotate_right(seed & 31) as u64
             }
+            EcmpHash::Ns3 => ns3_ecmp_hash(seed, t) as u64,
+            EcmpHash::Mix => unreachable!("the inline path takes Mix"),
         }
     }
 
@@ -370,6 +455,33 @@ impl Routing {
         }
         path
     }
+}
+
+/// The IPv4 address the ns-3 RDMA simulator gives node `id` (`third.cc`,
+/// `node_id_to_ip`): 11.0.0.1 plus the id's high byte in the third octet and its low byte in
+/// the second-to-last.
+pub fn ns3_node_ip(id: NodeId) -> u32 {
+    0x0b00_0001 + (id.0 / 256) * 0x0001_0000 + (id.0 % 256) * 0x0000_0100
+}
+
+/// The ns-3 RDMA simulator's ECMP hash (`SwitchNode::EcmpHash`, MurmurHash3's 32-bit form)
+/// of the 12 bytes (source IP, destination IP, source port | destination port << 16), read
+/// as three little-endian words, with the switch's `seed`.
+pub fn ns3_ecmp_hash(seed: u32, t: FiveTuple) -> u32 {
+    let words = [ns3_node_ip(t.src), ns3_node_ip(t.dst), t.sport as u32 | (t.dport as u32) << 16];
+    let mut h = seed;
+    for word in words {
+        let k = word.wrapping_mul(0xcc9e_2d51).rotate_left(15).wrapping_mul(0x1b87_3593);
+        h ^= k;
+        h = h.rotate_left(13);
+        h = h.wrapping_mul(5).wrapping_add(0xe654_6b64);
+    }
+    h ^= 12;
+    h ^= h >> 16;
+    h = h.wrapping_mul(0x85eb_ca6b);
+    h ^= h >> 13;
+    h = h.wrapping_mul(0xc2b2_ae35);
+    h ^ (h >> 16)
 }
 
 /// SplitMix64 finaliser: a fast, well-mixing 64-bit permutation.
@@ -471,6 +583,55 @@ mod tests {
                 }
                 assert!(spread.len() > t.hosts.len(), "up-links are used as well as host ports");
             }
+        }
+    }
+
+    /// `SwitchNode::EcmpHash` as ns-3 itself computes it: a probe program linked against
+    /// the HPCC repository's ns-3.18 build (this machine, 2026-11; `docs/ns3.md`) hashed
+    /// these 12-byte keys (source IP, destination IP, sport | dport << 16; IPs from node ids
+    /// as `third.cc` gives them) with these seeds.
+    #[test]
+    fn ns3_hash_equals_ns3s() {
+        let cases: [(u32, u32, u16, u16, u32, u32); 6] = [
+            (0, 1, 10000, 100, 320, 3_940_792_700),
+            (91, 176, 10000, 100, 325, 3_199_749_252),
+            (147, 157, 10003, 100, 329, 1_723_166_109),
+            (300, 5, 10001, 100, 375, 1_253_059_383),
+            (260, 261, 65535, 100, 0, 2_366_023_233),
+            (1, 2, 10000, 200, 7, 3_434_403_505),
+        ];
+        for (src, dst, sport, dport, seed, want) in cases {
+            let tuple = FiveTuple { src: NodeId(src), dst: NodeId(dst), sport, dport };
+            assert_eq!(ns3_ecmp_hash(seed, tuple), want, "{src} -> {dst} port {sport} seed {seed}");
+        }
+        assert_eq!(ns3_node_ip(NodeId(0)), 0x0b00_0001);
+        assert_eq!(ns3_node_ip(NodeId(300)), 0x0b01_2c01);
+    }
+
+    /// ns-3's next-hop lists follow its breadth-first search from the destination, which
+    /// visits neighbours in descending node id (`NextHopOrder::Ns3`); a switch picks entry
+    /// `hash mod n`, seeded by its node id.
+    #[test]
+    fn ns3_next_hops_descend_and_ecmp_indexes_them_with_ns3s_hash() {
+        let t = fat_tree(4, Rate::gbps(100), Rate::gbps(100), Delta::from_us(1));
+        let r = Routing::new(&t, EcmpHash::Ns3, 99);
+        let peer = |p: &PortId| t.ports[t.ports[p.idx()].peer.idx()].node;
+        let mut multi = 0;
+        for &dst in &t.hosts {
+            for node in (0..t.node_count() as u32).map(NodeId).filter(|n| !t.is_host(*n)) {
+                let hops: Vec<NodeId> = r.table.next_hops(node, dst).iter().map(peer).collect();
+                assert!(hops.windows(2).all(|w| w[0] > w[1]), "node {} to {}: {hops:?}", node.0, dst.0);
+                multi += (hops.len() > 1) as usize;
+            }
+        }
+        assert!(multi > 0);
+        let (src, dst) = (t.hosts[0], *t.hosts.last().unwrap());
+        let edge = peer(&t.host_port(src));
+        let hops = r.table.next_hops(edge, dst).to_vec();
+        for sport in 10000..10016 {
+            let tuple = FiveTuple { src, dst, sport, dport: 100 };
+            let want = hops[ns3_ecmp_hash(edge.0, tuple) as usize % hops.len()];
+            assert_eq!(r.path_of(&t, tuple)[1], want);
         }
     }
 

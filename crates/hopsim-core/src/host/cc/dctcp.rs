@@ -18,6 +18,9 @@ pub struct DctcpParams {
     pub min_rate: u64,
     /// Payload bytes per packet (counts the ACKs of a window).
     pub mtu: u32,
+    /// Count the first window as the HPCC ns-3 simulator does: its marks carry into the
+    /// second window's fraction, and its size is counted from byte 0.
+    pub ns3: bool,
 }
 
 /// Per-flow DCTCP state.
@@ -56,8 +59,13 @@ impl Dctcp {
                 let fraction = (self.marked as f64 / self.window_packets.max(1) as f64).min(1.0);
                 self.alpha = (1.0 - p.g) * self.alpha + p.g * fraction;
             }
-            self.marked = 0;
-            self.window_packets = ((snd_nxt.saturating_sub(ack_seq)) / p.mtu as u64 + 1) as u32;
+            if p.ns3 && self.window_end == 0 {
+                // ns-3's first window: its marks stay counted, its size runs from byte 0.
+                self.window_packets = (snd_nxt / p.mtu as u64 + 1) as u32;
+            } else {
+                self.marked = 0;
+                self.window_packets = ((snd_nxt.saturating_sub(ack_seq)) / p.mtu as u64 + 1) as u32;
+            }
             self.window_end = snd_nxt;
         }
         if self.recovery_end.is_some_and(|end| ack_seq > end) {
@@ -84,7 +92,7 @@ mod tests {
     const LINE: u64 = 100_000_000_000;
 
     fn params() -> DctcpParams {
-        DctcpParams { g: 1.0 / 16.0, rate_ai: 1_000_000_000, min_rate: 100_000_000, mtu: 1000 }
+        DctcpParams { g: 1.0 / 16.0, rate_ai: 1_000_000_000, min_rate: 100_000_000, mtu: 1000, ns3: false }
     }
 
     #[test]
@@ -102,5 +110,24 @@ mod tests {
         let r = d.on_ack(12_000, false, 20_000, LINE / 2, LINE, &p);
         assert!((d.alpha - (15.0 / 16.0 + 0.2 / 16.0)).abs() < 1e-12, "{}", d.alpha);
         assert_eq!(r, Some(LINE / 2 + p.rate_ai), "additive increase on a clean new window");
+    }
+
+    /// ns-3's first window (`HandleAckDctcp`): its marks are not reset when it closes, so
+    /// they count into the second window's fraction, whose size runs from byte 0.
+    #[test]
+    fn ns3_first_window_marks_carry_into_the_second() {
+        let p = DctcpParams { ns3: true, ..params() };
+        let mut d = Dctcp::new();
+        assert_eq!(d.on_ack(1000, true, 10_000, LINE, LINE, &p), Some(LINE / 2), "first mark cuts");
+        assert_eq!(d.window_packets, 11, "first window counted from byte 0: 10_000 / 1000 + 1");
+        assert_eq!(d.marked, 1, "the mark is kept");
+        // The window closes: fraction = 1 mark of 11 packets.
+        d.on_ack(12_000, false, 20_000, LINE / 2, LINE, &p);
+        assert!((d.alpha - (15.0 / 16.0 + (1.0 / 11.0) / 16.0)).abs() < 1e-12, "{}", d.alpha);
+        // The hpcc_sim bookkeeping resets the first window's marks instead.
+        let mut plain = Dctcp::new();
+        plain.on_ack(1000, true, 10_000, LINE, LINE, &params());
+        plain.on_ack(12_000, false, 20_000, LINE / 2, LINE, &params());
+        assert!((plain.alpha - 15.0 / 16.0).abs() < 1e-12, "{}", plain.alpha);
     }
 }

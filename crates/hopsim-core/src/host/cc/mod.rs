@@ -16,7 +16,7 @@ pub mod timely;
 pub use dcqcn::{Dcqcn, DcqcnParams};
 pub use dctcp::{Dctcp, DctcpParams};
 pub use hpcc::{Hpcc, HpccParams};
-pub use timely::{Timely, TimelyParams};
+pub use timely::{Timely, TimelyParams, TimelyVariant};
 
 use crate::engine::TimerKind;
 use crate::switch::IntStack;
@@ -191,9 +191,23 @@ impl CongestionControl for Dctcp {
 impl CongestionControl for Timely {
     fn on_ack(&mut self, ack: &Ack<'_>, f: &mut CcFlow<'_>, p: &CcParams) {
         let t = &p.timely;
-        if let Some(r) =
-            Timely::on_ack(self, f.now, ack.sent_at, ack.seq, f.snd_nxt, *f.rate, f.line_rate, f.base_rtt, t)
-        {
+        let rate = match t.variant {
+            TimelyVariant::Paper => Timely::on_ack(
+                self,
+                f.now,
+                ack.sent_at,
+                ack.seq,
+                f.snd_nxt,
+                *f.rate,
+                f.line_rate,
+                f.base_rtt,
+                t,
+            ),
+            TimelyVariant::Ns3 => {
+                self.on_ack_ns3(f.now, ack.sent_at, ack.seq, f.snd_nxt, *f.rate, f.line_rate, t)
+            }
+        };
+        if let Some(r) = rate {
             *f.rate = r;
         }
     }
@@ -204,8 +218,11 @@ impl CongestionControl for Hpcc {
         let Some(int) = ack.int else { return };
         if let Some(rate) = Hpcc::on_ack(self, int, ack.seq, f.snd_nxt, f.base_rtt, f.line_rate, &p.hpcc) {
             *f.rate = rate;
-            // The window follows the rate (the HPCC simulator's VAR_WIN).
-            *f.window = ((f.bdp as u128 * rate as u128 / f.line_rate as u128) as u64).max(f.packet_bytes);
+            // The window, if the flow has one, follows the rate (the HPCC simulator's
+            // VAR_WIN).
+            if *f.window != 0 {
+                *f.window = ((f.bdp as u128 * rate as u128 / f.line_rate as u128) as u64).max(f.packet_bytes);
+            }
         }
     }
 }

@@ -92,7 +92,15 @@ mod tests {
     fn ports(store: &mut PacketStore) -> Vec<Port> {
         (0..6)
             .map(|i| {
-                let mut p = Port::new(NodeId(0), PortId(100 + i), Rate::gbps(100), Delta::ZERO, 1, 1);
+                let mut p = Port::new(
+                    NodeId(0),
+                    PortId(100 + i),
+                    Rate::gbps(100),
+                    Delta::ZERO,
+                    1,
+                    1,
+                    Default::default(),
+                );
                 if [1, 2, 4].contains(&i) {
                     let r = store.insert(test_packet(0));
                     p.queues.enqueue(store, 0, r);

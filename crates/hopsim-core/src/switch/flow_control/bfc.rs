@@ -350,7 +350,15 @@ mod tests {
         );
         let routing = Routing::new(&topo, crate::scenario::EcmpHash::Mix, 1);
         let mut ext = ExtTable::enabled();
-        let port = Port::new(crate::ids::NodeId(0), PortId(0), Rate::gbps(100), Delta::ZERO, 4, 4);
+        let port = Port::new(
+            crate::ids::NodeId(0),
+            PortId(0),
+            Rate::gbps(100),
+            Delta::ZERO,
+            4,
+            4,
+            Default::default(),
+        );
         let mut store = PacketStore::new();
         let egress = PortId(0);
         let packet = |flow: u32| {

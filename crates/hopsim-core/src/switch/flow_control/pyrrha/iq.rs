@@ -268,7 +268,7 @@ mod tests {
     use crate::time::{Delta, Rate};
 
     fn port() -> Port {
-        Port::new(NodeId(0), PortId(1), Rate::gbps(100), Delta::ZERO, 8, 8)
+        Port::new(NodeId(0), PortId(1), Rate::gbps(100), Delta::ZERO, 8, 8, Default::default())
     }
 
     /// Beyond the IQ limit roots share queues by hash; a shared queue is paused while any

@@ -1,0 +1,117 @@
+//! `compat = "ns3"`: a scenario-level profile that makes a run follow the HPCC ns-3 RDMA
+//! simulator (alibaba-edu/High-Precision-Congestion-Control) as its `run.py` configures it,
+//! so that the same inputs give the same flows the same paths and the same dynamics.
+//!
+//! The profile only fills in fields the scenario leaves out: every part stays settable on
+//! its own (a field written in the scenario wins). It is applied to the scenario document
+//! before it is read, so errors still name the field.
+//!
+//! | field | value | ns-3 source |
+//! |---|---|---|
+//! | `switch.ack_queue` | `"data"` | `SwitchNode::SendToDev` (`AckHighPrio` unset) |
+//! | `switch.buffer_bytes` | 32 MiB | `BUFFER_SIZE 32` read as MiB (`third.cc`) |
+//! | `switch.ecn.random_stream` | `"shared"` | `SwitchMmu::ShouldSendCN` draws from ns-3's one global stream |
+//! | `routing.hash` | `"ns3"` | `SwitchNode::EcmpHash`, seeded by node id |
+//! | `links.serialization` | `"ns3"` (truncated to the ns) | `QbbNetDevice::TransmitStart`, `RdmaHw` pacing: `Seconds(DataRate::CalculateTxTime(bytes))` |
+//! | `transport.source_ports` | `"per_pair"` | `third.cc` `portNumder` |
+//! | `transport.bdp` | `"max"` | `GLOBAL_T 1` (`maxRtt`, `maxBdp`) |
+//! | `transport.dcqcn.cnp_interval` | 0 (CE echoed in ACKs) | `rdma-hw.cc`: no CNP packets |
+//! | `transport.hpcc.min_rate`, `dctcp.min_rate` | 1000 Mb/s | `MIN_RATE 1000Mb/s` |
+//! | `transport.hpcc.max_stage` | 0 (every update multiplicative) | `MI_THRESH 0` (`run.py` `mi=0`), `UpdateRateHp` |
+//! | `transport.timely.variant` | `"ns3"` | `UpdateRateTimely` |
+//! | DCTCP flows | `dctcp.variant = "ns3"`, `rate_ai` 615 Mb/s, `window = "bdp"`, `window_follows_rate`, ECN step at 300 KB (×4 at 400 Gb/s) | `run.py --cc dctcp`, `HandleAckDctcp`, `VAR_WIN 1` |
+
+use serde_json::{json, Map, Value};
+
+use super::ScenarioError;
+
+/// Fill in what `compat` implies, where the document leaves it out. A document without
+/// `compat` is left as it is.
+pub fn apply(doc: &mut Value) -> Result<(), ScenarioError> {
+    let Some(compat) = doc.get("compat") else { return Ok(()) };
+    match compat {
+        Value::String(s) if s == "ns3" => {}
+        other => {
+            return Err(ScenarioError::field("compat", format!("expected \"ns3\", got {other}")));
+        }
+    }
+    let cc = doc.pointer("/transport/cc").and_then(Value::as_str).unwrap_or("dcqcn").to_string();
+    let mut defaults = vec![
+        ("/switch/ack_queue", json!("data")),
+        ("/switch/buffer_bytes", json!("32MiB")),
+        ("/switch/ecn/random_stream", json!("shared")),
+        ("/routing/hash", json!("ns3")),
+        ("/links/serialization", json!("ns3")),
+        ("/transport/source_ports", json!("per_pair")),
+        ("/transport/bdp", json!("max")),
+        ("/transport/dcqcn/cnp_interval", json!("0us")),
+        ("/transport/hpcc/min_rate", json!("1000Mbps")),
+        ("/transport/hpcc/max_stage", json!(0)),
+        ("/transport/timely/variant", json!("ns3")),
+    ];
+    if cc == "dctcp" {
+        defaults.extend([
+            ("/transport/dctcp/variant", json!("ns3")),
+            ("/transport/dctcp/rate_ai", json!("615Mbps")),
+            ("/transport/dctcp/min_rate", json!("1000Mbps")),
+            ("/transport/window", json!("bdp")),
+            ("/transport/window_follows_rate", json!(true)),
+            ("/switch/ecn/kmin", json!("300KB")),
+            ("/switch/ecn/kmax", json!("300KB")),
+            ("/switch/ecn/pmax", json!(1.0)),
+        ]);
+    }
+    for (pointer, value) in defaults {
+        set_default(doc, pointer, value)?;
+    }
+    Ok(())
+}
+
+/// Set `pointer` (a JSON pointer of table keys) to `value` unless it is already set.
+fn set_default(doc: &mut Value, pointer: &str, value: Value) -> Result<(), ScenarioError> {
+    let mut at = doc;
+    let keys: Vec<&str> = pointer.trim_start_matches('/').split('/').collect();
+    for (i, key) in keys.iter().enumerate() {
+        let path = keys[..=i].join(".");
+        let Value::Object(table) = at else {
+            let parent = keys[..i].join(".");
+            return Err(ScenarioError::field(parent, "expected a table"));
+        };
+        if i + 1 == keys.len() {
+            table.entry(key.to_string()).or_insert(value);
+            return Ok(());
+        }
+        at = table.entry(key.to_string()).or_insert_with(|| Value::Object(Map::new()));
+        if !at.is_object() {
+            return Err(ScenarioError::field(path, "expected a table"));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fills_in_only_what_is_left_out() {
+        let mut doc = json!({"compat": "ns3", "routing": {"hash": "mix"}, "transport": {"cc": "dctcp"}});
+        apply(&mut doc).unwrap();
+        assert_eq!(doc["routing"]["hash"], "mix", "a field written wins");
+        assert_eq!(doc["transport"]["source_ports"], "per_pair");
+        assert_eq!(doc["switch"]["buffer_bytes"], "32MiB");
+        assert_eq!(doc["transport"]["dctcp"]["rate_ai"], "615Mbps");
+        assert_eq!(doc["switch"]["ecn"]["kmin"], "300KB");
+        assert_eq!(doc["switch"]["ecn"]["random_stream"], "shared");
+        assert_eq!(doc["links"]["serialization"], "ns3");
+        assert_eq!(doc["transport"]["hpcc"]["max_stage"], 0);
+        assert_eq!(doc["transport"]["timely"]["variant"], "ns3");
+        let mut plain = json!({"transport": {"cc": "dctcp"}});
+        apply(&mut plain).unwrap();
+        assert_eq!(plain, json!({"transport": {"cc": "dctcp"}}), "no compat: untouched");
+        let mut bad = json!({"compat": "omnet"});
+        assert_eq!(apply(&mut bad).unwrap_err().to_string(), "compat: expected \"ns3\", got \"omnet\"");
+        let mut clash = json!({"compat": "ns3", "switch": 3});
+        assert!(apply(&mut clash).unwrap_err().to_string().starts_with("switch: expected a table"));
+    }
+}
