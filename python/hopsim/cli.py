@@ -352,14 +352,18 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
             ray_address=args.ray,
             only=args.only,
             progress=not args.quiet,
-            log=(lambda m: None) if args.quiet else (lambda m: print(f"hopsim: {m}", file=sys.stderr)),
+            log=(lambda m: None)
+            if args.quiet
+            else (lambda m: print(f"hopsim: {m}", file=sys.stderr)),
         )
     except ImportError as exc:
         raise _InputError(str(exc)) from None
     except KeyboardInterrupt:
         print(f"hopsim: interrupted; finished runs are kept in {outdir}/", file=sys.stderr)
         return EXIT_INTERRUPTED
-    counts = {v: sum(c.verdict == v for c in claims) for v in ("agrees", "direction only", "differs")}
+    counts = {
+        v: sum(c.verdict == v for c in claims) for v in ("agrees", "direction only", "differs")
+    }
     print(
         f"{len(claims)} claims: {counts['agrees']} agree, {counts['direction only']} agree in "
         f"direction only, {counts['differs']} differ"
@@ -367,6 +371,8 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     print(f"claims        {outdir}/claims.md")
     print(f"report        {outdir}/report.md")
     return EXIT_OK
+
+
 def _cmd_validate_against_ns3(args: argparse.Namespace) -> int:
     from hopsim import ns3_config, ns3_validate
 
@@ -624,10 +630,15 @@ def _parser() -> argparse.ArgumentParser:
     rr.add_argument("paper", nargs="?", metavar="PAPER", help="e.g. pyrrha (see --list)")
     rr.add_argument("--list", action="store_true", help="list the papers and their experiments")
     size = rr.add_mutually_exclusive_group()
-    size.add_argument("--quick", action="store_true", help="shortened runs, minutes on 2 cores (default)")
+    size.add_argument(
+        "--quick", action="store_true", help="shortened runs, minutes on 2 cores (default)"
+    )
     size.add_argument("--full", action="store_true", help="the paper's sizes")
     rr.add_argument(
-        "-o", "--output", metavar="OUTDIR", help="output directory (default: runs/reproduce-PAPER-MODE)"
+        "-o",
+        "--output",
+        metavar="OUTDIR",
+        help="output directory (default: runs/reproduce-PAPER-MODE)",
     )
     rr.add_argument(
         "-j", "--jobs", type=_positive_int, metavar="N", help="parallel runs (default: CPU count)"

@@ -335,7 +335,15 @@ def congestion_trees(result, times: Sequence[float] | None = None, panels: int =
     pos = _layout(ports)
     peer = {(int(r.node), int(r.port)): int(r.peer_node) for r in ports.itertuples()}
     fig, axes = _figure(1, len(chosen), height=3.4)
-    palette = ["tab:red", "tab:blue", "tab:green", "tab:orange", "tab:purple", "tab:brown", "tab:pink"]
+    palette = [
+        "tab:red",
+        "tab:blue",
+        "tab:green",
+        "tab:orange",
+        "tab:purple",
+        "tab:brown",
+        "tab:pink",
+    ]
     style = {"paused": "-", "resumed": "--", "merging": ":", "root": "-"}
     for ax, t in zip(axes, chosen):
         for r in ports.itertuples():
@@ -356,15 +364,24 @@ def congestion_trees(result, times: Sequence[float] | None = None, panels: int =
                 if other is None:
                     continue
                 (x0, y0), (x1, y1) = pos[node], pos[other]
-                ax.plot([x0, x1], [y0, y1], color=color, lw=2.2, ls=style.get(r.state, "-"), zorder=3)
+                ax.plot(
+                    [x0, x1], [y0, y1], color=color, lw=2.2, ls=style.get(r.state, "-"), zorder=3
+                )
                 if r.role == "root":
-                    ax.scatter((x0 + x1) / 2, (y0 + y1) / 2, marker="*", s=160, color=color, zorder=5)
+                    ax.scatter(
+                        (x0 + x1) / 2, (y0 + y1) / 2, marker="*", s=160, color=color, zorder=5
+                    )
         ax.set_title(f"{t / 1e3:.1f} us: {len(roots)} root{'s' * (len(roots) != 1)}", fontsize=9)
         ax.set_xticks([])
         ax.set_yticks(sorted(set(y for _, y in pos.values())))
-        ax.set_yticklabels([n for n, y in _TIER_ROW.items() if y in {y for _, y in pos.values()}], fontsize=7)
+        ax.set_yticklabels(
+            [n for n, y in _TIER_ROW.items() if y in {y for _, y in pos.values()}], fontsize=7
+        )
         ax.set_xlim(-0.02, 1.02)
-    fig.suptitle("Congestion trees (star: root; thick: IQ paused, dashed: resumed, dotted: merging)", fontsize=9)
+    fig.suptitle(
+        "Congestion trees (star: root; thick: IQ paused, dashed: resumed, dotted: merging)",
+        fontsize=9,
+    )
     return fig
 
 

@@ -202,20 +202,34 @@ def compare(
     )
 
 
-def _sweep_spec(paper: Paper, exp: Experiment, mode: str, scenarios: Path) -> tuple[dict, list[Variant]]:
+def _sweep_spec(
+    paper: Paper, exp: Experiment, mode: str, scenarios: Path
+) -> tuple[dict, list[Variant], list[int]]:
+    """The sweep of `exp`'s variants, each distinct setting once (two panels of one figure
+    may share a point, e.g. Fig 27's K_pause 10 with K_resume 1), and each variant's point."""
     variants = exp.variants(mode)
     labels = [(v.group, v.label) for v in variants]
     if len(set(labels)) != len(labels):
         raise ScenarioError(f"{paper.name}/{exp.name}: variant labels repeat")
     size = dict(exp.sizes.get(mode, {}))
-    points = [{**size, **dict(v.overrides)} for v in variants]
+    points: list[dict] = []
+    point_of: list[int] = []
+    for v in variants:
+        point = {**size, **dict(v.overrides)}
+        if point not in points:
+            points.append(point)
+        point_of.append(points.index(point))
     spec = {"name": exp.name, "scenario": str(scenarios / exp.scenario), "point": points}
-    return spec, variants
+    return spec, variants, point_of
 
 
-def _runs_of(table: pd.DataFrame, variants: list[Variant], outdir: Path) -> list[Run]:
+def _runs_of(
+    table: pd.DataFrame, variants: list[Variant], point_of: list[int], outdir: Path
+) -> list[Run]:
+    rows = [row for _, row in table.sort_values("point").iterrows()]
     runs = []
-    for variant, (_, row) in zip(variants, table.sort_values("point").iterrows()):
+    for variant, i in zip(variants, point_of):
+        row = rows[i]
         run_dir = outdir / row["run_dir"] if isinstance(row.get("run_dir"), str) else None
         error = row.get("error") if isinstance(row.get("error"), str) else None
         runs.append(Run(variant, str(row["status"]), run_dir, error))
@@ -236,12 +250,24 @@ def _write_claims(rows: Sequence[ClaimResult], outdir: Path) -> None:
     for r in rows:
         direction = {True: "same", False: "opposite", None: "-"}[r.direction_agrees]
         ratio = "-" if r.ratio is None else f"{r.ratio:.2f}"
-        cells = [r.figure, r.section, r.claim, r.paper, r.measured, direction, ratio, f"**{r.verdict}**", r.note]
-        lines.append("| " + " | ".join(c.replace("|", "/").replace("\n", " ") for c in cells) + " |")
+        cells = [
+            r.figure,
+            r.section,
+            r.claim,
+            r.paper,
+            r.measured,
+            direction,
+            ratio,
+            f"**{r.verdict}**",
+            r.note,
+        ]
+        lines.append(
+            "| " + " | ".join(c.replace("|", "/").replace("\n", " ") for c in cells) + " |"
+        )
     counts = {v: sum(r.verdict == v for r in rows) for v in ("agrees", "direction only", "differs")}
     head = (
-        f"# Claims\n\n{len(rows)} claims: {counts['agrees']} agree, {counts['direction only']} agree "
-        f"in direction only, {counts['differs']} differ.\n\n"
+        f"# Claims\n\n{len(rows)} claims: {counts['agrees']} agree, {counts['direction only']} "
+        f"agree in direction only, {counts['differs']} differ.\n\n"
     )
     (outdir / "claims.md").write_text(head + "\n".join(lines) + "\n", encoding="utf-8")
 
@@ -261,9 +287,14 @@ def _markdown(df: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def _write_report(paper: Paper, mode: str, done: list[tuple[Experiment, pd.DataFrame | None, str]], outdir: Path) -> None:
-    parts = [f"# {paper.title}: hopsim reproduction ({mode})\n", f"Paper: `{paper.source}`. "
-             "Claims: [claims.md](claims.md). Each experiment ran as a sweep under `runs/`.\n"]
+def _write_report(
+    paper: Paper, mode: str, done: list[tuple[Experiment, pd.DataFrame | None, str]], outdir: Path
+) -> None:
+    parts = [
+        f"# {paper.title}: hopsim reproduction ({mode})\n",
+        f"Paper: `{paper.source}`. "
+        "Claims: [claims.md](claims.md). Each experiment ran as a sweep under `runs/`.\n",
+    ]
     for exp, metrics, note in done:
         parts.append(f"## {exp.figure} ({exp.section}): {exp.title}\n")
         parts.append(f"*The paper:* {exp.description}\n")
@@ -301,13 +332,22 @@ def run_paper(
         (out / sub).mkdir(parents=True, exist_ok=True)
     runs_by_exp: dict[str, list[Run]] = {}
     for exp in to_run:
-        spec, variants = _sweep_spec(paper, exp, mode, scenarios)
+        spec, variants, point_of = _sweep_spec(paper, exp, mode, scenarios)
         t0 = time.perf_counter()
         log(f"{exp.name}: {len(variants)} runs ({exp.figure}, {exp.title})")
-        table = run_sweep(spec, outdir=out / "runs" / exp.name, jobs=jobs, ray_address=ray_address, progress=progress)
-        runs_by_exp[exp.name] = _runs_of(table, variants, out / "runs" / exp.name)
+        table = run_sweep(
+            spec,
+            outdir=out / "runs" / exp.name,
+            jobs=jobs,
+            ray_address=ray_address,
+            progress=progress,
+        )
+        runs_by_exp[exp.name] = _runs_of(table, variants, point_of, out / "runs" / exp.name)
         failed = [r for r in runs_by_exp[exp.name] if not r.ok]
-        log(f"{exp.name}: done in {time.perf_counter() - t0:.0f} s" + (f", {len(failed)} failed" if failed else ""))
+        log(
+            f"{exp.name}: done in {time.perf_counter() - t0:.0f} s"
+            + (f", {len(failed)} failed" if failed else "")
+        )
     claims: list[ClaimResult] = []
     done = []
     for exp in chosen:
@@ -319,7 +359,16 @@ def run_paper(
         except Exception as exc:  # an experiment whose runs failed still gets its row
             metrics, note = None, f"{type(exc).__name__}: {exc}"
             claims.append(
-                compare(exp, f"{exp.figure}: the experiment ran", "-", None, None, "not measured", None, note)
+                compare(
+                    exp,
+                    f"{exp.figure}: the experiment ran",
+                    "-",
+                    None,
+                    None,
+                    "not measured",
+                    None,
+                    note,
+                )
             )
         if metrics is not None:
             try:

@@ -63,7 +63,9 @@ def peak_queue_by_tier(result: Result) -> dict[str, float]:
     out = {}
     for tier in TIERS:
         mask = p["hop_tier"] == tier
-        out[f"max_queue_{tier}_kb"] = float(p.loc[mask, "max_queue_bytes"].max() / 1e3) if mask.any() else 0.0
+        out[f"max_queue_{tier}_kb"] = (
+            float(p.loc[mask, "max_queue_bytes"].max() / 1e3) if mask.any() else 0.0
+        )
     out["max_queue_core_kb"] = max(out.pop("max_queue_agg_kb"), out["max_queue_core_kb"])
     return out
 
@@ -75,7 +77,9 @@ def throughput_by_class(result: Result) -> pd.DataFrame:
         return pd.DataFrame(columns=["time_us", "class", "gbps"])
     interval = result.summary.get("throughput_interval_ns") or 100_000.0
     cls = result.flows.set_index("flow_id")["class"]
-    df = t.assign(cls=t["flow_id"].map(cls)).groupby(["time_ns", "cls"])["bytes"].sum().reset_index()
+    df = (
+        t.assign(cls=t["flow_id"].map(cls)).groupby(["time_ns", "cls"])["bytes"].sum().reset_index()
+    )
     df["gbps"] = df["bytes"] * 8 / interval
     df["time_us"] = df["time_ns"] / 1e3
     return df.rename(columns={"cls": "class"})[["time_us", "class", "gbps"]]

@@ -74,7 +74,10 @@ def _workload(mode: str, dist: str) -> dict[str, Any]:
 
 def _incast_bdp(k: float) -> dict[str, Any]:
     """Incast flows of about `k` BDPs (uniform within ±12.5 %)."""
-    return {"workload.1.size_min": int(k * BDP * 0.875), "workload.1.size_max": int(k * BDP * 1.125)}
+    return {
+        "workload.1.size_min": int(k * BDP * 0.875),
+        "workload.1.size_max": int(k * BDP * 1.125),
+    }
 
 
 # ---------------------------------------------------------------- analysis helpers
@@ -83,7 +86,11 @@ def _incast_bdp(k: float) -> dict[str, Any]:
 def _table(runs: list[Run], extra=None) -> pd.DataFrame:
     rows = []
     for r in runs:
-        row: dict[str, Any] = {"group": r.variant.group, "scheme": r.variant.label, "status": r.status}
+        row: dict[str, Any] = {
+            "group": r.variant.group,
+            "scheme": r.variant.label,
+            "status": r.status,
+        }
         if r.ok:
             row.update(fct_summary(r.result))
             row.update(peak_queue_by_tier(r.result))
@@ -125,7 +132,9 @@ def _fmt_range(xs: list[float], fmt: str = "{:.2f}") -> str:
 # ---------------------------------------------------------------- figures
 
 
-def _bars(metrics: pd.DataFrame, path: Path, cols: list[tuple[str, str]], title: str, log: bool = True) -> None:
+def _bars(
+    metrics: pd.DataFrame, path: Path, cols: list[tuple[str, str]], title: str, log: bool = True
+) -> None:
     """One panel per (column, label); bars per scheme, clustered by group."""
     from matplotlib.figure import Figure
 
@@ -149,7 +158,14 @@ def _bars(metrics: pd.DataFrame, path: Path, cols: list[tuple[str, str]], title:
     fig.savefig(path, dpi=110, metadata={"Software": None})
 
 
-def _lines(metrics: pd.DataFrame, x: str, path: Path, cols: list[tuple[str, str]], title: str, log: bool = True) -> None:
+def _lines(
+    metrics: pd.DataFrame,
+    x: str,
+    path: Path,
+    cols: list[tuple[str, str]],
+    title: str,
+    log: bool = True,
+) -> None:
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(3.8 * len(cols), 3.4), layout="constrained")
@@ -190,7 +206,9 @@ def _fig2_draw(metrics: pd.DataFrame, runs: list[Run], path: Path) -> None:
         ax.set_xlabel("time (ms)", fontsize=8)
     axes[0].set_ylabel("throughput (Gb/s)", fontsize=8)
     axes[0].legend(fontsize=7)
-    fig.suptitle("Fig 2: incast mixed with Web Server flows — throughput per flow class", fontsize=9)
+    fig.suptitle(
+        "Fig 2: incast mixed with Web Server flows — throughput per flow class", fontsize=9
+    )
     fig.savefig(path, dpi=110, metadata={"Software": None})
 
 
@@ -281,8 +299,8 @@ def _fig11_claims(m: pd.DataFrame) -> list[ClaimResult]:
             rows.append(
                 compare(
                     e,
-                    f"{w}: Pyrrha lowers the uncongested flows' average FCT by 42.8–98.2 % vs {base} "
-                    "(abstract, §1)",
+                    f"{w}: Pyrrha lowers the uncongested flows' average FCT by 42.8–98.2 % vs "
+                    f"{base} (abstract, §1)",
                     "42.8–98.2 %",
                     (42.8, 98.2),
                     red[0] if red else None,
@@ -344,7 +362,8 @@ def _fig11_claims(m: pd.DataFrame) -> list[ClaimResult]:
         rows.append(
             compare(
                 e,
-                f"{w}: BFC partially alleviates HOL blocking: uncongested flows do better than under PFC (§6.1.2)",
+                f"{w}: BFC partially alleviates HOL blocking: uncongested flows do better than "
+                "under PFC (§6.1.2)",
                 "lower",
                 None,
                 bp[0] if bp else None,
@@ -399,7 +418,8 @@ def _fig12_claims(m: pd.DataFrame) -> list[ClaimResult]:
                 "lower",
                 None,
                 _gmean(avg),
-                f"avg {_fmt_range(avg, '{:.2f}×')}, p99 {_fmt_range(p99, '{:.2f}×')} ({cc}+Pyrrha / {cc})",
+                f"avg {_fmt_range(avg, '{:.2f}×')}, p99 {_fmt_range(p99, '{:.2f}×')} "
+                f"({cc}+Pyrrha / {cc})",
                 bool(avg) and _gmean(avg) < 1 and _gmean(p99) < 1,
             )
         )
@@ -422,11 +442,13 @@ def _fig12_claims(m: pd.DataFrame) -> list[ClaimResult]:
     rows.append(
         compare(
             e,
-            "DCQCN with IRN (no PFC) shortens small flows but prolongs large ones vs DCQCN + PFC (§6.2.1)",
+            "DCQCN with IRN (no PFC) shortens small flows but prolongs large ones vs DCQCN + PFC "
+            "(§6.2.1)",
             "small lower, large higher",
             None,
             _gmean(irn_s),
-            f"<100 KB {_fmt_range(irn_s, '{:.2f}×')}, ≥100 KB {_fmt_range(irn_l, '{:.2f}×')} (IRN / PFC)",
+            f"<100 KB {_fmt_range(irn_s, '{:.2f}×')}, ≥100 KB {_fmt_range(irn_l, '{:.2f}×')} "
+            "(IRN / PFC)",
             bool(irn_s) and bool(irn_l) and _gmean(irn_s) < 1 and _gmean(irn_l) > 1,
             "with the 20 MB buffer and the one-BDP window few packets are lost without PFC, so "
             "IRN's retransmissions cost large flows little",
@@ -452,8 +474,14 @@ def _fig14_draw(metrics: pd.DataFrame, runs: list[Run], path: Path) -> None:
 def _fig14_claims(m: pd.DataFrame) -> list[ClaimResult]:
     e = PAPER.experiment("fig14_buffer")
     peak = [
-        max(_get(m, g, "DCQCN", c) for c in ("max_queue_src_tor_kb", "max_queue_core_kb", "max_queue_dst_tor_kb"))
-        / max(_get(m, g, "DCQCN+Pyrrha", c) for c in ("max_queue_src_tor_kb", "max_queue_core_kb", "max_queue_dst_tor_kb"))
+        max(
+            _get(m, g, "DCQCN", c)
+            for c in ("max_queue_src_tor_kb", "max_queue_core_kb", "max_queue_dst_tor_kb")
+        )
+        / max(
+            _get(m, g, "DCQCN+Pyrrha", c)
+            for c in ("max_queue_src_tor_kb", "max_queue_core_kb", "max_queue_dst_tor_kb")
+        )
         for g in m["group"].unique()
     ]
     dst = _ratios(m, "DCQCN+Pyrrha", "DCQCN", "max_queue_dst_tor_kb")
@@ -503,7 +531,10 @@ _FIG15_SCHEMES = {
 
 def _fig15_variants(mode: str) -> list[Variant]:
     stop = {"full": "300us", "quick": "60us"}[mode]
-    return [Variant(s, {"workload.0.stop": stop, **o}, "webserver k=16") for s, o in _FIG15_SCHEMES.items()]
+    return [
+        Variant(s, {"workload.0.stop": stop, **o}, "webserver k=16")
+        for s, o in _FIG15_SCHEMES.items()
+    ]
 
 
 def _fig15_claims(m: pd.DataFrame) -> list[ClaimResult]:
@@ -515,7 +546,8 @@ def _fig15_claims(m: pd.DataFrame) -> list[ClaimResult]:
     return [
         compare(
             e,
-            "On the k=16 fat-tree, fine-grained FC (BFC, Pyrrha) beats PFC and CC for flows < 100 KB (§6.3)",
+            "On the k=16 fat-tree, fine-grained FC (BFC, Pyrrha) beats PFC and CC "
+            "for flows < 100 KB (§6.3)",
             "lower",
             None,
             fine / coarse,
@@ -566,7 +598,9 @@ def _iq_workload(m: int, flows_per_host: int, k: int = 12) -> list[dict[str, Any
 def _fig7_variants(mode: str) -> list[Variant]:
     ms, flows = {"full": ((2, 3, 4, 6), 40), "quick": ((2, 4), 10)}[mode]
     return [
-        Variant(f"{m - 1}/{m} of ToRs send", {"workload": _iq_workload(m, flows)}, f"{(m - 1) / m:.2f}")
+        Variant(
+            f"{m - 1}/{m} of ToRs send", {"workload": _iq_workload(m, flows)}, f"{(m - 1) / m:.2f}"
+        )
         for m in ms
     ]
 
@@ -574,7 +608,12 @@ def _fig7_variants(mode: str) -> list[Variant]:
 def _fig7_analyze(runs: list[Run]) -> pd.DataFrame:
     rows = []
     for r in runs:
-        row = {"group": r.variant.group, "scheme": "Pyrrha", "status": r.status, "fraction": float(r.variant.group)}
+        row = {
+            "group": r.variant.group,
+            "scheme": "Pyrrha",
+            "status": r.status,
+            "fraction": float(r.variant.group),
+        }
         if r.ok:
             row.update(iq_usage(r.result))
         rows.append(row)
@@ -598,7 +637,8 @@ def _fig7_claims(m: pd.DataFrame) -> list[ClaimResult]:
     return [
         compare(
             e,
-            "IQ usage on a k=12 fat-tree ranges from 6 to 20 per port, roughly proportional to k (§4.5)",
+            "IQ usage on a k=12 fat-tree ranges from 6 to 20 per port, roughly proportional to k "
+            "(§4.5)",
             "6–20",
             (6.0, 20.0),
             max(peaks) if peaks else None,
@@ -616,7 +656,11 @@ def _fig7_claims(m: pd.DataFrame) -> list[ClaimResult]:
 
 def _fig17_variants(mode: str) -> list[Variant]:
     sizes = {"full": (1, 2, 4, 8), "quick": (1, 4)}[mode]
-    schemes = {"BFC-32": _fc("BFC-32"), "DCQCN": {**CC["DCQCN"], **_WINDOW}, "Pyrrha": _fc("Pyrrha")}
+    schemes = {
+        "BFC-32": _fc("BFC-32"),
+        "DCQCN": {**CC["DCQCN"], **_WINDOW},
+        "Pyrrha": _fc("Pyrrha"),
+    }
     return [
         Variant(s, {**_workload(mode, "webserver"), **_incast_bdp(k), **o}, str(k))
         for k in sizes
@@ -635,7 +679,10 @@ def _fig17_draw(metrics: pd.DataFrame, runs: list[Run], path: Path) -> None:
         metrics,
         "incast_bdp",
         path,
-        [("uncongested_avg_us", "uncongested avg FCT (µs)"), ("uncongested_p99_us", "uncongested p99 FCT (µs)")],
+        [
+            ("uncongested_avg_us", "uncongested avg FCT (µs)"),
+            ("uncongested_p99_us", "uncongested p99 FCT (µs)"),
+        ],
         "Fig 17: incast flow size (BDPs) vs uncongested FCT",
     )
 
@@ -672,7 +719,9 @@ def _fig19_variants(mode: str) -> list[Variant]:
         "HPCC": {**CC["HPCC"], **_WINDOW},
         "DCQCN+Pyrrha": {**CC["DCQCN+Pyrrha"], **_WINDOW},
     }
-    return [Variant(s, {**_workload(mode, "webserver"), **o}, "polarized") for s, o in schemes.items()]
+    return [
+        Variant(s, {**_workload(mode, "webserver"), **o}, "polarized") for s, o in schemes.items()
+    ]
 
 
 def _fig19_claims(m: pd.DataFrame) -> list[ClaimResult]:
@@ -682,11 +731,13 @@ def _fig19_claims(m: pd.DataFrame) -> list[ClaimResult]:
     return [
         compare(
             e,
-            "Under hash polarization (multiple roots), Pyrrha lowers non-incast average and tail FCT vs CC (Appendix B)",
+            "Under hash polarization (multiple roots), Pyrrha lowers non-incast average and tail "
+            "FCT vs CC (Appendix B)",
             "lower",
             None,
             _gmean(avg),
-            f"avg {_fmt_range(avg, '{:.2f}×')}, p99 {_fmt_range(p99, '{:.2f}×')} (DCQCN+Pyrrha / DCQCN)",
+            f"avg {_fmt_range(avg, '{:.2f}×')}, p99 {_fmt_range(p99, '{:.2f}×')} "
+            "(DCQCN+Pyrrha / DCQCN)",
             bool(avg) and _gmean(avg) < 1 and _gmean(p99) < 1,
         )
     ]
@@ -702,7 +753,11 @@ def _moe_variants(mode: str) -> list[Variant]:
         base = {"workload.0.stop": stop, "workload.1.stop": stop, "workload.1.start": shift}
         out.append(Variant("DCQCN+PFC", {**base, **_WINDOW}, phase))
         out.append(
-            Variant("DCQCN+Pyrrha", {**base, **_WINDOW, **_ECN_PYRRHA, "switch.flow_control": FC["Pyrrha"]}, phase)
+            Variant(
+                "DCQCN+Pyrrha",
+                {**base, **_WINDOW, **_ECN_PYRRHA, "switch.flow_control": FC["Pyrrha"]},
+                phase,
+            )
         )
     return out
 
@@ -718,7 +773,8 @@ def _moe_claims(m: pd.DataFrame) -> list[ClaimResult]:
     return [
         compare(
             e,
-            "MoE all-to-all, collided phase: Pyrrha speeds up the tail 1.46× over DCQCN + PFC (§2.2, Fig 3)",
+            "MoE all-to-all, collided phase: Pyrrha speeds up the tail 1.46× over DCQCN + PFC "
+            "(§2.2, Fig 3)",
             "1.46×",
             1.46,
             col[0] if col else None,
@@ -741,7 +797,10 @@ def _moe_claims(m: pd.DataFrame) -> list[ClaimResult]:
 
 
 def _fig22_variants(mode: str) -> list[Variant]:
-    return [Variant(s, {**_workload(mode, "memcached"), **_fc(s)}, "memcached") for s in ("PFC", "BFC-32", "Pyrrha", "Per-flow")]
+    return [
+        Variant(s, {**_workload(mode, "memcached"), **_fc(s)}, "memcached")
+        for s in ("PFC", "BFC-32", "Pyrrha", "Per-flow")
+    ]
 
 
 def _fig22_claims(m: pd.DataFrame) -> list[ClaimResult]:
@@ -761,7 +820,8 @@ def _fig22_claims(m: pd.DataFrame) -> list[ClaimResult]:
         ),
         compare(
             e,
-            "…but cannot cut vulnerable flows' tail as Pyrrha does (it controls congested flows only at the bottleneck)",
+            "…but cannot cut vulnerable flows' tail as Pyrrha does (it controls congested flows "
+            "only at the bottleneck)",
             "higher",
             None,
             vul[0] if vul else None,
@@ -789,7 +849,12 @@ def _fig26_variants(mode: str) -> list[Variant]:
     out = []
     for window in ("bdp", "none"):
         for s in ("DCQCN", "HPCC", "DCQCN+Pyrrha"):
-            out.append(Variant(s, {**_workload(mode, "memcached"), **CC[s], "transport.window": window}, window))
+            # Web Server, not Memcached: a Memcached flow is a packet or two, below any window.
+            out.append(
+                Variant(
+                    s, {**_workload(mode, "webserver"), **CC[s], "transport.window": window}, window
+                )
+            )
     return out
 
 
@@ -804,14 +869,16 @@ def _fig26_claims(m: pd.DataFrame) -> list[ClaimResult]:
     return [
         compare(
             e,
-            "Without the sending window Pyrrha's latency rises only slightly; HPCC degrades more (Appendix B)",
+            "Without the sending window Pyrrha's latency rises only slightly; HPCC degrades more "
+            "(Appendix B)",
             "Pyrrha's growth < HPCC's",
             None,
             p,
             f"uncongested avg FCT, no window / window: DCQCN+Pyrrha {p:.2f}×, HPCC {h:.2f}×",
             math.isfinite(p) and math.isfinite(h) and p < h,
-            "HPCC in hopsim always runs with its own rate-tied window (`transport.window` does "
-            "not remove it), as the HPCC simulator does; so 'HPCC without window' equals HPCC",
+            '`transport.window = "none"` removes HPCC\'s window too; where Pyrrha grows more, '
+            "its uncongested flows lost more to the traffic the sources inject without a window "
+            "(see the SrcToR queue in the metrics)",
         )
     ]
 
@@ -825,10 +892,22 @@ def _fig27_variants(mode: str) -> list[Variant]:
         name = "merge on" if merge else "merge off"
         for k in (2, 5, 10, 20, 35, 50):
             fc = {"kind": "pyrrha", "k_pause": k, "k_resume": 1, "merge": merge}
-            out.append(Variant(name, {**_workload(mode, "memcached"), "switch.flow_control": fc}, f"K_pause={k}"))
+            out.append(
+                Variant(
+                    name,
+                    {**_workload(mode, "memcached"), "switch.flow_control": fc},
+                    f"K_pause={k}",
+                )
+            )
         for k in (0.5, 1, 2, 5):
             fc = {"kind": "pyrrha", "k_pause": 10, "k_resume": k, "merge": merge}
-            out.append(Variant(name, {**_workload(mode, "memcached"), "switch.flow_control": fc}, f"K_resume={k}"))
+            out.append(
+                Variant(
+                    name,
+                    {**_workload(mode, "memcached"), "switch.flow_control": fc},
+                    f"K_resume={k}",
+                )
+            )
     return out
 
 
@@ -849,7 +928,9 @@ def _fig27_draw(metrics: pd.DataFrame, runs: list[Run], path: Path) -> None:
         for s, dd in d.groupby("scheme"):
             dd = dd.sort_values("value")
             ax.plot(dd["value"], dd["vulnerable_p99_us"], marker="o", label=s)
-        ax.set_xlabel(param + (" (K_resume 1)" if param == "K_pause" else " (K_pause 10)"), fontsize=8)
+        ax.set_xlabel(
+            param + (" (K_resume 1)" if param == "K_pause" else " (K_pause 10)"), fontsize=8
+        )
         ax.set_ylabel("vulnerable p99 FCT (µs)", fontsize=8)
     axes[0].legend(fontsize=7)
     fig.suptitle("Fig 27/28: Pyrrha's parameters, with and without MERGE (Memcached)", fontsize=9)
@@ -869,7 +950,8 @@ def _fig27_claims(m: pd.DataFrame) -> list[ClaimResult]:
     return [
         compare(
             e,
-            "With merging, Pyrrha is insensitive to K_pause between 2 and 35 (vulnerable p99, Fig 27a)",
+            "With merging, Pyrrha is insensitive to K_pause between 2 and 35 (vulnerable p99, "
+            "Fig 27a)",
             "flat (max/min ≈ 1)",
             1.0,
             on,
@@ -878,11 +960,14 @@ def _fig27_claims(m: pd.DataFrame) -> list[ClaimResult]:
         ),
         compare(
             e,
-            "Without merging, false-positive roots make the tail worse across K_pause (Fig 27a, 28a/b)",
+            "Without merging, false-positive roots make the tail worse across K_pause "
+            "(Fig 27a, 28a/b)",
             "merge off ≥ merge on",
             None,
             off / on if math.isfinite(off) and math.isfinite(on) else None,
-            f"spread without / with merging: {off / on:.2f}" if math.isfinite(on) else "not measured",
+            f"spread without / with merging: {off / on:.2f}"
+            if math.isfinite(on)
+            else "not measured",
             math.isfinite(off) and math.isfinite(on) and off >= on,
             "the Memcached flows arrive within 6 µs: few false positives form before the "
             "real roots' PAUSEs arrive, so merging has little to correct here",
@@ -945,7 +1030,10 @@ def _fig16_claims(m: pd.DataFrame) -> list[ClaimResult]:
 
 def _fig29_variants(mode: str) -> list[Variant]:
     stop = {"full": "1ms", "quick": "250us"}[mode]
-    single = {**CC["DCQCN+Pyrrha"], "switch.flow_control": {"kind": "pyrrha", "isolation_queues": "single_tier"}}
+    single = {
+        **CC["DCQCN+Pyrrha"],
+        "switch.flow_control": {"kind": "pyrrha", "isolation_queues": "single_tier"},
+    }
     schemes = {
         "DCQCN": {**CC["DCQCN"], **_WINDOW},
         "DCQCN+Pyrrha": {**CC["DCQCN+Pyrrha"], **_WINDOW},
@@ -961,7 +1049,8 @@ def _fig29_claims(m: pd.DataFrame) -> list[ClaimResult]:
     return [
         compare(
             e,
-            "Single-tier IQs raise small-flow latency a little over hierarchical IQs… (Appendix C.2)",
+            "Single-tier IQs raise small-flow latency a little over hierarchical IQs… "
+            "(Appendix C.2)",
             "≥ 1×",
             None,
             st[0] if st else None,
@@ -986,7 +1075,19 @@ def _fig29_claims(m: pd.DataFrame) -> list[ClaimResult]:
 # ---------------------------------------------------------------- the paper
 
 
-def _experiment(name: str, figure: str, section: str, title: str, description: str, scenario: str, variants, claims, draw=None, analyze=_table, shares=None) -> Experiment:
+def _experiment(
+    name: str,
+    figure: str,
+    section: str,
+    title: str,
+    description: str,
+    scenario: str,
+    variants,
+    claims,
+    draw=None,
+    analyze=_table,
+    shares=None,
+) -> Experiment:
     return Experiment(
         name=name,
         figure=figure,
@@ -996,7 +1097,19 @@ def _experiment(name: str, figure: str, section: str, title: str, description: s
         scenario=scenario,
         variants=variants,
         analyze=analyze,
-        draw=draw or (lambda m, runs, path: _bars(m, path, [("uncongested_avg_us", "uncongested avg FCT (µs)"), ("uncongested_p99_us", "uncongested p99 FCT (µs)"), ("incast_avg_us", "incast avg FCT (µs)")], f"{figure}: {title}")),
+        draw=draw
+        or (
+            lambda m, runs, path: _bars(
+                m,
+                path,
+                [
+                    ("uncongested_avg_us", "uncongested avg FCT (µs)"),
+                    ("uncongested_p99_us", "uncongested p99 FCT (µs)"),
+                    ("incast_avg_us", "incast avg FCT (µs)"),
+                ],
+                f"{figure}: {title}",
+            )
+        ),
         claims=claims,
         shares=shares,
     )
@@ -1004,86 +1117,179 @@ def _experiment(name: str, figure: str, section: str, title: str, description: s
 
 PAPER = Paper(
     name="pyrrha",
-    title="Pyrrha: Congestion-Root-Based Flow Control to Eliminate Head-of-Line Blocking in Datacenter",
+    title=(
+        "Pyrrha: Congestion-Root-Based Flow Control to Eliminate Head-of-Line Blocking in "
+        "Datacenter"
+    ),
     source="shared/papers/pyrrha.md",
     experiments=[
         _experiment(
-            "fig2_hol", "Fig 2", "§2.3", "HOL blocking under PFC, BFC and per-flow queues",
-            "720-to-1 incast of 4-BDP flows mixed with load-0.8 Poisson flows: under PFC vulnerable "
-            "and background flows lose throughput (pause storm); per-flow queues keep them at line "
-            "rate; BFC's tail is 6× the per-flow scheme's.",
-            "incast_mix.toml", _fig2_variants, _fig2_claims, _fig2_draw,
+            "fig2_hol",
+            "Fig 2",
+            "§2.3",
+            "HOL blocking under PFC, BFC and per-flow queues",
+            "720-to-1 incast of 4-BDP flows mixed with load-0.8 Poisson flows: under PFC "
+            "vulnerable and background flows lose throughput (pause storm); per-flow queues keep "
+            "them at line rate; BFC's tail is 6× the per-flow scheme's.",
+            "incast_mix.toml",
+            _fig2_variants,
+            _fig2_claims,
+            _fig2_draw,
         ),
         _experiment(
-            "fig11_fc", "Fig 11", "§6.1", "flow control alone: PFC, BFC-32, BFC-128, Pyrrha",
-            "Average and p99 FCT of uncongested and incast flows on Memcached, Web Server and Web "
-            "Search; Pyrrha cuts uncongested FCT the most and leaves incast flows no worse than PFC.",
-            "incast_mix.toml", _fig11_variants, _fig11_claims, _fig11_draw,
+            "fig11_fc",
+            "Fig 11",
+            "§6.1",
+            "flow control alone: PFC, BFC-32, BFC-128, Pyrrha",
+            "Average and p99 FCT of uncongested and incast flows on Memcached, Web Server and "
+            "Web Search; Pyrrha cuts uncongested FCT the most and leaves incast flows no worse "
+            "than PFC.",
+            "incast_mix.toml",
+            _fig11_variants,
+            _fig11_claims,
+            _fig11_draw,
         ),
         _experiment(
-            "fig12_cc", "Fig 12/13", "§6.2", "with DCQCN and HPCC (and DCQCN + IRN without PFC)",
-            "FCT by flow size with a per-flow window; Pyrrha improves DCQCN and HPCC, most for small flows.",
-            "incast_mix.toml", _fig12_variants, _fig12_claims, _fig12_draw,
+            "fig12_cc",
+            "Fig 12/13",
+            "§6.2",
+            "with DCQCN and HPCC (and DCQCN + IRN without PFC)",
+            "FCT by flow size with a per-flow window; Pyrrha improves DCQCN and HPCC, most for "
+            "small flows.",
+            "incast_mix.toml",
+            _fig12_variants,
+            _fig12_claims,
+            _fig12_draw,
         ),
         _experiment(
-            "fig14_buffer", "Fig 14", "§6.2.1", "peak queue per hop (SrcToR, core, DstToR)",
-            "Pyrrha empties the congestion root (DstToR), pushes congested traffic back to the SrcToR; "
-            "maximum buffer 1.8–6.2× lower.",
-            "incast_mix.toml", _fig12_variants, _fig14_claims, _fig14_draw, shares="fig12_cc",
+            "fig14_buffer",
+            "Fig 14",
+            "§6.2.1",
+            "peak queue per hop (SrcToR, core, DstToR)",
+            "Pyrrha empties the congestion root (DstToR), pushes congested traffic back to the "
+            "SrcToR; maximum buffer 1.8–6.2× lower.",
+            "incast_mix.toml",
+            _fig12_variants,
+            _fig14_claims,
+            _fig14_draw,
+            shares="fig12_cc",
         ),
         _experiment(
-            "fig15_k16", "Fig 15", "§6.3", "k=16 fat-tree (1,024 hosts), Web Server",
-            "The same trends at scale: fine-grained FC beats PFC and CC for flows < 100 KB; Pyrrha + CC lowest.",
-            "fattree_k16.toml", _fig15_variants, _fig15_claims,
+            "fig15_k16",
+            "Fig 15",
+            "§6.3",
+            "k=16 fat-tree (1,024 hosts), Web Server",
+            "The same trends at scale: fine-grained FC beats PFC and CC for flows < 100 KB; "
+            "Pyrrha + CC lowest.",
+            "fattree_k16.toml",
+            _fig15_variants,
+            _fig15_claims,
         ),
         _experiment(
-            "fig7_iq_usage", "Fig 7", "§4.5", "isolation-queue usage, k=12 fat-tree",
-            "(m−1)/m of the ToRs burst 40 one-BDP flows per host to the rest; IQs per port stay at 6–20.",
-            "iq_usage_k12.toml", _fig7_variants, _fig7_claims, _fig7_draw, analyze=_fig7_analyze,
+            "fig7_iq_usage",
+            "Fig 7",
+            "§4.5",
+            "isolation-queue usage, k=12 fat-tree",
+            "(m−1)/m of the ToRs burst 40 one-BDP flows per host to the rest; IQs per port stay "
+            "at 6–20.",
+            "iq_usage_k12.toml",
+            _fig7_variants,
+            _fig7_claims,
+            _fig7_draw,
+            analyze=_fig7_analyze,
         ),
         _experiment(
-            "fig17_incast_size", "Fig 17", "App. B", "incast flow size",
-            "Pyrrha's uncongested FCT stays flat as incast flows grow; BFC degrades; CC settles after ~3 BDPs.",
-            "incast_mix.toml", _fig17_variants, _fig17_claims, _fig17_draw, analyze=_size_analyze,
+            "fig17_incast_size",
+            "Fig 17",
+            "App. B",
+            "incast flow size",
+            "Pyrrha's uncongested FCT stays flat as incast flows grow; BFC degrades; CC settles "
+            "after ~3 BDPs.",
+            "incast_mix.toml",
+            _fig17_variants,
+            _fig17_claims,
+            _fig17_draw,
+            analyze=_size_analyze,
         ),
         _experiment(
-            "fig19_polarization", "Fig 19", "App. B", "hash polarization: multiple congestion roots",
-            "Uneven ECMP (half of the flows to one core) plus incast: Pyrrha isolates both kinds of roots "
-            "and lowers non-incast FCT where CC cannot.",
-            "polarization.toml", _fig19_variants, _fig19_claims,
+            "fig19_polarization",
+            "Fig 19",
+            "App. B",
+            "hash polarization: multiple congestion roots",
+            "Uneven ECMP (half of the flows to one core) plus incast: Pyrrha isolates both kinds "
+            "of roots and lowers non-incast FCT where CC cannot.",
+            "polarization.toml",
+            _fig19_variants,
+            _fig19_claims,
         ),
         _experiment(
-            "fig21_moe", "Fig 3/21", "§2.2, App. B", "MoE all-to-all, collided and interleaved phases",
-            "Two groups of imbalanced all-to-all; with the phases collided Pyrrha speeds the tail 1.46×.",
-            "moe.toml", _moe_variants, _moe_claims, analyze=_moe_analyze,
+            "fig21_moe",
+            "Fig 3/21",
+            "§2.2, App. B",
+            "MoE all-to-all, collided and interleaved phases",
+            "Two groups of imbalanced all-to-all; with the phases collided Pyrrha speeds the "
+            "tail 1.46×.",
+            "moe.toml",
+            _moe_variants,
+            _moe_claims,
+            analyze=_moe_analyze,
         ),
         _experiment(
-            "fig22_per_flow", "Fig 22/18", "App. B", "per-flow queues as a baseline",
+            "fig22_per_flow",
+            "Fig 22/18",
+            "App. B",
+            "per-flow queues as a baseline",
             "Per-flow queues match Pyrrha for background flows but not for vulnerable flows' tail; "
             "they lower incast flows' FCT.",
-            "incast_mix.toml", _fig22_variants, _fig22_claims,
+            "incast_mix.toml",
+            _fig22_variants,
+            _fig22_claims,
         ),
         _experiment(
-            "fig26_no_window", "Fig 26", "App. B", "congestion control without the sending window",
-            "Without the window queues grow at the source ToRs; Pyrrha degrades slightly, HPCC most.",
-            "incast_mix.toml", _fig26_variants, _fig26_claims,
+            "fig26_no_window",
+            "Fig 26",
+            "App. B",
+            "congestion control without the sending window",
+            "Without the window queues grow at the source ToRs; Pyrrha degrades slightly, HPCC "
+            "most.",
+            "incast_mix.toml",
+            _fig26_variants,
+            _fig26_claims,
         ),
         _experiment(
-            "fig27_params", "Fig 27/28", "App. B.1", "K_pause and K_resume, with and without MERGE",
-            "With merging Pyrrha is insensitive to K_pause (2–35) and K_resume; without, false positives "
-            "queue vulnerable flows.",
-            "incast_mix.toml", _fig27_variants, _fig27_claims, _fig27_draw, analyze=_fig27_analyze,
+            "fig27_params",
+            "Fig 27/28",
+            "App. B.1",
+            "K_pause and K_resume, with and without MERGE",
+            "With merging Pyrrha is insensitive to K_pause (2–35) and K_resume; without, false "
+            "positives queue vulnerable flows.",
+            "incast_mix.toml",
+            _fig27_variants,
+            _fig27_claims,
+            _fig27_draw,
+            analyze=_fig27_analyze,
         ),
         _experiment(
-            "fig16_drill", "Fig 16", "§6.3", "Pyrrha with DRILL, k=8 fat-tree",
-            "DRILL spreads load upstream, Pyrrha handles incast: Poisson tail 18.3 % lower, incast slower.",
-            "fattree_k8.toml", _fig16_variants, _fig16_claims,
+            "fig16_drill",
+            "Fig 16",
+            "§6.3",
+            "Pyrrha with DRILL, k=8 fat-tree",
+            "DRILL spreads load upstream, Pyrrha handles incast: Poisson tail 18.3 % lower, "
+            "incast slower.",
+            "fattree_k8.toml",
+            _fig16_variants,
+            _fig16_claims,
         ),
         _experiment(
-            "fig29_single_tier", "Fig 29", "App. C.2", "single-tier IQs with order marks",
-            "Single-tier IQs emulating two-level HIQs: small flows a little slower than with HIQs, far "
-            "faster than pure DCQCN.",
-            "fattree_k8.toml", _fig29_variants, _fig29_claims,
+            "fig29_single_tier",
+            "Fig 29",
+            "App. C.2",
+            "single-tier IQs with order marks",
+            "Single-tier IQs emulating two-level HIQs: small flows a little slower than with "
+            "HIQs, far faster than pure DCQCN.",
+            "fattree_k8.toml",
+            _fig29_variants,
+            _fig29_claims,
         ),
     ],
 )
