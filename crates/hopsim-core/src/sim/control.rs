@@ -58,6 +58,7 @@ impl Simulator {
     }
 
     /// A control frame arrived on `port`: it governs what `port` may send.
+    #[inline(never)]
     pub(super) fn on_control_frame(&mut self, port: PortId, payload: ControlPayload) {
         self.counters.frames.received[payload.kind() as usize] += 1;
         let p = &mut self.ports[port.idx()];

@@ -48,6 +48,7 @@ impl Simulator {
         self.events.schedule(at, Event::PolicyTimer { kind, target, generation });
     }
 
+    #[inline(never)]
     pub(super) fn on_policy_timer(&mut self, kind: PolicyTimerKind, target: u32) {
         match kind {
             PolicyTimerKind::Shaper => {

@@ -18,6 +18,8 @@ impl Simulator {
 
     /// Record the congestion trees now; periodic snapshots go on while flows remain or
     /// packets are in the network.
+    #[cold]
+    #[inline(never)]
     pub(super) fn on_tree_snapshot(&mut self) {
         let now = self.now;
         let running = self.counters.flows_finished < self.flows.len() as u64 || self.store.live() > 0;

@@ -102,6 +102,13 @@ impl FlowControl {
         }
     }
 
+    /// Whether this policy's hooks read and write packet extension fields (BFC, Pyrrha):
+    /// the switch then calls the `_ext` hooks with a [`HopContext`].
+    #[inline(always)]
+    pub fn carries_ext(&self) -> bool {
+        matches!(self, FlowControl::Bfc(_) | FlowControl::Pyrrha(_))
+    }
+
     /// The egress queue of data packet `pkt` at port `egress` of switch `sw`, for the
     /// policies whose packets carry no extension fields (see [`classify_ext`](Self::classify_ext)).
     #[inline(always)]
@@ -122,7 +129,7 @@ impl FlowControl {
     }
 
     /// [`classify`](Self::classify) for the policies whose packets carry extension fields
-    /// (BFC, Pyrrha; `ExtTable::is_enabled`). The switch calls one or the other, so a run
+    /// (BFC, Pyrrha; [`carries_ext`](Self::carries_ext)). The switch calls one or the other, so a run
     /// without extension fields (PFC) builds no [`HopContext`].
     #[inline(never)]
     pub fn classify_ext(
