@@ -5,40 +5,20 @@
 
 mod common;
 
-use common::{assert_drained, fct_us, run, sim};
+use common::{assert_drained, fct_us, incast_with_victim, run, sim, victim_fct};
 use hopsim_core::ids::{NodeId, PortId};
 use hopsim_core::metrics::FlowRecord;
 use hopsim_core::topology::FiveTuple;
 use hopsim_core::{Scenario, Simulator};
-
-fn victim_fct(s: &Simulator) -> f64 {
-    s.flow_records().into_iter().find(|r| r.tag == "victim").map(|r| fct_us(&r)).expect("a victim flow")
-}
-
-/// A 4-to-1 incast into host 5 shares the left switch's uplink with a victim flow from
-/// host 4 to idle host 6 (the dumbbell of `pfc_blocks_a_victim_flow_behind_an_incast`).
-fn incast_with_victim(flow_control: &str, with_incast: bool) -> String {
-    let incast: String = if with_incast {
-        (0..4).map(|i| format!("{{ src = {i}, dst = 5, size = \"2MB\", tag = \"incast\" }}, ")).collect()
-    } else {
-        String::new()
-    };
-    format!(
-        "[topology]\nkind = \"dumbbell\"\nleft_hosts = 5\nright_hosts = 2\nbottleneck_rate = \"400Gbps\"\n\
-         [switch]\nbuffer_bytes = \"1MB\"\n[switch.flow_control]\nkind = \"{flow_control}\"\n\
-         [transport]\ncc = \"none\"\n\
-         [workload]\nkind = \"flows\"\nflows = [{incast}{{ src = 4, dst = 6, size = \"500KB\", start = \"20us\", tag = \"victim\" }}]\n"
-    )
-}
 
 /// Per-flow flow control: the incast flows are paused one by one, hop by hop back to their
 /// NICs, while the victim's own queues keep sending — it finishes within 10 % of its solo
 /// FCT, where under PFC it is at least 1.3× slower. Nothing is dropped.
 #[test]
 fn per_flow_flow_control_frees_the_victim_that_pfc_blocks() {
-    let solo = victim_fct(&run(&incast_with_victim("per_flow", false)));
-    let per_flow = run(&incast_with_victim("per_flow", true));
-    let pfc = run(&incast_with_victim("pfc", true));
+    let solo = victim_fct(&run(&incast_with_victim("kind = \"per_flow\"", false)));
+    let per_flow = run(&incast_with_victim("kind = \"per_flow\"", true));
+    let pfc = run(&incast_with_victim("kind = \"pfc\"", true));
     let (t_per_flow, t_pfc) = (victim_fct(&per_flow), victim_fct(&pfc));
     eprintln!("victim FCT: solo {solo:.1} us, per-flow {t_per_flow:.1} us, PFC {t_pfc:.1} us");
     assert!(t_per_flow <= 1.10 * solo, "per-flow: {t_per_flow:.1} us vs solo {solo:.1} us");

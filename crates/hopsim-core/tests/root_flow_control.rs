@@ -5,31 +5,10 @@
 
 mod common;
 
-use common::{assert_drained, fct_us, run};
+use common::{assert_drained, fct_us, incast_with_victim, run, victim_fct};
 use hopsim_core::frames::{ControlPayload, RootSignal};
 use hopsim_core::ids::NodeId;
 use hopsim_core::Simulator;
-
-fn victim_fct(s: &Simulator) -> f64 {
-    s.flow_records().into_iter().find(|r| r.tag == "victim").map(|r| fct_us(&r)).expect("a victim flow")
-}
-
-/// The per-flow test's scenario: a 4-to-1 incast into host 5 shares the left switch's
-/// uplink with a victim flow from host 4 to idle host 6.
-fn incast_with_victim(flow_control: &str, with_incast: bool) -> String {
-    let incast: String = if with_incast {
-        (0..4).map(|i| format!("{{ src = {i}, dst = 5, size = \"2MB\", tag = \"incast\" }}, ")).collect()
-    } else {
-        String::new()
-    };
-    format!(
-        "[topology]\nkind = \"dumbbell\"\nleft_hosts = 5\nright_hosts = 2\nbottleneck_rate = \"400Gbps\"\n\
-         [switch]\nbuffer_bytes = \"1MB\"\n[switch.flow_control]\n{flow_control}\n\
-         [transport]\ncc = \"none\"\n\
-         [output]\ncontrol_frames = true\n\
-         [workload]\nkind = \"flows\"\nflows = [{incast}{{ src = 4, dst = 6, size = \"500KB\", start = \"20us\", tag = \"victim\" }}]\n"
-    )
-}
 
 #[test]
 fn bfc_and_pyrrha_free_the_victim_that_pfc_blocks() {

@@ -81,6 +81,21 @@ pub struct Switch {
     pub drops: Drops,
 }
 
+/// The [`HopContext`] of packet slot `r`, borrowing the simulator's fields one by one (so
+/// flow control and the ports stay free to borrow beside it).
+macro_rules! hop_context {
+    ($sim:ident, $r:expr) => {
+        HopContext {
+            ext: &mut $sim.ext,
+            slot: $r.index(),
+            store: &mut $sim.store,
+            routing: &$sim.routing,
+            topo: &$sim.topo,
+            now: $sim.now,
+        }
+    };
+}
+
 impl Simulator {
     /// A packet finished arriving on `in_port` of switch `sw`: route, classify, admit,
     /// enqueue.
@@ -228,14 +243,7 @@ impl Simulator {
     #[cold]
     #[inline(never)]
     fn classify_with_ext(&mut self, sw: usize, egress: PortId, r: PacketRef, pkt: &Packet) -> usize {
-        let hop = HopContext {
-            ext: &mut self.ext,
-            slot: r.index(),
-            store: &mut self.store,
-            routing: &self.routing,
-            topo: &self.topo,
-            now: self.now,
-        };
+        let hop = hop_context!(self, r);
         self.fc.classify_ext(sw, egress, &mut self.ports[egress.idx()], pkt, hop)
     }
 
@@ -253,14 +261,7 @@ impl Simulator {
         queue: usize,
         queue_bytes: u64,
     ) -> Arrival {
-        let hop = HopContext {
-            ext: &mut self.ext,
-            slot: r.index(),
-            store: &mut self.store,
-            routing: &self.routing,
-            topo: &self.topo,
-            now: self.now,
-        };
+        let hop = hop_context!(self, r);
         let port = &self.ports[egress.idx()];
         self.fc.on_arrival_ext(sw, in_port, egress, port, queue, queue_bytes, pkt, hop)
     }
@@ -277,14 +278,7 @@ impl Simulator {
         r: PacketRef,
         p: &Packet,
     ) -> bool {
-        let hop = HopContext {
-            ext: &mut self.ext,
-            slot: r.index(),
-            store: &mut self.store,
-            routing: &self.routing,
-            topo: &self.topo,
-            now: self.now,
-        };
+        let hop = hop_context!(self, r);
         self.fc.on_dequeue_ext(sw, ingress, port, &mut self.ports, queue, p, hop)
     }
 
