@@ -319,8 +319,9 @@ impl FlowControl {
         }
     }
 
-    /// May a host NIC on `port` (`port_id`) send data of `flow` now?
-    #[inline]
+    /// May a host NIC on `port` (`port_id`) send data of `flow` now? Under PFC (or none) the
+    /// flow's priority decides; the per-flow policies ask out of line.
+    #[inline(always)]
     pub fn nic_may_send(
         &self,
         port_id: PortId,
@@ -330,13 +331,22 @@ impl FlowControl {
         topo: &Topology,
     ) -> bool {
         match self {
+            FlowControl::None | FlowControl::Pfc(_) => port.queues.may_send(flow.priority as usize),
+            _ => self.nic_may_send_flow(port_id, flow, routing, topo),
+        }
+    }
+
+    /// [`nic_may_send`](Self::nic_may_send) for the policies that stop single flows at NICs.
+    #[inline(never)]
+    fn nic_may_send_flow(&self, port_id: PortId, flow: &Flow, routing: &Routing, topo: &Topology) -> bool {
+        match self {
             FlowControl::PerFlow(f) => !f.host_paused(flow.id),
             FlowControl::Bfc(b) => !b.host_paused(flow.id),
             FlowControl::Pyrrha(p) => {
                 let tuple = FiveTuple { src: flow.src, dst: flow.dst, sport: flow.sport, dport: flow.dport };
                 p.nic_may_send(port_id, tuple, routing, topo)
             }
-            _ => port.queues.may_send(flow.priority as usize),
+            FlowControl::None | FlowControl::Pfc(_) => unreachable!("decided by priority"),
         }
     }
 
