@@ -225,6 +225,33 @@ def test_self_contradicting_configurations(overrides, match):
     rejected(overrides=overrides, match=match)
 
 
+@pytest.mark.parametrize(
+    ("flow_control", "match"),
+    [
+        ({"kind": "bfc", "queues": 0}, "switch.flow_control.queues: expected 1 to 1024 queues"),
+        ({"kind": "bfc", "queues": 5000}, "switch.flow_control.queues: expected 1 to 1024 queues"),
+        (
+            {"kind": "bfc", "sticky": -1.0},
+            "switch.flow_control.sticky: expected a number of one-hop RTTs",
+        ),
+        ({"kind": "bfc", "k_pause": 2}, "k_pause"),
+        (
+            {"kind": "pyrrha", "k_pause": 0},
+            "switch.flow_control.k_pause: expected a positive number",
+        ),
+        (
+            {"kind": "pyrrha", "k_pause": 2, "k_resume": 3},
+            "switch.flow_control.k_resume: expected a number of one-hop BDPs in [0, k_pause = 2]",
+        ),
+        ({"kind": "pyrrha", "iq_limit": 0}, "switch.flow_control.iq_limit: expected 1 to 4096"),
+        ({"kind": "pyrrha", "isolation_queues": "flat"}, "switch.flow_control.isolation_queues"),
+        ({"kind": "pyrrha", "queues": 32}, "queues"),
+    ],
+)
+def test_bfc_and_pyrrha_parameters(flow_control, match):
+    rejected(overrides={"switch.flow_control": flow_control}, match=match)
+
+
 def test_the_lossless_minimum_is_stated_and_works():
     message = rejected(overrides={"switch.buffer_bytes": "200KB"}, match="expected at least")
     minimum = int(re.search(r"expected at least ([\d,]+) B", message).group(1).replace(",", ""))
