@@ -654,6 +654,13 @@ impl Pyrrha {
         }
     }
 
+    /// §4.5 deadlock rule: a frame naming a port of switch `sw` itself is ignored (counted).
+    fn own_root(&mut self, root: RootId, sw: usize) -> bool {
+        let own = self.switch_of[root as usize] as usize == sw;
+        self.stats.own_root_pauses_ignored += own as u64;
+        own
+    }
+
     /// PAUSE(root) arrived on egress `port_id`: stop the root's IQ there (learning the root
     /// if new, with an IQ of its own or hashed); a port that was itself a root and learns of
     /// a new root downstream was a false positive and merges into it (§4.1).
@@ -666,8 +673,7 @@ impl Pyrrha {
         hop: u8,
         now: SimTime,
     ) -> bool {
-        if self.switch_of[root as usize] as usize == sw {
-            self.stats.own_root_pauses_ignored += 1;
+        if self.own_root(root, sw) {
             return false;
         }
         let new = self.learn(ports, port_id, sw, root, hop, IqState::Paused, now);
@@ -745,8 +751,7 @@ impl Pyrrha {
         hop: u8,
         now: SimTime,
     ) -> bool {
-        if self.switch_of[root as usize] as usize == sw {
-            self.stats.own_root_pauses_ignored += 1;
+        if self.own_root(root, sw) {
             return false;
         }
         self.learn(ports, port_id, sw, root, hop, IqState::Resumed, now);
