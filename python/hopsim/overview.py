@@ -195,6 +195,7 @@ def describe(result: Result) -> str:
             "drops_hop_limit",
             "drops_link_down",
             "drops_no_route",
+            "drops_rank_admission",
         )
         if s.get(key)
     ]

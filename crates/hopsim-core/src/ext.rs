@@ -35,6 +35,8 @@ pub struct PacketExt {
     /// Pyrrha: the hop distance of the congestion root `root` from the current port (the
     /// level of the isolation queue the packet waits in).
     pub iq_level: u8,
+    /// Congestion-control header bits (Bolt's FIRST, LAST, INC, DEC).
+    pub cc_flags: u8,
 }
 
 /// Extension rows indexed by packet-store slot (empty while no policy needs them).

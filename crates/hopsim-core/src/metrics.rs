@@ -21,6 +21,9 @@ pub struct Drops {
     pub link_down: u64,
     /// A switch had no route to the packet's destination (after link failures).
     pub no_route: u64,
+    /// A rank-aware policy refused the packet for its rank (AIFO, Preemptive Deflection's
+    /// preemptive drop, Vertigo's eviction of the highest rank).
+    pub rank_admission: u64,
 }
 
 /// Why a data packet was dropped.
@@ -32,6 +35,9 @@ pub enum DropCause {
     HopLimit,
     LinkDown,
     NoRoute,
+    /// A rank-aware policy refused the packet for its rank: AIFO's admission, Preemptive
+    /// Deflection's preemptive drop, Vertigo evicting the highest rank.
+    RankAdmission,
 }
 
 impl Drops {
@@ -43,6 +49,7 @@ impl Drops {
             DropCause::HopLimit => self.hop_limit += 1,
             DropCause::LinkDown => self.link_down += 1,
             DropCause::NoRoute => self.no_route += 1,
+            DropCause::RankAdmission => self.rank_admission += 1,
         }
     }
 
@@ -53,10 +60,11 @@ impl Drops {
             + self.hop_limit
             + self.link_down
             + self.no_route
+            + self.rank_admission
     }
 
     /// Each cause with its count, in a fixed order (for reports).
-    pub fn by_cause(&self) -> [(&'static str, u64); 6] {
+    pub fn by_cause(&self) -> [(&'static str, u64); 7] {
         [
             ("buffer_full", self.buffer_full),
             ("headroom_overflow", self.headroom_overflow),
@@ -64,6 +72,7 @@ impl Drops {
             ("hop_limit", self.hop_limit),
             ("link_down", self.link_down),
             ("no_route", self.no_route),
+            ("rank_admission", self.rank_admission),
         ]
     }
 }
@@ -196,6 +205,12 @@ pub struct Summary {
     pub ecn_marks: u64,
     /// Data packets that arrived out of order, over data packets delivered.
     pub reordering_ratio: f64,
+    /// TCP's ordering layer: out-of-order segments it held, and those it handed to TCP
+    /// out of order when its timeout expired (0 and 0 without the layer).
+    pub reorder_held: u64,
+    pub reorder_released: u64,
+    /// Bolt: source congestion notifications switches sent.
+    pub bolt_srcs: u64,
     /// Packet-trace events not recorded once `max_records` was reached.
     pub packet_trace_dropped: u64,
 }

@@ -257,6 +257,9 @@ pub enum PacketEvent {
     Drop,
     /// Arrived at its destination host.
     Receive,
+    /// Sent out of another port than its route's by a deflection policy (recorded at the
+    /// port it was deflected to).
+    Deflect,
 }
 
 impl PacketEvent {
@@ -266,6 +269,7 @@ impl PacketEvent {
             PacketEvent::Transmit => "tx",
             PacketEvent::Drop => "drop",
             PacketEvent::Receive => "rx",
+            PacketEvent::Deflect => "deflect",
         }
     }
 }

@@ -58,6 +58,10 @@ impl PacketFlags {
     pub const INT: PacketFlags = PacketFlags(8);
     /// Was on the wire of a link that failed: dropped when it arrives.
     pub const LOST: PacketFlags = PacketFlags(16);
+    /// A congestion notification a switch sent straight to the sender (Bolt's SRC): `seq`
+    /// holds the queue length in bytes, `sack` the link rate in Mb/s, `sent_at` the send
+    /// time of the data packet that triggered it.
+    pub const SOURCE_NOTICE: PacketFlags = PacketFlags(32);
 
     #[inline]
     pub fn contains(self, flag: PacketFlags) -> bool {

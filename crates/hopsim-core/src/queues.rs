@@ -277,6 +277,22 @@ impl EgressQueues {
 
     // ------------------------------------------------------------ queue contents
 
+    /// Every queue is a plain FIFO without back links (the fast path).
+    #[inline(always)]
+    pub fn is_simple(&self) -> bool {
+        self.simple
+    }
+
+    /// Queue `q` is served in rank order.
+    pub fn is_ranked(&self, q: usize) -> bool {
+        self.more.ranked.get(q).copied().unwrap_or(false)
+    }
+
+    /// The last (highest-ranked) packet of queue `q`.
+    pub fn tail(&self, q: usize) -> Option<PacketRef> {
+        self.queues[q].packets.back()
+    }
+
     /// Append stored packet `pkt` to data queue `queue` (a rank-ordered queue takes
     /// [`enqueue_ranked`](Self::enqueue_ranked)).
     #[inline(always)]

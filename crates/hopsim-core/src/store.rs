@@ -75,6 +75,12 @@ impl PacketList {
     pub fn front(&self) -> Option<PacketRef> {
         (self.len > 0).then_some(PacketRef(self.head))
     }
+
+    /// The newest packet.
+    #[inline]
+    pub fn back(&self) -> Option<PacketRef> {
+        (self.len > 0).then_some(PacketRef(self.tail))
+    }
 }
 
 /// Slab of packet slots shared by every port of a simulation.
@@ -294,6 +300,11 @@ impl PacketStore {
         self.set_prev(r.0, a.0);
         self.set_prev(next, r.0);
         list.len += 1;
+    }
+
+    /// The packet before `r` in its linked list (`None` at the head).
+    pub fn prev_of(&self, list: &PacketList, r: PacketRef) -> Option<PacketRef> {
+        (r.0 != list.head).then(|| PacketRef(self.prev[r.index()]))
     }
 
     /// Take `r` out of linked `list`, wherever it is, in O(1) (its back link says which

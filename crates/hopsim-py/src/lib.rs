@@ -374,6 +374,7 @@ impl Simulation {
         d.set_item("drops_headroom_overflow", s.drops.headroom_overflow)?;
         d.set_item("drops_egress_admission", s.drops.egress_admission)?;
         d.set_item("drops_hop_limit", s.drops.hop_limit)?;
+        d.set_item("drops_rank_admission", s.drops.rank_admission)?;
         d.set_item("drops_link_down", s.drops.link_down)?;
         d.set_item("drops_no_route", s.drops.no_route)?;
         d.set_item("control_drops", s.control_drops)?;
@@ -403,6 +404,9 @@ impl Simulation {
         d.set_item("cnps", s.cnps)?;
         d.set_item("ecn_marks", s.ecn_marks)?;
         d.set_item("reordering_ratio", s.reordering_ratio)?;
+        d.set_item("reorder_held", s.reorder_held)?;
+        d.set_item("reorder_released", s.reorder_released)?;
+        d.set_item("bolt_srcs", s.bolt_srcs)?;
         d.set_item("packet_trace_dropped", s.packet_trace_dropped)?;
         d.set_item("queue_sample_interval_ns", self.sim.queue_sample_interval().map(|i| i.as_ns_f64()))?;
         d.set_item("throughput_interval_ns", self.sim.throughput_interval().map(|i| i.as_ns_f64()))?;

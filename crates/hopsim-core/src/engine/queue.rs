@@ -33,6 +33,23 @@ pub enum TimerKind {
     DcqcnIncrease,
     /// Retransmission timeout.
     Rto,
+    /// TCP receiver: a delayed ACK is due.
+    TcpDelayedAck,
+    /// TCP receiver: the ordering layer stops waiting for a gap to fill.
+    TcpReorder,
+}
+
+impl TimerKind {
+    /// Which of a flow's three timer generations the kind uses. The RoCE transport's
+    /// DCQCN timers and TCP's receiver timers never run on the same flow, so they share.
+    #[inline(always)]
+    pub fn slot(self) -> usize {
+        match self {
+            TimerKind::DcqcnDecrease | TimerKind::TcpDelayedAck => 0,
+            TimerKind::DcqcnIncrease | TimerKind::TcpReorder => 1,
+            TimerKind::Rto => 2,
+        }
+    }
 }
 
 /// Timers of switch ports and policies. A timer is cancelled by bumping the generation

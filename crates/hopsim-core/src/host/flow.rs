@@ -3,6 +3,7 @@
 
 use super::cc::Cc;
 use super::irn::{IrnSender, PacketBitmap};
+use super::tcp::TcpFlow;
 use crate::ids::{FlowId, NodeId};
 use crate::metrics::FlowRecord;
 use crate::time::{Delta, SimTime};
@@ -67,6 +68,10 @@ pub struct Flow {
     pub cc: Cc,
     /// IRN selective retransmission (`None`: go-back-N).
     pub irn: Option<Box<IrnFlow>>,
+    /// TCP state (`transport.kind = "tcp"`; `None`: the RoCE transport).
+    pub tcp: Option<Box<TcpFlow>>,
+    /// Slow-start threshold of window-based congestion control, bytes.
+    pub ssthresh: u64,
     pub finish: Option<SimTime>,
     pub retransmitted_bytes: u64,
     pub timeouts: u32,
@@ -92,6 +97,11 @@ impl Flow {
     pub fn next_segment(&mut self, mtu: u32) -> Option<(u64, bool)> {
         if let Some(irn) = &mut self.irn {
             if let Some(seq) = irn.sender.next_hole(mtu as u64) {
+                return Some((seq, true));
+            }
+        }
+        if let Some(tcp) = &mut self.tcp {
+            if let Some(seq) = tcp.next_retransmission(mtu as u64) {
                 return Some((seq, true));
             }
         }
@@ -132,7 +142,12 @@ impl Flow {
             tag: tags[self.tag as usize].clone(),
             query_id: self.query,
             cc: self.cc.name(),
-            loss_recovery: if self.irn.is_some() { "irn" } else { "go_back_n" },
+            loss_recovery: match (&self.irn, &self.tcp) {
+                (Some(_), _) => "irn",
+                (None, Some(tcp)) if tcp.scoreboard.is_some() => "tcp_sack",
+                (None, Some(_)) => "tcp_newreno",
+                (None, None) => "go_back_n",
+            },
             priority: self.priority,
             retransmitted_bytes: self.retransmitted_bytes,
             timeouts: self.timeouts,

@@ -25,12 +25,14 @@ pub mod irn;
 mod nic;
 mod receiver;
 mod roce;
+pub mod tcp;
 
 pub use cc::{
     Cc, CcParams, CongestionControl, Dcqcn, DcqcnParams, Dctcp, DctcpParams, Hpcc, HpccParams, Timely,
     TimelyParams,
 };
 pub use flow::Flow;
+pub use tcp::{TcpFlow, TcpParams};
 
 use crate::ids::{FlowId, NodeId, PortId};
 use crate::packet::PacketKind;
@@ -64,6 +66,22 @@ pub struct TransportConfig {
     /// How the NIC paces a flow: the gap after a packet is its serialization time at the
     /// flow's rate, computed as the links compute it (`[links] serialization`).
     pub serialization: crate::time::Serialization,
+    /// TCP settings when the hosts run TCP (`transport.kind = "tcp"`).
+    pub tcp: Option<TcpParams>,
+    /// What rank data packets carry (in their extension fields).
+    pub rank: Rank,
+}
+
+/// The rank a sender writes in each data packet (`transport.rank`), read by rank-aware
+/// switches (Vertigo, AIFO, Preemptive Deflection): lower is more urgent.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Rank {
+    #[default]
+    None,
+    /// Shortest remaining processing time: the flow's bytes from this packet on.
+    Srpt,
+    /// Least attained service: the flow's bytes before this packet.
+    Las,
 }
 
 /// IRN timeouts (IRN paper §3.1).
@@ -104,19 +122,31 @@ impl Simulator {
 
     /// A packet reached host `h`.
     pub(crate) fn host_receive(&mut self, h: usize, r: PacketRef) {
-        match self.store.get(r).kind {
+        let p = self.store.get(r);
+        let tcp = self.flows[p.flow.idx()].tcp.is_some();
+        match p.kind {
+            PacketKind::Data if tcp => self.tcp_receive_data(h, r),
             PacketKind::Data => self.receive_data(h, r),
             PacketKind::Ack | PacketKind::Nack => {
                 let pkt = *self.store.get(r);
                 if pkt.has_int() {
                     self.take_ack_int(r, pkt.flow);
                 }
+                let echo = if self.ext.is_enabled() { self.ext.get(r.index()).cc_flags } else { 0 };
                 self.consume(r);
-                self.receive_ack(h, &pkt);
+                if tcp {
+                    self.tcp_receive_ack(h, &pkt, echo);
+                } else {
+                    self.receive_ack(h, &pkt);
+                }
             }
             PacketKind::Cnp => {
                 let pkt = self.consume(r);
-                self.on_congestion_notification(pkt.flow);
+                if pkt.flags.contains(crate::packet::PacketFlags::SOURCE_NOTICE) {
+                    self.on_source_notice(&pkt);
+                } else {
+                    self.on_congestion_notification(pkt.flow);
+                }
             }
             PacketKind::Control | PacketKind::Marker => {
                 unreachable!("control frames are consumed at the port, markers never leave a queue")

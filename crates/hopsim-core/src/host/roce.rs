@@ -3,6 +3,7 @@
 
 use super::cc::{Ack, TimerRequest};
 use super::flow::Flow;
+use super::Rank;
 use crate::engine::{Event, TimerKind};
 use crate::ids::FlowId;
 use crate::packet::{Packet, PacketFlags, PacketKind};
@@ -17,6 +18,7 @@ impl Simulator {
         let t = &self.transport;
         let flow = &mut self.flows[f.idx()];
         let (seq, hole) = flow.next_segment(t.mtu).expect("the NIC picks flows with data to send");
+        let size = flow.size;
         let payload = (flow.size - seq).min(t.mtu as u64) as u32;
         let wire = payload + t.header_bytes + t.int_data_bytes; // ≤ MAX_WIRE_BYTES (checked)
         let retransmit = hole || seq < flow.high_water;
@@ -43,24 +45,28 @@ impl Simulator {
         if retransmit {
             flow.retransmitted_bytes += payload as u64;
         }
-        match &mut flow.irn {
-            Some(irn) if hole => irn.sender.retransmit_next = seq + payload as u64,
+        match (&mut flow.irn, &mut flow.tcp) {
+            (Some(irn), _) if hole => irn.sender.retransmit_next = seq + payload as u64,
+            (_, Some(tcp)) if hole => tcp.retransmitted(seq, payload as u64),
             _ => flow.snd_nxt += payload as u64,
         }
         flow.high_water = flow.high_water.max(flow.snd_nxt);
         flow.next_avail = now + Rate(flow.rate).tx_time_as(wire as u64, t.serialization);
         let packet_bytes = (t.mtu + t.header_bytes) as u64;
-        let (cc, mut view) = flow.cc_parts(now, packet_bytes);
+        let (cc, mut view) = flow.cc_parts(now, packet_bytes, t.mtu as u64);
         cc.on_send(wire as u64, &mut view, &t.cc_params);
         debug_assert!(view.timer.is_none(), "no algorithm asks for a timer on send");
         let arm_rto = !flow.rto_pending;
         flow.rto_pending = true;
-        let generation = flow.timer_gen[TimerKind::Rto as usize];
+        let generation = flow.timer_gen[TimerKind::Rto.slot()];
         self.counters.data_packets_sent += 1;
         if arm_rto {
             // IRN's shortest timeout, or the go-back-N one; the handler re-arms to the
             // deadline that applies when it fires.
-            let delay = t.irn.as_ref().map_or(t.rto, |irn| irn.rto_low);
+            let delay = match &flow.tcp {
+                Some(tcp) => tcp.rto,
+                None => t.irn.as_ref().map_or(t.rto, |irn| irn.rto_low),
+            };
             self.events.schedule(now + delay, Event::FlowTimer { flow: f, kind: TimerKind::Rto, generation });
         }
         let r = self.store.insert(pkt);
@@ -69,6 +75,15 @@ impl Simulator {
         }
         if self.ext.is_enabled() {
             self.ext.reset(r.index());
+            let row = self.ext.get_mut(r.index());
+            row.rank = match self.transport.rank {
+                Rank::None => 0,
+                Rank::Srpt => size - seq,
+                Rank::Las => seq,
+            };
+            if let super::Cc::Bolt(b) = &self.flows[f.idx()].cc {
+                row.cc_flags = b.marks(seq, size);
+            }
         }
         r
     }
@@ -98,16 +113,7 @@ impl Simulator {
         }
         flow.snd_nxt = flow.snd_nxt.max(flow.snd_una);
         if flow.snd_una >= flow.size {
-            flow.finish = Some(now);
-            self.counters.flows_finished += 1;
-            // Cancel every pending timer of the flow.
-            for g in flow.timer_gen.iter_mut() {
-                *g += 1;
-            }
-            if std::mem::take(&mut flow.in_active) {
-                let i = self.hosts[h].active.iter().position(|f| *f == p.flow).expect("flagged as active");
-                self.hosts[h].active.remove(i);
-            }
+            self.finish_flow(h, p.flow);
             return;
         }
         if !flow.in_active && !flow.all_sent(mtu) {
@@ -119,9 +125,11 @@ impl Simulator {
             ecn_echo: p.cnp_echo(),
             sent_at: p.sent_at,
             int: self.flow_int.get(p.flow.idx()),
+            newly_acked: 0,
+            echo_flags: 0,
         };
         let t = &self.transport;
-        let (cc, mut view) = flow.cc_parts(now, (t.mtu + t.header_bytes) as u64);
+        let (cc, mut view) = flow.cc_parts(now, (t.mtu + t.header_bytes) as u64, t.mtu as u64);
         cc.on_ack(&ack, &mut view, &t.cc_params);
         debug_assert!(view.timer.is_none(), "no algorithm asks for a timer on an ACK");
         if p.cnp_echo() {
@@ -138,7 +146,7 @@ impl Simulator {
             return;
         }
         let t = &self.transport;
-        let (cc, mut view) = flow.cc_parts(self.now, (t.mtu + t.header_bytes) as u64);
+        let (cc, mut view) = flow.cc_parts(self.now, (t.mtu + t.header_bytes) as u64, t.mtu as u64);
         cc.on_congestion_notification(&mut view, &t.cc_params);
         if let Some(timer) = view.timer {
             self.schedule_flow_timer(f, timer);
@@ -146,24 +154,32 @@ impl Simulator {
     }
 
     /// Schedule a congestion-control timer of flow `f`.
-    fn schedule_flow_timer(&mut self, f: FlowId, t: TimerRequest) {
+    pub(super) fn schedule_flow_timer(&mut self, f: FlowId, t: TimerRequest) {
         let flow: &mut Flow = &mut self.flows[f.idx()];
         if t.restart {
-            flow.timer_gen[t.kind as usize] += 1;
+            flow.timer_gen[t.kind.slot()] += 1;
         }
-        let generation = flow.timer_gen[t.kind as usize];
+        let generation = flow.timer_gen[t.kind.slot()];
         self.events.schedule(t.at, Event::FlowTimer { flow: f, kind: t.kind, generation });
     }
 
     pub(crate) fn on_flow_timer(&mut self, f: FlowId, kind: TimerKind, generation: u32) {
         let now = self.now;
         let flow = &mut self.flows[f.idx()];
-        if flow.timer_gen[kind as usize] != generation || flow.finish.is_some() {
+        if flow.timer_gen[kind.slot()] != generation || flow.finish.is_some() {
+            return;
+        }
+        if flow.tcp.is_some() {
+            match kind {
+                TimerKind::Rto => self.tcp_on_rto(f, generation),
+                TimerKind::TcpDelayedAck | TimerKind::TcpReorder => self.tcp_on_receiver_timer(f, kind),
+                _ => {}
+            }
             return;
         }
         if kind != TimerKind::Rto {
             let t = &self.transport;
-            let (cc, mut view) = flow.cc_parts(now, (t.mtu + t.header_bytes) as u64);
+            let (cc, mut view) = flow.cc_parts(now, (t.mtu + t.header_bytes) as u64, t.mtu as u64);
             cc.on_timer(kind, &mut view, &t.cc_params);
             if let Some(timer) = view.timer {
                 self.schedule_flow_timer(f, timer);
@@ -212,6 +228,7 @@ impl Flow {
         &mut self,
         now: SimTime,
         packet_bytes: u64,
+        mss: u64,
     ) -> (&mut super::Cc, super::cc::CcFlow<'_>) {
         let view = super::cc::CcFlow {
             now,
@@ -223,6 +240,10 @@ impl Flow {
             snd_nxt: self.snd_nxt,
             packet_bytes,
             timer: None,
+            ssthresh: &mut self.ssthresh,
+            in_recovery: false,
+            mss,
+            hops: self.path_hops,
         };
         (&mut self.cc, view)
     }

@@ -4,13 +4,13 @@
 
 use super::validate::{check, fraction};
 use super::{
-    AckQueue, AdmissionSpec, BfcSpec, DeflectionSpec, DibsSpec, DrillSpec, DynamicThresholdSpec,
-    FlowControlSpec, IsolationQueues, LoadBalancerKind, PerFlowSpec, PfcThreshold, PyrrhaSpec, RandomStream,
-    Scenario, ScenarioError, StaticPerPortSpec,
+    AckQueue, AdmissionSpec, BfcSpec, DeflectionSpec, DrillSpec, DynamicThresholdSpec, FlowControlSpec,
+    IsolationQueues, LoadBalancerKind, PdAlgorithm, PerFlowSpec, PfcThreshold, PriorityEstimate, PyrrhaSpec,
+    RandomStream, Scenario, ScenarioError, StaticPerPortSpec,
 };
 use crate::ids::{NodeId, PortId};
 use crate::sim::LinkFault;
-use crate::switch::admission::DibsConfig;
+use crate::switch::admission::{AifoConfig, DibsConfig, PreemptiveConfig, RelativePriority};
 use crate::switch::flow_control::{BfcConfig, IqStructure, PerFlowConfig, PyrrhaConfig};
 use crate::switch::load_balance::DrillConfig;
 use crate::switch::{BufferRule, PfcConfig, PfcMode};
@@ -28,10 +28,30 @@ pub enum FlowControlChoice {
 }
 
 /// The deflection policy chosen.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum DeflectionChoice {
     None,
     Dibs(DibsConfig),
+    /// Simple Deflection, with its bitmap refresh interval.
+    Simple {
+        update_interval: Delta,
+    },
+    Preemptive {
+        cfg: PreemptiveConfig,
+        update_interval: Delta,
+    },
+    Vertigo,
+    Aifo(AifoConfig),
+}
+
+impl DeflectionChoice {
+    /// Whether the policy reads packet ranks (senders then mark SRPT unless told otherwise).
+    pub fn reads_rank(&self) -> bool {
+        matches!(
+            self,
+            DeflectionChoice::Preemptive { .. } | DeflectionChoice::Vertigo | DeflectionChoice::Aifo(_)
+        )
+    }
 }
 
 /// The load balancer chosen.
@@ -214,10 +234,55 @@ fn buffer_rule(a: &AdmissionSpec) -> Result<BufferRule, ScenarioError> {
 }
 
 fn deflection(d: &DeflectionSpec, fc: &FlowControlChoice) -> Result<(DeflectionChoice, u8), ScenarioError> {
-    let (spec, filter_full): (&DibsSpec, bool) = match d {
+    let field = |name: &str| format!("switch.deflection.{name}");
+    let positive = |v: u32, name: &str, what: &str| {
+        check((1..=100_000).contains(&v), &field(name), format!("expected 1 to 100,000 {what}, got {v}"))
+    };
+    let (choice, hop_limit) = match d {
         DeflectionSpec::None(_) => return Ok((DeflectionChoice::None, 64)),
-        DeflectionSpec::Dibs(s) => (s, true),
-        DeflectionSpec::DibsNaive(s) => (s, false),
+        DeflectionSpec::Dibs(s) => (DeflectionChoice::Dibs(DibsConfig { filter_full: true }), s.hop_limit),
+        DeflectionSpec::DibsNaive(s) => {
+            (DeflectionChoice::Dibs(DibsConfig { filter_full: false }), s.hop_limit)
+        }
+        DeflectionSpec::Vertigo(s) => (DeflectionChoice::Vertigo, s.hop_limit),
+        DeflectionSpec::Simple(s) => {
+            check(s.update_interval.0 >= Delta::ZERO, &field("update_interval"), "expected a duration ≥ 0")?;
+            (DeflectionChoice::Simple { update_interval: s.update_interval.0 }, s.hop_limit)
+        }
+        DeflectionSpec::Preemptive(s) => {
+            fraction(s.alpha, &field("alpha"), false)?;
+            positive(s.window, "window", "samples")?;
+            positive(s.sample_every, "sample_every", "packets")?;
+            check(s.update_interval.0 >= Delta::ZERO, &field("update_interval"), "expected a duration ≥ 0")?;
+            let probabilistic = s.algorithm == PdAlgorithm::Probabilistic;
+            check(
+                !probabilistic || s.min_th.0 > 0,
+                &field("min_th"),
+                "expected a positive size for the probabilistic algorithm",
+            )?;
+            let cfg = PreemptiveConfig {
+                priority: match s.priority {
+                    PriorityEstimate::Quantile => RelativePriority::Quantile,
+                    PriorityEstimate::Distribution => RelativePriority::Distribution,
+                },
+                alpha: s.alpha,
+                window: s.window as usize,
+                sample_every: s.sample_every,
+                min_th: probabilistic.then_some(s.min_th.0),
+            };
+            (DeflectionChoice::Preemptive { cfg, update_interval: s.update_interval.0 }, s.hop_limit)
+        }
+        DeflectionSpec::Aifo(s) => {
+            check(
+                s.k.is_finite() && (0.0..1.0).contains(&s.k),
+                &field("k"),
+                format!("expected a number in [0, 1), got {}", s.k),
+            )?;
+            positive(s.window, "window", "samples")?;
+            positive(s.sample_every, "sample_every", "packets")?;
+            let cfg = AifoConfig { k: s.k, window: s.window as usize, sample_every: s.sample_every };
+            (DeflectionChoice::Aifo(cfg), s.hop_limit)
+        }
     };
     check(
         matches!(fc, FlowControlChoice::None),
@@ -226,11 +291,11 @@ fn deflection(d: &DeflectionSpec, fc: &FlowControlChoice) -> Result<(DeflectionC
          (or switch.pfc.enabled = false)",
     )?;
     check(
-        (1..=255).contains(&spec.hop_limit),
+        (1..=255).contains(&hop_limit),
         "switch.deflection.hop_limit",
-        format!("expected a hop limit from 1 to 255, got {}", spec.hop_limit),
+        format!("expected a hop limit from 1 to 255, got {hop_limit}"),
     )?;
-    Ok((DeflectionChoice::Dibs(DibsConfig { filter_full }), spec.hop_limit as u8))
+    Ok((choice, hop_limit as u8))
 }
 
 fn load_balancer(s: &Scenario) -> Result<LoadBalancerChoice, ScenarioError> {

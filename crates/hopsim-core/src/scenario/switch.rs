@@ -168,7 +168,15 @@ fn two_f64() -> f64 {
     2.0
 }
 
-kind_tagged!(DeflectionSpec { "none" => None, "dibs" => Dibs, "dibs_naive" => DibsNaive });
+kind_tagged!(DeflectionSpec {
+    "none" => None,
+    "dibs" => Dibs,
+    "dibs_naive" => DibsNaive,
+    "simple" => Simple,
+    "preemptive" => Preemptive,
+    "vertigo" => Vertigo,
+    "aifo" => Aifo,
+});
 
 /// Deflection of packets that egress admission refuses (`[switch.deflection]`).
 #[derive(Clone, Debug, Serialize)]
@@ -180,6 +188,109 @@ pub enum DeflectionSpec {
     Dibs(DibsSpec),
     /// DIBS without the full-port filter (the practical-deflection paper's naive variant).
     DibsNaive(DibsSpec),
+    /// Simple Deflection (the deflection paper, §4.1): the first uncongested
+    /// switch-facing port after a random one, by a periodically refreshed bitmap.
+    Simple(SimpleSpec),
+    /// Preemptive Deflection (the deflection paper, §3).
+    Preemptive(PreemptiveSpec),
+    /// Vertigo (Abdous et al., CoNEXT 2021): SRPT queues and Selective Deflection.
+    Vertigo(DibsSpec),
+    /// AIFO (Yu et al., SIGCOMM 2021): rank-quantile admission, no deflection.
+    Aifo(AifoSpec),
+}
+
+/// Simple Deflection parameters.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimpleSpec {
+    #[serde(default = "default_hop_limit")]
+    pub hop_limit: u32,
+    /// How often the ingress pipeline's congested-port bitmap is refreshed. Default
+    /// 1.7 µs: the recirculation gap the deflection paper measured on Tofino (§6,
+    /// Appendix D); `"0us"` reads the queues live, as the paper's simulations do.
+    #[serde(default = "default_update_interval")]
+    pub update_interval: Duration,
+}
+
+/// How Preemptive Deflection estimates relative priority (`priority`).
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum PriorityEstimate {
+    /// Quantile among a window of sampled ranks (Quantile-PD, §3.1).
+    #[default]
+    Quantile,
+    /// `1 − e^(−x/M)`, M the mean rank queued (Distribution-PD, §3.1, Appendix B).
+    Distribution,
+}
+
+/// Preemptive Deflection's decision rule (`algorithm`).
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum PdAlgorithm {
+    /// Deflect above `τ = Q·(1 − α·R)` (§3.2, Eq. 1).
+    #[default]
+    Deterministic,
+    /// RED-like: above `min_th`, deflect with probability `R·(q − min_th)/(Q − min_th)` (§6).
+    Probabilistic,
+}
+
+/// Preemptive Deflection parameters; defaults from the deflection paper §5.2 (α 0.1,
+/// window 20, one sample per 20 packets) and its artifact (`min_th` 75 KB).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PreemptiveSpec {
+    #[serde(default = "default_hop_limit")]
+    pub hop_limit: u32,
+    #[serde(default)]
+    pub priority: PriorityEstimate,
+    #[serde(default = "default_pd_alpha")]
+    pub alpha: f64,
+    #[serde(default = "default_window")]
+    pub window: u32,
+    #[serde(default = "default_window")]
+    pub sample_every: u32,
+    /// Queue-occupancy refresh at the ingress pipeline. Default 0 (live, as §5's runs).
+    #[serde(default = "zero_duration")]
+    pub update_interval: Duration,
+    #[serde(default)]
+    pub algorithm: PdAlgorithm,
+    /// The probabilistic algorithm's lower threshold. Default 75 KB.
+    #[serde(default = "default_min_th")]
+    pub min_th: Bytes,
+}
+
+/// AIFO parameters; defaults as the deflection paper's artifact runs AIFO (k 0.1, window
+/// 20, one sample per 15 packets).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct AifoSpec {
+    #[serde(default = "default_hop_limit")]
+    pub hop_limit: u32,
+    #[serde(default = "default_aifo_k")]
+    pub k: f64,
+    #[serde(default = "default_window")]
+    pub window: u32,
+    #[serde(default = "default_aifo_sample")]
+    pub sample_every: u32,
+}
+
+fn default_update_interval() -> Duration {
+    Duration(crate::time::Delta::from_ns(1700))
+}
+fn default_pd_alpha() -> f64 {
+    0.1
+}
+fn default_window() -> u32 {
+    20
+}
+fn default_min_th() -> Bytes {
+    Bytes(75_000)
+}
+fn default_aifo_k() -> f64 {
+    0.1
+}
+fn default_aifo_sample() -> u32 {
+    15
 }
 
 impl Default for DeflectionSpec {

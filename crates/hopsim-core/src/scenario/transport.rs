@@ -7,6 +7,20 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct TransportSpec {
+    /// `"roce"` (default) or `"tcp"`.
+    #[serde(default)]
+    pub kind: super::TransportKind,
+    /// The rank data packets carry for rank-aware switches: `"none"`, `"srpt"` (remaining
+    /// bytes) or `"las"` (bytes sent). Default: `"srpt"` when a switch policy reads ranks
+    /// (Vertigo, AIFO, Preemptive Deflection), else `"none"`.
+    #[serde(default)]
+    pub rank: Option<super::RankSpec>,
+    #[serde(default)]
+    pub tcp: super::TcpSpec,
+    #[serde(default)]
+    pub swift: super::SwiftSpec,
+    #[serde(default)]
+    pub bolt: super::BoltSpec,
     /// Payload bytes per data packet. Default 1000, as the HPCC simulator runs.
     #[serde(default = "default_mtu")]
     pub mtu: u32,
@@ -236,6 +250,11 @@ fn default_hpcc_min_rate() -> RateSpec {
 impl Default for TransportSpec {
     fn default() -> Self {
         TransportSpec {
+            kind: Default::default(),
+            rank: None,
+            tcp: Default::default(),
+            swift: Default::default(),
+            bolt: Default::default(),
             mtu: default_mtu(),
             header_bytes: default_header(),
             ack_bytes: default_ack_bytes(),
@@ -402,6 +421,25 @@ pub enum CcKind {
     Dctcp,
     /// TIMELY (Mittal et al., SIGCOMM 2015).
     Timely,
+    /// TCP NewReno's window (`transport.kind = "tcp"`).
+    Reno,
+    /// Swift (Kumar et al., SIGCOMM 2020; `transport.kind = "tcp"`).
+    Swift,
+    /// Bolt (Arslan et al., NSDI 2023; `transport.kind = "tcp"`).
+    Bolt,
+}
+
+impl CcKind {
+    /// Whether the algorithm runs on the TCP transport (`dctcp` runs on both: a window
+    /// under TCP, a rate under RoCE).
+    pub fn runs_on(self, kind: super::TransportKind) -> bool {
+        use super::TransportKind::{Roce, Tcp};
+        match self {
+            CcKind::Reno | CcKind::Swift | CcKind::Bolt => kind == Tcp,
+            CcKind::Dctcp => true,
+            CcKind::None | CcKind::Dcqcn | CcKind::Hpcc | CcKind::Timely => kind == Roce,
+        }
+    }
 }
 
 /// DCQCN parameters. Defaults follow the HPCC simulator's DCQCN runs (`CC_MODE 1`) as

@@ -42,8 +42,13 @@ impl ValidScenario {
         let policies = Policies::new(&scenario, &topo)?;
         let switch_cfg = switch_config(&scenario, &policies)?;
         let lossless = !matches!(policies.flow_control, super::FlowControlChoice::None);
-        let mut transport =
-            transport_config(&scenario.transport, switch_cfg.int_enabled, policies.hop_limit, lossless)?;
+        let mut transport = transport_config(
+            &scenario.transport,
+            switch_cfg.int_enabled,
+            policies.hop_limit,
+            lossless,
+            policies.deflection.reads_rank(),
+        )?;
         transport.serialization = scenario.links.serialization;
         check(
             (scenario.transport.priority as usize) < switch_cfg.queues,
@@ -141,13 +146,59 @@ fn switch_config(s: &Scenario, policies: &Policies) -> Result<SwitchConfig, Scen
     })
 }
 
+/// Congestion-control parameters of the default transport with payload `mtu` (tests).
+pub fn default_cc_params(mtu: u32) -> CcParams {
+    let t = TransportSpec { mtu, ..Default::default() };
+    transport_config(&t, false, 64, false, false).expect("the defaults are valid").cc_params
+}
+
 fn transport_config(
     t: &TransportSpec,
     int_enabled: bool,
     ttl: u8,
     lossless: bool,
+    rank_read: bool,
 ) -> Result<TransportConfig, ScenarioError> {
+    use crate::scenario::TransportKind;
     check(t.mtu > 0, "transport.mtu", "expected a positive payload size")?;
+    let kind_name = |k: TransportKind| if k == TransportKind::Tcp { "tcp" } else { "roce" };
+    for (field, cc) in std::iter::once(("transport.cc".to_string(), t.cc))
+        .chain(t.groups.iter().enumerate().map(|(i, g)| (format!("transport.groups[{i}].cc"), g.cc)))
+    {
+        check(
+            cc.runs_on(t.kind),
+            &field,
+            format!(
+                "{:?} does not run on transport.kind = \"{}\"; expected {}",
+                cc,
+                kind_name(t.kind),
+                if t.kind == TransportKind::Tcp {
+                    "\"reno\", \"dctcp\", \"swift\" or \"bolt\""
+                } else {
+                    "\"none\", \"dcqcn\", \"hpcc\", \"dctcp\" or \"timely\" (or set transport.kind = \"tcp\")"
+                }
+            )
+            .to_lowercase(),
+        )?;
+    }
+    let tcp = t.kind == TransportKind::Tcp;
+    if tcp {
+        check(
+            t.loss_recovery == crate::scenario::LossRecovery::GoBackN,
+            "transport.loss_recovery",
+            "is the RoCE transport's; TCP recovers with NewReno (or SACK: transport.tcp.sack = true)",
+        )?;
+        check(
+            !lossless,
+            "transport.kind",
+            "\"tcp\" runs on lossy switches; set switch.flow_control.kind = \"none\" (or switch.pfc.enabled = false)",
+        )?;
+    }
+    let rank = t.rank.unwrap_or(if rank_read {
+        crate::scenario::RankSpec::Srpt
+    } else {
+        crate::scenario::RankSpec::None
+    });
     check(t.ack_bytes > 0, "transport.ack_bytes", "expected a positive size")?;
     check(t.ack_every > 0, "transport.ack_every", "expected a positive packet count")?;
     check(t.rto.0 > Delta::ZERO, "transport.rto", "expected a positive duration")?;
@@ -217,7 +268,12 @@ fn transport_config(
         }),
         ttl,
         serialization: Default::default(),
+        tcp: if tcp { Some(super::tcp::tcp_params(&t.tcp)?) } else { None },
+        rank: rank.into(),
         cc_params: CcParams {
+            window: super::tcp::window_params(dc.g),
+            swift: super::tcp::swift_params(&t.swift)?,
+            bolt: super::tcp::bolt_params(&t.bolt, t.mtu, t.header_bytes)?,
             timely,
             dctcp: DctcpParams {
                 g: dc.g,

@@ -2,7 +2,8 @@
 //! switches, hosts, flows and observers. Cannot fail: every check happened in validation.
 
 use crate::engine::{rng_stream, Event};
-use crate::host::{cc::LineRate, Cc, Dcqcn, Dctcp, Flow, Host, Hpcc, Timely};
+use crate::host::cc::{Bolt, LineRate, Reno, Swift, TcpDctcp};
+use crate::host::{Cc, Dcqcn, Dctcp, Flow, Host, Hpcc, Rank, TcpFlow, Timely};
 use crate::ids::{FlowId, NodeId, PortId};
 use crate::metrics::Counters;
 use crate::observe::{HopTier, Observers, PacketTrace, QueueSampler, Throughput};
@@ -11,7 +12,7 @@ use crate::scenario::{
     BdpScope, CcKind, DeflectionChoice, FlowControlChoice, LoadBalancerChoice, OutputSpec, Policies,
     SourcePorts, ValidScenario, WindowSpec,
 };
-use crate::switch::admission::Dibs;
+use crate::switch::admission::{Aifo, Dibs, Preemptive, SimpleDeflection, Snapshot, Vertigo};
 use crate::switch::flow_control::{Bfc, BfcPort, PerFlow, Pfc, Pyrrha, PyrrhaPort};
 use crate::switch::load_balance::Drill;
 use crate::switch::{
@@ -96,6 +97,12 @@ pub fn build(v: ValidScenario) -> Simulator {
                     pmax: ecn.pmax,
                 });
             }
+            // Vertigo serves every switch queue shortest-remaining first.
+            if is_switch && policies.deflection == DeflectionChoice::Vertigo {
+                for q in 0..port.queues.len() {
+                    port.queues.set_order(q, crate::queues::QueueOrder::Rank);
+                }
+            }
             port
         })
         .collect();
@@ -163,6 +170,12 @@ pub fn build(v: ValidScenario) -> Simulator {
                 (WindowSpec::Bdp, _) => bdp,
             };
             let line_rate = topo.ports[path[0].idx()].rate.0;
+            // TCP: the window is the congestion window, from the initial window.
+            let mss = t.mtu as u64;
+            let window = match &transport.tcp {
+                Some(tcp) => tcp.initial_window * mss,
+                None => window,
+            };
             Flow {
                 id: FlowId(i as u32),
                 src: NodeId(s.src),
@@ -191,14 +204,20 @@ pub fn build(v: ValidScenario) -> Simulator {
                 rto_pending: false,
                 in_active: false,
                 timer_gen: [0; 3],
-                cc: match cc {
-                    CcKind::None => Cc::None(LineRate),
-                    CcKind::Dcqcn => Cc::Dcqcn(Dcqcn::new(line_rate)),
-                    CcKind::Hpcc => Cc::Hpcc(Hpcc::new(line_rate)),
-                    CcKind::Dctcp => Cc::Dctcp(Dctcp::new()),
-                    CcKind::Timely => Cc::Timely(Timely::new()),
+                cc: match (cc, transport.tcp.is_some()) {
+                    (CcKind::None, _) => Cc::None(LineRate),
+                    (CcKind::Dcqcn, _) => Cc::Dcqcn(Dcqcn::new(line_rate)),
+                    (CcKind::Hpcc, _) => Cc::Hpcc(Hpcc::new(line_rate)),
+                    (CcKind::Dctcp, false) => Cc::Dctcp(Dctcp::new()),
+                    (CcKind::Dctcp, true) => Cc::TcpDctcp(TcpDctcp::new()),
+                    (CcKind::Timely, _) => Cc::Timely(Timely::new()),
+                    (CcKind::Reno, _) => Cc::Reno(Reno),
+                    (CcKind::Swift, _) => Cc::Swift(Swift::new((window / mss) as f64)),
+                    (CcKind::Bolt, _) => Cc::Bolt(Bolt::new(window)),
                 },
                 irn: (t.loss_recovery == crate::scenario::LossRecovery::Irn).then(Default::default),
+                tcp: transport.tcp.as_ref().map(|p| Box::new(TcpFlow::new(p))),
+                ssthresh: u64::MAX / 2,
                 finish: None,
                 retransmitted_bytes: 0,
                 timeouts: 0,
@@ -222,7 +241,21 @@ pub fn build(v: ValidScenario) -> Simulator {
     let switch_nodes: Vec<NodeId> = switches.iter().map(|s| s.node).collect();
     let fc = flow_control(&policies, &topo, &switch_nodes, nic_rate, flows.len(), q, scenario.seed);
     // BFC carries upstream queue ids, Pyrrha congestion roots, in the packets.
-    let ext = if matches!(fc, FlowControl::Bfc(_) | FlowControl::Pyrrha(_)) {
+    let bolt_runs =
+        transport.cc == CcKind::Bolt || scenario.transport.groups.iter().any(|g| g.cc == CcKind::Bolt);
+    let bolt = bolt_runs.then(|| {
+        Box::new(crate::switch::bolt::BoltSwitches::new(
+            transport.cc_params.bolt.clone(),
+            transport.mtu + transport.header_bytes,
+            topo.ports.len(),
+        ))
+    });
+    // Senders write ranks, and Bolt its header bits, there too.
+    let ext = if matches!(fc, FlowControl::Bfc(_) | FlowControl::Pyrrha(_))
+        || bolt_runs
+        || transport.rank != Rank::None
+        || policies.deflection.reads_rank()
+    {
         crate::ext::ExtTable::enabled()
     } else {
         Default::default()
@@ -254,6 +287,7 @@ pub fn build(v: ValidScenario) -> Simulator {
         log_all_frames: scenario.output.control_frames,
         frames: Default::default(),
         ext,
+        bolt,
         timers,
         faults: policies.faults.clone(),
         trace_flows: scenario
@@ -419,21 +453,51 @@ fn load_balancer(p: &Policies, topo: &Topology, switches: &[NodeId], seed: u64) 
 }
 
 fn admission(p: &Policies, topo: &Topology, switches: &[NodeId], seed: u64) -> Admission {
+    // Each switch's ports towards another switch (the port a packet came in on included).
+    let candidates = || -> Vec<Vec<PortId>> {
+        switches
+            .iter()
+            .map(|&n| {
+                topo.ports_of(n)
+                    .map(PortId)
+                    .filter(|p| !topo.is_host(topo.ports[topo.ports[p.idx()].peer.idx()].node))
+                    .collect()
+            })
+            .collect()
+    };
+    let snapshot = |interval: Delta| {
+        let ports_of: Vec<(u32, u32)> = switches
+            .iter()
+            .map(|&n| {
+                let r = topo.ports_of(n);
+                (r.start, r.len() as u32)
+            })
+            .collect();
+        Snapshot::new(interval, &ports_of)
+    };
     let deflection = match p.deflection {
         DeflectionChoice::None => Deflection::None,
         DeflectionChoice::Dibs(cfg) => {
-            // Each switch's ports towards another switch.
-            let candidates = switches
-                .iter()
-                .map(|&n| {
-                    topo.ports_of(n)
-                        .map(PortId)
-                        .filter(|p| !topo.is_host(topo.ports[topo.ports[p.idx()].peer.idx()].node))
-                        .collect()
-                })
-                .collect();
-            Deflection::Dibs(Dibs::new(cfg, candidates, switch_streams(seed, switches, "dibs")))
+            Deflection::Dibs(Dibs::new(cfg, candidates(), switch_streams(seed, switches, "dibs")))
         }
+        DeflectionChoice::Simple { update_interval } => Deflection::Simple(SimpleDeflection::new(
+            candidates(),
+            switch_streams(seed, switches, "simple-deflection"),
+            snapshot(update_interval),
+        )),
+        DeflectionChoice::Preemptive { cfg, update_interval } => {
+            Deflection::Preemptive(Box::new(Preemptive::new(
+                cfg,
+                candidates(),
+                switch_streams(seed, switches, "preemptive-deflection"),
+                snapshot(update_interval),
+                topo.ports.len(),
+            )))
+        }
+        DeflectionChoice::Vertigo => {
+            Deflection::Vertigo(Vertigo::new(candidates(), switch_streams(seed, switches, "vertigo")))
+        }
+        DeflectionChoice::Aifo(cfg) => Deflection::Aifo(Aifo::new(cfg, topo.ports.len())),
     };
     Admission { rule: p.buffer_rule, deflection }
 }

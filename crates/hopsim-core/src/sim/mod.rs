@@ -72,6 +72,8 @@ pub struct Simulator {
     pub(crate) frames: ControlFrames,
     /// Extension header fields beside the slots (empty unless a policy uses them).
     pub(crate) ext: crate::ext::ExtTable,
+    /// Bolt's switch state, when hosts run Bolt.
+    pub(crate) bolt: Option<Box<crate::switch::bolt::BoltSwitches>>,
     /// Generations of switch-port and policy timers.
     pub(crate) timers: PolicyTimers,
     /// `[[faults]]`: links that go down (and maybe up) during the run.
@@ -176,7 +178,7 @@ impl Simulator {
         match *ev {
             Event::FlowTimer { flow, kind, generation } => {
                 let f = &self.flows[flow.idx()];
-                f.finish.is_some() || f.timer_gen[kind as usize] != generation
+                f.finish.is_some() || f.timer_gen[kind.slot()] != generation
             }
             Event::PolicyTimer { kind, target, generation } => {
                 !self.timers.is_current(kind, target, generation)
@@ -431,6 +433,19 @@ impl Simulator {
                     / self.counters.data_packets_delivered as f64
             },
             packet_trace_dropped: self.obs.packet_trace.as_ref().map_or(0, |t| t.dropped),
+            reorder_held: self
+                .flows
+                .iter()
+                .filter_map(|f| f.tcp.as_ref())
+                .map(|t| t.held_packets as u64)
+                .sum(),
+            reorder_released: self
+                .flows
+                .iter()
+                .filter_map(|f| f.tcp.as_ref())
+                .map(|t| t.released_packets as u64)
+                .sum(),
+            bolt_srcs: self.bolt.as_ref().map_or(0, |b| b.srcs),
         }
     }
 

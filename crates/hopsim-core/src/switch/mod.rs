@@ -25,10 +25,12 @@
 //! pending `TxDone`. Each policy keeps its state in its own per-switch / per-port arrays.
 
 pub mod admission;
+pub mod bolt;
 mod ecn;
 pub mod flow_control;
 mod int;
 pub mod load_balance;
+mod vertigo;
 
 pub use admission::{Admission, BufferRule, Deflection, SharedBuffer, Verdict};
 pub use ecn::RedProfile;
@@ -113,6 +115,9 @@ impl Simulator {
             return;
         }
         let queue = self.classify(sw, egress, r, &pkt);
+        if self.bolt.is_some() && pkt.kind == PacketKind::Data {
+            self.bolt_on_arrival(sw, egress, r);
+        }
         let local_in = in_port.0 - self.switches[sw].first_port;
         let Some((egress, queue, signal)) = self.admit(sw, r, &pkt, in_port, local_in, egress, queue) else {
             return;
@@ -162,8 +167,10 @@ impl Simulator {
             }
             Arrival::Lossy => {}
         }
+        let rank = if self.admission.reads_rank() { self.ext.get(r.index()).rank } else { 0 };
         let ttl = &mut self.store.get_mut(r).ttl;
-        let arrival = admission::Arrival { sw, egress, queue, size, used, buffer, ttl };
+        let now = self.now;
+        let arrival = admission::Arrival { sw, egress, queue, size, used, buffer, ttl, rank, now };
         match self.admission.admit(arrival, &self.ports) {
             Verdict::Enqueue => Some((egress, queue, false)),
             Verdict::Mark => {
@@ -176,11 +183,7 @@ impl Simulator {
                 None
             }
             Verdict::Deflect(to) => {
-                self.ports[egress.idx()].stats.deflections += 1;
-                self.counters.deflections += 1;
-                if let Some(f) = self.flows.get_mut(pkt.flow.idx()) {
-                    f.deflections += 1;
-                }
+                self.count_deflection(egress, to, r);
                 let queue = self.classify(sw, to, r, pkt);
                 if self.admission.readmit(&self.ports[to.idx()], queue, size, used, buffer) {
                     Some((to, queue, false))
@@ -189,12 +192,31 @@ impl Simulator {
                     None
                 }
             }
+            Verdict::MakeRoom => {
+                self.vertigo_make_room(sw, r, local_in, egress, queue);
+                None
+            }
+        }
+    }
+
+    /// Packet `r` is deflected from `from` to `to`: count it per port, per flow and in
+    /// the packet trace.
+    pub(crate) fn count_deflection(&mut self, from: PortId, to: PortId, r: PacketRef) {
+        self.ports[from.idx()].stats.deflections += 1;
+        self.counters.deflections += 1;
+        let flow = self.store.get(r).flow;
+        if let Some(f) = self.flows.get_mut(flow.idx()) {
+            f.deflections += 1;
+        }
+        if let Some(trace) = &mut self.obs.packet_trace {
+            let backlog = self.ports[to.idx()].queues.backlog_bytes;
+            trace.record(self.now, PacketEvent::Deflect, to, self.store.get(r), 0, backlog);
         }
     }
 
     /// Account, mark and queue admitted packet `r` in `queue` of `egress`.
     #[inline(always)]
-    fn enqueue(&mut self, sw: usize, r: PacketRef, local_in: u32, egress: PortId, queue: usize) {
+    pub(crate) fn enqueue(&mut self, sw: usize, r: PacketRef, local_in: u32, egress: PortId, queue: usize) {
         let s = &mut self.switches[sw];
         let stored = self.store.get_mut(r);
         let size = stored.wire_bytes as u64;
@@ -213,7 +235,12 @@ impl Simulator {
             self.counters.ecn_marks += 1;
         }
         let port = &mut self.ports[egress.idx()];
-        port.queues.enqueue(&mut self.store, queue, r);
+        if port.queues.is_simple() {
+            port.queues.enqueue(&mut self.store, queue, r);
+        } else {
+            self.enqueue_general(egress, queue, r);
+        }
+        let port = &mut self.ports[egress.idx()];
         port.stats.max_queue_bytes = port.stats.max_queue_bytes.max(port.queues.backlog_bytes);
         if let Some(trace) = &mut self.obs.packet_trace {
             trace.record(
@@ -224,6 +251,19 @@ impl Simulator {
                 queue,
                 port.queues.backlog_bytes,
             );
+        }
+    }
+
+    /// Enqueue into a port whose queues are not all plain FIFOs: a rank-ordered queue
+    /// orders by the packets' ranks (out of line, off the FIFO path).
+    #[inline(never)]
+    fn enqueue_general(&mut self, egress: PortId, queue: usize, r: PacketRef) {
+        let queues = &mut self.ports[egress.idx()].queues;
+        if queues.is_ranked(queue) && self.ext.is_enabled() {
+            let ext = &self.ext;
+            queues.enqueue_ranked(&mut self.store, queue, r, |x| ext.get(x.index()).rank);
+        } else {
+            queues.enqueue(&mut self.store, queue, r);
         }
     }
 
@@ -283,7 +323,7 @@ impl Simulator {
     }
 
     /// Drop packet `r` at switch `sw` (it was meant for `queue` of `port`).
-    fn drop_at(&mut self, sw: usize, r: PacketRef, port: PortId, queue: usize, cause: DropCause) {
+    pub(crate) fn drop_at(&mut self, sw: usize, r: PacketRef, port: PortId, queue: usize, cause: DropCause) {
         if self.store.get(r).kind == PacketKind::Data {
             self.switches[sw].drops.add(cause);
             self.counters.drops.add(cause);

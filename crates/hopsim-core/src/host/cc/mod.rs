@@ -8,14 +8,20 @@
 //! algorithms for static dispatch; a scenario picks one per flow (`transport.cc`, or per
 //! host group).
 
+pub mod bolt;
 pub mod dcqcn;
 pub mod dctcp;
 pub mod hpcc;
+pub mod reno;
+pub mod swift;
 pub mod timely;
 
+pub use bolt::{Bolt, BoltParams};
 pub use dcqcn::{Dcqcn, DcqcnParams};
 pub use dctcp::{Dctcp, DctcpParams};
 pub use hpcc::{Hpcc, HpccParams};
+pub use reno::{Reno, TcpDctcp, WindowParams};
+pub use swift::{Swift, SwiftParams};
 pub use timely::{Timely, TimelyParams, TimelyVariant};
 
 use crate::engine::TimerKind;
@@ -29,6 +35,10 @@ pub struct CcParams {
     pub hpcc: HpccParams,
     pub dctcp: DctcpParams,
     pub timely: TimelyParams,
+    /// Window-based (TCP) algorithms.
+    pub window: WindowParams,
+    pub swift: SwiftParams,
+    pub bolt: BoltParams,
 }
 
 /// A timer an algorithm asks for: fire `kind` at `at`; `restart` first cancels the
@@ -57,6 +67,13 @@ pub struct CcFlow<'a> {
     pub packet_bytes: u64,
     /// At most one timer per hook call.
     pub timer: Option<TimerRequest>,
+    /// Window-based transports (TCP): the slow-start threshold (bytes), whether the
+    /// sender is in fast recovery (the window is then the sender's, not the algorithm's),
+    /// the payload bytes of a full segment, and the switch hops of the flow's path.
+    pub ssthresh: &'a mut u64,
+    pub in_recovery: bool,
+    pub mss: u64,
+    pub hops: u32,
 }
 
 /// An acknowledgement as congestion control sees it.
@@ -70,6 +87,29 @@ pub struct Ack<'a> {
     pub sent_at: SimTime,
     /// Telemetry of the last ACK (INT on).
     pub int: Option<&'a IntStack>,
+    /// Bytes this ACK newly acknowledges (0 for a duplicate).
+    pub newly_acked: u64,
+    /// Header bits of the acknowledged packet the receiver echoes (Bolt's INC and DEC).
+    pub echo_flags: u8,
+}
+
+/// A loss the sender detected (window-based transports).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Loss {
+    /// Three duplicate ACKs: fast retransmit and fast recovery (RFC 5681 §3.2). `flight`
+    /// is the data outstanding when it was detected.
+    FastRetransmit { flight: u64 },
+    /// The retransmission timer expired (RFC 5681 §3.1, RFC 6298 §5).
+    Timeout { flight: u64 },
+}
+
+/// A switch's congestion notification straight to the sender (Bolt's SRC, §3.1): the
+/// queue it saw, the link's rate and when the packet that triggered it was sent.
+#[derive(Clone, Copy, Debug)]
+pub struct SourceNotice {
+    pub queue_bytes: u64,
+    pub link_rate: u64,
+    pub sent_at: SimTime,
 }
 
 /// A congestion-control algorithm. Every hook defaults to doing nothing.
@@ -82,6 +122,10 @@ pub trait CongestionControl {
     fn on_send(&mut self, _bytes: u64, _flow: &mut CcFlow<'_>, _p: &CcParams) {}
     /// A timer this algorithm asked for fired.
     fn on_timer(&mut self, _kind: TimerKind, _flow: &mut CcFlow<'_>, _p: &CcParams) {}
+    /// The sender detected a loss (window-based transports).
+    fn on_loss(&mut self, _loss: Loss, _flow: &mut CcFlow<'_>, _p: &CcParams) {}
+    /// A switch sent a congestion notification straight to the sender (Bolt's SRC).
+    fn on_source_notice(&mut self, _n: &SourceNotice, _flow: &mut CcFlow<'_>, _p: &CcParams) {}
 }
 
 /// No congestion control: line rate, window permitting.
@@ -98,6 +142,14 @@ pub enum Cc {
     Hpcc(Hpcc),
     Dctcp(Dctcp),
     Timely(Timely),
+    /// TCP NewReno's window (RFC 5681).
+    Reno(Reno),
+    /// DCTCP's window (Alizadeh et al., SIGCOMM 2010).
+    TcpDctcp(TcpDctcp),
+    /// Swift (Kumar et al., SIGCOMM 2020).
+    Swift(Swift),
+    /// Bolt (Arslan et al., NSDI 2023).
+    Bolt(Bolt),
 }
 
 macro_rules! dispatch {
@@ -108,6 +160,10 @@ macro_rules! dispatch {
             Cc::Hpcc($cc) => $call,
             Cc::Dctcp($cc) => $call,
             Cc::Timely($cc) => $call,
+            Cc::Reno($cc) => $call,
+            Cc::TcpDctcp($cc) => $call,
+            Cc::Swift($cc) => $call,
+            Cc::Bolt($cc) => $call,
         }
     };
 }
@@ -121,6 +177,10 @@ impl Cc {
             Cc::Hpcc(_) => "hpcc",
             Cc::Dctcp(_) => "dctcp",
             Cc::Timely(_) => "timely",
+            Cc::Reno(_) => "reno",
+            Cc::TcpDctcp(_) => "dctcp",
+            Cc::Swift(_) => "swift",
+            Cc::Bolt(_) => "bolt",
         }
     }
 
@@ -149,6 +209,14 @@ impl Cc {
     pub fn on_timer(&mut self, kind: TimerKind, flow: &mut CcFlow<'_>, p: &CcParams) {
         dispatch!(self, cc => cc.on_timer(kind, flow, p))
     }
+
+    pub fn on_loss(&mut self, loss: Loss, flow: &mut CcFlow<'_>, p: &CcParams) {
+        dispatch!(self, cc => cc.on_loss(loss, flow, p))
+    }
+
+    pub fn on_source_notice(&mut self, n: &SourceNotice, flow: &mut CcFlow<'_>, p: &CcParams) {
+        dispatch!(self, cc => cc.on_source_notice(n, flow, p))
+    }
 }
 
 impl CongestionControl for Dcqcn {
@@ -174,7 +242,7 @@ impl CongestionControl for Dcqcn {
                     f.timer = Some(TimerRequest { kind, at, restart: false });
                 }
             }
-            TimerKind::Rto => {}
+            _ => {}
         }
     }
 }

@@ -112,7 +112,17 @@ mod tests {
 
     fn decide(d: &mut Dibs, ports: &[Port], ttl: &mut u8) -> Verdict {
         let rule = BufferRule::StaticPerPort { bytes: 3_000 };
-        let a = Arrival { sw: 0, egress: PortId(1), queue: 0, size: 2_000, used: 0, buffer: 1 << 30, ttl };
+        let a = Arrival {
+            sw: 0,
+            egress: PortId(1),
+            queue: 0,
+            size: 2_000,
+            used: 0,
+            buffer: 1 << 30,
+            ttl,
+            rank: 0,
+            now: crate::time::SimTime::ZERO,
+        };
         d.admit(&rule, a, false, ports)
     }
 

@@ -11,13 +11,26 @@
 //! The whole switch also has its shared buffer ([`SharedBuffer`]): a packet that does not
 //! fit in it is dropped before any policy is asked.
 
+mod aifo;
 mod dibs;
+mod preemptive;
+mod simple;
+mod snapshot;
+mod vertigo;
+mod window;
 
+pub use aifo::{Aifo, AifoConfig};
 pub use dibs::{Dibs, DibsConfig};
+pub use preemptive::{Preemptive, PreemptiveConfig, RelativePriority};
+pub use simple::SimpleDeflection;
+pub use snapshot::Snapshot;
+pub use vertigo::Vertigo;
 
+use crate::engine::{pick_below, RngStream};
 use crate::ids::PortId;
 use crate::metrics::DropCause;
 use crate::port::Port;
+use crate::time::SimTime;
 
 /// Occupancy of a switch's shared buffer (data packets, and ACKs queued with data).
 #[derive(Clone, Debug, Default)]
@@ -48,6 +61,39 @@ impl BufferRule {
             BufferRule::StaticPerPort { bytes } => port.backlog_bytes() + size <= bytes,
         }
     }
+
+    /// The occupancy the rule limits: the queue's bytes (dynamic threshold) or the port's
+    /// (static per port).
+    #[inline]
+    pub fn level(&self, port: &Port, queue: usize) -> u64 {
+        match *self {
+            BufferRule::DynamicThreshold { .. } => port.queues.queue_bytes(queue),
+            BufferRule::StaticPerPort { .. } => port.backlog_bytes(),
+        }
+    }
+
+    /// The limit on [`level`](Self::level) now (`Q` of the deflection paper's Eq. 1).
+    #[inline]
+    pub fn capacity(&self, used: u64, buffer: u64) -> u64 {
+        match *self {
+            BufferRule::DynamicThreshold { alpha } => (alpha * (buffer - used) as f64) as u64,
+            BufferRule::StaticPerPort { bytes } => bytes,
+        }
+    }
+}
+
+/// Two distinct ports drawn uniformly from `candidates` (one if there is one, none if
+/// there are none).
+pub(crate) fn pick_two(rng: &mut RngStream, candidates: &[PortId]) -> (Option<PortId>, Option<PortId>) {
+    match candidates.len() {
+        0 => (None, None),
+        1 => (Some(candidates[0]), None),
+        n => {
+            let i = pick_below(rng, n);
+            let j = (i + 1 + pick_below(rng, n - 1)) % n;
+            (Some(candidates[i]), Some(candidates[j]))
+        }
+    }
 }
 
 /// What admission decided for a packet.
@@ -59,6 +105,9 @@ pub enum Verdict {
     /// Send it out of this port instead (re-admitted there).
     Deflect(PortId),
     Drop(DropCause),
+    /// Vertigo: the queue is full; take out higher-ranked packets to make room, or
+    /// deflect this one.
+    MakeRoom,
 }
 
 /// What happens to packets the buffer rule refuses (`[switch.deflection]`), with a
@@ -70,6 +119,14 @@ pub enum Deflection {
     None,
     /// DIBS (Zarifis et al., EuroSys 2014).
     Dibs(Dibs),
+    /// Simple Deflection (the deflection paper, §4.1).
+    Simple(SimpleDeflection),
+    /// Preemptive Deflection (the deflection paper, §3).
+    Preemptive(Box<Preemptive>),
+    /// Vertigo's Selective Deflection with SRPT queues.
+    Vertigo(Vertigo),
+    /// AIFO's rank-aware admission (no deflection).
+    Aifo(Aifo),
 }
 
 /// The admission policy of every switch in a run.
@@ -92,6 +149,9 @@ pub struct Arrival<'a> {
     /// The packet's remaining hop limit (decremented here when a deflection policy keeps
     /// one).
     pub ttl: &'a mut u8,
+    /// The packet's rank (0 unless the policy reads ranks).
+    pub rank: u64,
+    pub now: SimTime,
 }
 
 impl Admission {
@@ -99,7 +159,17 @@ impl Admission {
         match &self.deflection {
             Deflection::None => "none",
             Deflection::Dibs(d) => d.name(),
+            Deflection::Simple(_) => "simple",
+            Deflection::Preemptive(_) => "preemptive",
+            Deflection::Vertigo(_) => "vertigo",
+            Deflection::Aifo(_) => "aifo",
         }
+    }
+
+    /// Whether the policy reads packet ranks (their extension fields).
+    #[inline]
+    pub fn reads_rank(&self) -> bool {
+        matches!(self.deflection, Deflection::Preemptive(_) | Deflection::Vertigo(_) | Deflection::Aifo(_))
     }
 
     /// Decide for a lossy packet.
@@ -110,6 +180,20 @@ impl Admission {
             Deflection::None if fits => Verdict::Enqueue,
             Deflection::None => Verdict::Drop(DropCause::EgressAdmission),
             Deflection::Dibs(d) => d.admit(&self.rule, a, fits, ports),
+            policy => {
+                // Every switch spends one hop of the packet's limit (as DIBS).
+                *a.ttl = a.ttl.saturating_sub(1);
+                if *a.ttl == 0 {
+                    return Verdict::Drop(DropCause::HopLimit);
+                }
+                match policy {
+                    Deflection::Simple(d) => d.admit(&self.rule, &a, fits, ports),
+                    Deflection::Preemptive(d) => d.admit(&self.rule, &a, fits, ports),
+                    Deflection::Vertigo(d) => d.admit(fits),
+                    Deflection::Aifo(d) => d.admit(&self.rule, &a, fits, ports),
+                    Deflection::None | Deflection::Dibs(_) => unreachable!("handled above"),
+                }
+            }
         }
     }
 

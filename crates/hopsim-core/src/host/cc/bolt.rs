@@ -1,0 +1,199 @@
+//! Bolt (Arslan et al., "Bolt: Sub-RTT Congestion Control for Ultra-Low Latency", NSDI
+//! 2023): a window that switches steer directly, below one round trip.
+//!
+//! - SRC (§3.1): a switch whose queue is at or above `cc_thresh` when a data packet
+//!   arrives sends the sender a notice (once per packet along the path; `switch::bolt`).
+//!   The sender takes one segment off its window per notice, at most once per
+//!   `rtt_src / (q · share)` — `rtt_src` the notice's own round trip, `q` the queue in
+//!   packets, `share` this flow's rate over the link's — so all flows together drain the
+//!   queue within one `rtt_src`. Below one segment the cut is multiplicative (1 − max_mdf).
+//! - PRU (§3.2): packets of a flow's last window carry LAST; a switch turns each one (not
+//!   of a first window) into a token that grants another flow's INC request.
+//! - SM (§3.3): packets not in the first or last window request an increase (INC); the
+//!   switch grants it from a PRU token or from supply tokens (bytes the link could have
+//!   sent beyond what arrived), else clears it. The ACK echoes it; a granted INC adds one
+//!   segment.
+//! - Plus one segment of additive increase per round trip, and Swift's loss reactions.
+//!
+//! The sender-side reaction interval and the units follow the Bolt authors' ns-3 code
+//! (see `docs/model.md`); the deflection paper's artifact divides by the share instead.
+
+use super::{Ack, CcFlow, CcParams, CongestionControl, Loss, SourceNotice};
+use crate::time::{Delta, SimTime, PS_PER_S};
+
+/// Bolt parameters (`[transport.bolt]`; Swift's `ai` and `max_mdf` are shared).
+#[derive(Clone, Debug)]
+pub struct BoltParams {
+    /// Queue bytes at or above which a switch sends an SRC.
+    pub cc_thresh: u64,
+    /// Proactive ramp-up and supply matching switched on.
+    pub pru: bool,
+    pub sm: bool,
+    /// Wire bytes of an SRC.
+    pub src_bytes: u32,
+}
+
+/// Bolt's header bits, kept in the packet's extension fields (`PacketExt::cc_flags`).
+pub mod flags {
+    /// Sent before the flow had any round-trip sample.
+    pub const FIRST: u8 = 1;
+    /// Part of the flow's last window.
+    pub const LAST: u8 = 2;
+    /// An increase request (data) / grant (echoed in the ACK).
+    pub const INC: u8 = 4;
+    /// An SRC was already sent for this packet.
+    pub const DEC: u8 = 8;
+}
+
+/// Smallest Bolt window, bytes (the Bolt authors' ns-3 code and the deflection artifact).
+const MIN_CWND_BYTES: f64 = 15.0;
+
+/// Per-flow Bolt state.
+#[derive(Clone, Debug)]
+pub struct Bolt {
+    /// Congestion window, bytes (fractional below one segment).
+    pub cwnd: f64,
+    /// Latest round-trip sample (zero before the first).
+    pub rtt: Delta,
+    last_src_decrease: Option<SimTime>,
+    last_decrease: Option<SimTime>,
+    /// The next once-per-RTT additive increase comes when this byte is acknowledged.
+    ai_seq: u64,
+    retransmits: u32,
+    /// SRCs received, and those that cut the window.
+    pub srcs: u32,
+    pub src_decreases: u32,
+}
+
+impl Bolt {
+    pub fn new(initial_bytes: u64) -> Bolt {
+        Bolt {
+            cwnd: initial_bytes as f64,
+            rtt: Delta::ZERO,
+            last_src_decrease: None,
+            last_decrease: None,
+            ai_seq: 0,
+            retransmits: 0,
+            srcs: 0,
+            src_decreases: 0,
+        }
+    }
+
+    /// The header bits of the next data packet: `snd_nxt` the first byte it carries.
+    pub fn marks(&self, snd_nxt: u64, size: u64) -> u8 {
+        let first = self.rtt == Delta::ZERO;
+        let last = snd_nxt + self.cwnd as u64 >= size;
+        let mut m = 0;
+        if first {
+            m |= flags::FIRST;
+        }
+        if last {
+            m |= flags::LAST;
+        } else if !first {
+            m |= flags::INC;
+        }
+        m
+    }
+
+    fn can_decrease(&self, now: SimTime) -> bool {
+        self.last_decrease.is_none_or(|t| now.since(t) >= self.rtt)
+    }
+
+    /// Window and pacing onto the flow (as Swift: below a segment, one per `RTT·mss/cwnd`).
+    fn apply(&mut self, f: &mut CcFlow<'_>, max_cwnd_packets: f64) {
+        let max = max_cwnd_packets * f.mss as f64;
+        self.cwnd = self.cwnd.clamp(MIN_CWND_BYTES, max);
+        let bytes = (self.cwnd as u64).max(f.mss);
+        *f.ssthresh = bytes;
+        if !f.in_recovery {
+            *f.window = bytes;
+        }
+        *f.rate = if self.cwnd < f.mss as f64 && self.rtt > Delta::ZERO {
+            let bits = self.cwnd / f.mss as f64 * f.packet_bytes as f64 * 8.0;
+            ((bits * PS_PER_S as f64 / self.rtt.0 as f64) as u64).clamp(1, f.line_rate)
+        } else {
+            f.line_rate
+        };
+    }
+}
+
+impl CongestionControl for Bolt {
+    fn on_ack(&mut self, ack: &Ack<'_>, f: &mut CcFlow<'_>, p: &CcParams) {
+        self.rtt = f.now.since(ack.sent_at);
+        if ack.newly_acked > 0 {
+            self.retransmits = 0;
+        }
+        if !f.in_recovery {
+            let granted = ack.echo_flags & (flags::INC | flags::DEC) == flags::INC;
+            if granted && (p.bolt.pru || p.bolt.sm) {
+                self.cwnd += f.mss as f64;
+            }
+            if ack.seq > self.ai_seq {
+                self.cwnd += p.swift.ai * f.mss as f64;
+                self.ai_seq = f.snd_nxt;
+            }
+        }
+        self.apply(f, p.swift.max_cwnd);
+    }
+
+    fn on_source_notice(&mut self, n: &SourceNotice, f: &mut CcFlow<'_>, p: &CcParams) {
+        self.srcs += 1;
+        let rtt_src = f.now.since(n.sent_at);
+        let mss = f.mss as f64;
+        if self.cwnd <= mss {
+            self.cwnd *= 1.0 - p.swift.max_mdf;
+            self.src_decreases += 1;
+        } else {
+            let rate = if self.rtt > Delta::ZERO {
+                self.cwnd * 8.0 * PS_PER_S as f64 / self.rtt.0 as f64
+            } else {
+                f.line_rate as f64
+            };
+            let share = (rate / n.link_rate.max(1) as f64).min(1.0);
+            let q_packets = n.queue_bytes as f64 / f.packet_bytes as f64;
+            let interval = rtt_src.0 as f64 / (q_packets * share).max(1e-9);
+            if self.last_src_decrease.is_none_or(|t| f.now.since(t).0 as f64 >= interval) {
+                self.cwnd -= mss;
+                self.last_src_decrease = Some(f.now);
+                self.src_decreases += 1;
+            }
+        }
+        self.apply(f, p.swift.max_cwnd);
+    }
+
+    fn on_loss(&mut self, loss: Loss, f: &mut CcFlow<'_>, p: &CcParams) {
+        let s = &p.swift;
+        match loss {
+            Loss::FastRetransmit { .. } => self.retransmits = 0,
+            Loss::Timeout { .. } => self.retransmits += 1,
+        }
+        if self.retransmits >= s.retx_reset_threshold {
+            self.cwnd = MIN_CWND_BYTES;
+            self.last_decrease = Some(f.now);
+        } else if self.can_decrease(f.now) {
+            self.cwnd *= 1.0 - s.max_mdf;
+            self.last_decrease = Some(f.now);
+        }
+        self.apply(f, s.max_cwnd);
+        if matches!(loss, Loss::Timeout { .. }) {
+            *f.window = f.mss;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Marks: the first window asks nothing, later packets ask for an increase, the last
+    /// window is LAST (and asks nothing).
+    #[test]
+    fn first_last_and_inc_marks() {
+        let mut b = Bolt::new(10_000);
+        assert_eq!(b.marks(0, 100_000), flags::FIRST);
+        assert_eq!(b.marks(0, 5_000), flags::FIRST | flags::LAST, "fits in its first window");
+        b.rtt = Delta::from_us(10);
+        assert_eq!(b.marks(20_000, 100_000), flags::INC);
+        assert_eq!(b.marks(95_000, 100_000), flags::LAST);
+    }
+}

@@ -1,0 +1,109 @@
+//! Vertigo's queue surgery (see `admission::vertigo`): a full rank-ordered queue gives up
+//! its highest-ranked packets for a more urgent arrival. At the port a packet arrives
+//! for, those packets are deflected; at the port a deflected packet is sent to, they are
+//! dropped.
+
+use super::admission::Deflection;
+use crate::ids::PortId;
+use crate::metrics::DropCause;
+use crate::sim::Simulator;
+use crate::store::PacketRef;
+
+impl Simulator {
+    /// Packet `r` found `queue` of `egress` full: take out enough packets ranked above it
+    /// (from the highest) and deflect them, then enqueue it; if the queue holds too few,
+    /// deflect `r` itself.
+    pub(crate) fn vertigo_make_room(
+        &mut self,
+        sw: usize,
+        r: PacketRef,
+        local_in: u32,
+        egress: PortId,
+        queue: usize,
+    ) {
+        match self.vertigo_victims(sw, r, egress, queue) {
+            Some(victims) => {
+                for v in victims {
+                    self.vertigo_take_out(egress, queue, v);
+                    self.vertigo_deflect(sw, v, egress);
+                }
+                self.enqueue(sw, r, local_in, egress, queue);
+                self.switch_try_send(egress);
+            }
+            None => self.vertigo_deflect(sw, r, egress),
+        }
+    }
+
+    /// The highest-ranked packets of `queue` whose removal lets `r` fit, all ranked
+    /// strictly above it; `None` if there are not enough.
+    fn vertigo_victims(&self, sw: usize, r: PacketRef, port: PortId, queue: usize) -> Option<Vec<PacketRef>> {
+        let rule = self.admission.rule;
+        let rank = self.ext.get(r.index()).rank;
+        let size = self.store.get(r).wire_bytes as u64;
+        let used = self.switches[sw].mmu.used_bytes;
+        let cap = rule.capacity(used, self.switch_cfg.buffer_bytes);
+        let p = &self.ports[port.idx()];
+        let level = rule.level(p, queue);
+        let list = p.queues.list(queue);
+        let mut freed = 0;
+        let mut victims = Vec::new();
+        let mut at = p.queues.tail(queue);
+        while level - freed + size > cap {
+            let x = at?;
+            if self.ext.get(x.index()).rank <= rank {
+                return None;
+            }
+            freed += self.store.get(x).wire_bytes as u64;
+            victims.push(x);
+            at = self.store.prev_of(list, x);
+        }
+        Some(victims)
+    }
+
+    /// Take queued packet `v` out of `queue` of `port` (its buffer is released).
+    fn vertigo_take_out(&mut self, port: PortId, queue: usize, v: PacketRef) {
+        self.ports[port.idx()].queues.remove(&mut self.store, queue, v);
+        let p = *self.store.get(v);
+        self.release_departure(port, queue, v, &p);
+    }
+
+    /// Deflect packet `r` from `from`: to the less occupied of two random switch-facing
+    /// ports, where a full queue drops its highest ranks for it or drops it.
+    fn vertigo_deflect(&mut self, sw: usize, r: PacketRef, from: PortId) {
+        let rule = self.admission.rule;
+        let pkt = *self.store.get(r);
+        let queue = self.classify(sw, from, r, &pkt);
+        let Deflection::Vertigo(v) = &mut self.admission.deflection else {
+            unreachable!("Vertigo's surgery runs under Vertigo")
+        };
+        let Some(to) = v.deflection_port(sw, queue, &rule, &self.ports) else {
+            self.drop_at(sw, r, from, queue, DropCause::EgressAdmission);
+            return;
+        };
+        self.count_deflection(from, to, r);
+        let queue = self.classify(sw, to, r, &pkt);
+        let size = pkt.wire_bytes as u64;
+        let used = self.switches[sw].mmu.used_bytes;
+        let buffer = self.switch_cfg.buffer_bytes;
+        if used + size > buffer {
+            self.drop_at(sw, r, to, queue, DropCause::BufferFull);
+            return;
+        }
+        if !rule.fits(&self.ports[to.idx()], queue, size, used, buffer) {
+            match self.vertigo_victims(sw, r, to, queue) {
+                Some(victims) => {
+                    for x in victims {
+                        self.vertigo_take_out(to, queue, x);
+                        self.drop_at(sw, x, to, queue, DropCause::RankAdmission);
+                    }
+                }
+                None => {
+                    self.drop_at(sw, r, to, queue, DropCause::RankAdmission);
+                    return;
+                }
+            }
+        }
+        self.enqueue(sw, r, pkt.ingress as u32, to, queue);
+        self.switch_try_send(to);
+    }
+}
