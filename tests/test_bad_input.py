@@ -347,7 +347,7 @@ def test_nan_and_inf_anywhere_name_the_field(field, value):
             "transport.cc",
             3,
             "transport.cc: expected one of `none`, `dcqcn`, `hpcc`, `dctcp`, `timely`, "
-            "got integer `3`",
+            "`reno`, `swift`, `bolt`, got integer `3`",
         ),
         (
             "transport.loss_recovery",
@@ -370,6 +370,53 @@ def test_nan_and_inf_anywhere_name_the_field(field, value):
 )
 def test_wrong_types_say_what_was_expected_and_found(field, value, match):
     rejected(overrides={field: value}, match=match)
+
+
+TCP = {"transport.kind": "tcp", "transport.cc": "reno", "switch.pfc.enabled": False}
+
+
+@pytest.mark.parametrize(
+    ("overrides", "match"),
+    [
+        (
+            {"transport.kind": "udp"},
+            "transport.kind: unknown variant `udp`, expected `roce` or `tcp`",
+        ),
+        (
+            {"transport.kind": "tcp", "transport.cc": "reno"},
+            'transport.kind: "tcp" runs on lossy switches; set switch.flow_control.kind = "none"',
+        ),
+        ({"transport.kind": "tcp", "transport.cc": "dcqcn"}, "transport.cc: dcqcn does not run on"),
+        ({"transport.cc": "swift"}, "transport.cc: swift does not run on"),
+        (
+            {**TCP, "transport.tcp.initial_window": 0},
+            "transport.tcp.initial_window: expected 1 to 10,000 segments, got 0",
+        ),
+        (
+            {**TCP, "transport.tcp.reorder_timeout": "0us"},
+            "transport.tcp.reorder_timeout: expected a positive duration",
+        ),
+        (
+            {"switch.pfc.enabled": False, "switch.deflection": {"kind": "preemptive", "alpha": 2}},
+            "switch.deflection.alpha: expected a number in [0, 1], got 2",
+        ),
+        (
+            {"switch.pfc.enabled": False, "switch.deflection": {"kind": "aifo", "k": 1.0}},
+            "switch.deflection.k: expected a number in [0, 1), got 1",
+        ),
+        (
+            {
+                "switch.pfc.enabled": False,
+                "switch.deflection": {"kind": "preemptive", "priority": "x"},
+            },
+            "switch.deflection.priority: unknown variant `x`, "
+            "expected `quantile` or `distribution`",
+        ),
+        ({"switch.deflection": {"kind": "vertigo"}}, "switch.deflection.kind: deflection acts on"),
+    ],
+)
+def test_tcp_and_deflection_fields_are_checked(overrides, match):
+    rejected(overrides=overrides, match=match)
 
 
 def test_a_byte_order_mark_is_accepted(tmp_path):

@@ -109,6 +109,7 @@ def setup_of(
         "switches": switches,
         "host_rate": _rate(float(host_ports["rate_bps"].min())) if hosts else None,
         "fabric_rate": _rate(float(max(fabric))) if len(fabric) else None,
+        "transport": transport.get("kind", "roce"),
         "cc": ", ".join(ccs) or transport.get("cc"),
         "loss_recovery": ", ".join(recovery) or transport.get("loss_recovery"),
         "flow_control": _flow_control(switch),
