@@ -294,9 +294,23 @@ impl EgressQueues {
     }
 
     /// Append stored packet `pkt` to data queue `queue` (a rank-ordered queue takes
-    /// [`enqueue_ranked`](Self::enqueue_ranked)).
+    /// [`enqueue_with`](Self::enqueue_with)).
     #[inline(always)]
     pub fn enqueue(&mut self, store: &mut PacketStore, queue: usize, pkt: PacketRef) {
+        self.enqueue_with(store, queue, pkt, |_| 0);
+    }
+
+    /// Append stored packet `pkt` to data queue `queue`, or insert it by rank if the queue
+    /// is rank-ordered (`rank` gives the rank of any stored packet; never called for FIFO
+    /// queues).
+    #[inline(always)]
+    pub fn enqueue_with(
+        &mut self,
+        store: &mut PacketStore,
+        queue: usize,
+        pkt: PacketRef,
+        rank: impl Fn(PacketRef) -> u64,
+    ) {
         if self.simple {
             let wire = store.get(pkt).wire_bytes as u64;
             let q = &mut self.queues[queue];
@@ -306,7 +320,7 @@ impl EgressQueues {
             self.nonempty |= bit(queue);
             return;
         }
-        self.enqueue_general(store, queue, pkt, |_| 0);
+        self.enqueue_general(store, queue, pkt, rank);
     }
 
     /// Enqueue into a rank-ordered queue: `rank` gives the rank of any stored packet.

@@ -91,10 +91,20 @@ pub struct Flow {
 }
 
 impl Flow {
-    /// The next segment to send: an IRN hole to retransmit first, else new data at
-    /// `snd_nxt`. Returns (sequence, is an IRN hole).
-    #[inline]
+    /// The next segment to send: a hole to retransmit first (IRN, TCP), else new data at
+    /// `snd_nxt`. Returns (sequence, is a retransmitted hole).
+    #[inline(always)]
     pub fn next_segment(&mut self, mtu: u32) -> Option<(u64, bool)> {
+        if self.irn.is_some() || self.tcp.is_some() {
+            return self.next_segment_with_holes(mtu);
+        }
+        (self.snd_nxt < self.size).then_some((self.snd_nxt, false))
+    }
+
+    /// [`next_segment`](Self::next_segment) of a flow that keeps holes to resend (out of
+    /// line: go-back-N flows never take it).
+    #[inline(never)]
+    fn next_segment_with_holes(&mut self, mtu: u32) -> Option<(u64, bool)> {
         if let Some(irn) = &mut self.irn {
             if let Some(seq) = irn.sender.next_hole(mtu as u64) {
                 return Some((seq, true));

@@ -122,9 +122,8 @@ impl Simulator {
 
     /// A packet reached host `h`.
     pub(crate) fn host_receive(&mut self, h: usize, r: PacketRef) {
-        let p = self.store.get(r);
-        let tcp = self.flows[p.flow.idx()].tcp.is_some();
-        match p.kind {
+        let tcp = self.transport.tcp.is_some();
+        match self.store.get(r).kind {
             PacketKind::Data if tcp => self.tcp_receive_data(h, r),
             PacketKind::Data => self.receive_data(h, r),
             PacketKind::Ack | PacketKind::Nack => {

@@ -145,6 +145,7 @@ impl TcpFlow {
 
 impl Simulator {
     /// TCP sender: an ACK (cumulative, or a duplicate, possibly with a SACK block).
+    #[inline(never)]
     pub(super) fn tcp_receive_ack(&mut self, h: usize, p: &Packet, echo_flags: u8) {
         let now = self.now;
         let t = &self.transport;
@@ -242,6 +243,7 @@ impl Simulator {
     }
 
     /// TCP sender: the retransmission timer of flow `f` fired (RFC 6298 §5).
+    #[inline(never)]
     pub(super) fn tcp_on_rto(&mut self, f: FlowId, generation: u32) {
         let now = self.now;
         let t = &self.transport;
@@ -280,6 +282,7 @@ impl Simulator {
     }
 
     /// TCP receiver: a data segment arrived at host `h`.
+    #[inline(never)]
     pub(super) fn tcp_receive_data(&mut self, h: usize, r: PacketRef) {
         let data = *self.store.get(r);
         self.counters.data_packets_delivered += 1;
@@ -436,6 +439,7 @@ impl Simulator {
     }
 
     /// TCP receiver timers: the delayed ACK, and the ordering layer's timeout.
+    #[inline(never)]
     pub(super) fn tcp_on_receiver_timer(&mut self, f: FlowId, kind: TimerKind) {
         let mss = self.transport.mtu as u64;
         let now = self.now;
@@ -468,6 +472,7 @@ impl Simulator {
     }
 
     /// A switch's notice straight to the sender (Bolt's SRC).
+    #[inline(never)]
     pub(super) fn on_source_notice(&mut self, p: &Packet) {
         let t = &self.transport;
         let flow = &mut self.flows[p.flow.idx()];

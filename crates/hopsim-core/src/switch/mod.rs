@@ -56,6 +56,8 @@ pub struct SwitchConfig {
     /// Bit `kind as u8`: packets of this kind go to the strict-priority control queue
     /// (control frames and CNPs always; ACKs and NACKs unless `ack_queue = "data"`).
     pub control_kinds: u8,
+    /// Hosts run Bolt: switches run its SRC / PRU / SM on each data packet.
+    pub bolt: bool,
 }
 
 impl SwitchConfig {
@@ -115,7 +117,7 @@ impl Simulator {
             return;
         }
         let queue = self.classify(sw, egress, r, &pkt);
-        if self.bolt.is_some() && pkt.kind == PacketKind::Data {
+        if self.switch_cfg.bolt && pkt.kind == PacketKind::Data {
             self.bolt_on_arrival(sw, egress, r);
         }
         let local_in = in_port.0 - self.switches[sw].first_port;
@@ -201,6 +203,7 @@ impl Simulator {
 
     /// Packet `r` is deflected from `from` to `to`: count it per port, per flow and in
     /// the packet trace.
+    #[inline(never)]
     pub(crate) fn count_deflection(&mut self, from: PortId, to: PortId, r: PacketRef) {
         self.ports[from.idx()].stats.deflections += 1;
         self.counters.deflections += 1;
@@ -235,12 +238,9 @@ impl Simulator {
             self.counters.ecn_marks += 1;
         }
         let port = &mut self.ports[egress.idx()];
-        if port.queues.is_simple() {
-            port.queues.enqueue(&mut self.store, queue, r);
-        } else {
-            self.enqueue_general(egress, queue, r);
-        }
-        let port = &mut self.ports[egress.idx()];
+        let ext = &self.ext;
+        // A rank-ordered queue (Vertigo's) orders by the ranks in the extension fields.
+        port.queues.enqueue_with(&mut self.store, queue, r, |x| ext.get(x.index()).rank);
         port.stats.max_queue_bytes = port.stats.max_queue_bytes.max(port.queues.backlog_bytes);
         if let Some(trace) = &mut self.obs.packet_trace {
             trace.record(
@@ -251,19 +251,6 @@ impl Simulator {
                 queue,
                 port.queues.backlog_bytes,
             );
-        }
-    }
-
-    /// Enqueue into a port whose queues are not all plain FIFOs: a rank-ordered queue
-    /// orders by the packets' ranks (out of line, off the FIFO path).
-    #[inline(never)]
-    fn enqueue_general(&mut self, egress: PortId, queue: usize, r: PacketRef) {
-        let queues = &mut self.ports[egress.idx()].queues;
-        if queues.is_ranked(queue) && self.ext.is_enabled() {
-            let ext = &self.ext;
-            queues.enqueue_ranked(&mut self.store, queue, r, |x| ext.get(x.index()).rank);
-        } else {
-            queues.enqueue(&mut self.store, queue, r);
         }
     }
 

@@ -13,6 +13,8 @@ impl Simulator {
     /// Packet `r` found `queue` of `egress` full: take out enough packets ranked above it
     /// (from the highest) and deflect them, then enqueue it; if the queue holds too few,
     /// deflect `r` itself.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn vertigo_make_room(
         &mut self,
         sw: usize,
