@@ -16,13 +16,13 @@ import os
 from collections.abc import Callable, Sequence
 
 from hopsim._core import ScenarioError
-from hopsim.reproduce import pyrrha
+from hopsim.reproduce import deflection, pyrrha
 from hopsim.reproduce.framework import ClaimResult, Experiment, Paper, run_paper
 
 __all__ = ["PAPERS", "ClaimResult", "Experiment", "Paper", "papers", "run"]
 
 #: Every paper `hopsim reproduce` knows, by name.
-PAPERS: dict[str, Paper] = {p.name: p for p in (pyrrha.PAPER,)}
+PAPERS: dict[str, Paper] = {p.name: p for p in (pyrrha.PAPER, deflection.PAPER)}
 
 
 def papers() -> list[Paper]:

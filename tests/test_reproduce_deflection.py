@@ -1,0 +1,192 @@
+"""`hopsim reproduce deflection` (Practical Packet Deflection, CoNEXT 2023): the listing,
+the experiments' scenarios (every point of both modes validates), the load accounting, the
+analysis and claims of every experiment, and one experiment end to end at a tiny size."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pandas as pd
+import pytest
+
+import hopsim
+from hopsim import reproduce
+from hopsim.cli import main
+from hopsim.reproduce import deflection
+from hopsim.reproduce.framework import (
+    Experiment,
+    Paper,
+    Run,
+    Variant,
+    _sweep_spec,
+    find_scenarios,
+    run_paper,
+)
+
+PAPER = reproduce.PAPERS["deflection"]
+VERDICTS = {"agrees", "direction only", "differs", "new"}
+
+
+def test_list_includes_deflection(capsys):
+    assert main(["reproduce", "--list"]) == 0
+    out = capsys.readouterr().out
+    assert "deflection: Practical Packet Deflection in Datacenters" in out
+    names = [e.name for e in PAPER.experiments]
+    assert len(names) == len(set(names))
+    for name in names:
+        assert name in out
+    for name in ("fig6_cc", "fig10_fattree", "fig11_100g", "table1_las", "roce_irn"):
+        assert name in names
+
+
+@pytest.mark.parametrize("mode", ["quick", "full"])
+def test_every_point_is_a_valid_scenario(mode):
+    scenarios = find_scenarios("deflection")
+    runs = 0
+    for exp in PAPER.experiments:
+        spec, variants, point_of = _sweep_spec(PAPER, exp, mode, scenarios)
+        assert variants and len(point_of) == len(variants), exp.name
+        for point in spec["point"]:
+            hopsim.validate(spec["scenario"], overrides=point)
+        runs += 0 if exp.shares else len(spec["point"])
+    assert runs < {"quick": 200, "full": 420}[mode]
+
+
+@pytest.mark.parametrize("name", ["leafspine.toml", "fattree_k8.toml", "leafspine_100g.toml"])
+def test_scenario_files_run_alone_and_cite_the_paper(name):
+    path = find_scenarios("deflection") / name
+    hopsim.validate(path)
+    head = path.read_text(encoding="utf-8").split("\nname = ")[0]
+    assert "§5" in head and "hopsim-side choices" in head
+
+
+def test_load_accounting_follows_the_artifact():
+    # Leaf-spine: 50 % background is 0.2 of the host links; 95 % in total is 18,000 QPS.
+    t = deflection.traffic("leafspine", "full", 95)
+    assert t["workload.0.load"] == pytest.approx(0.2)
+    assert t["workload.1.qps"] * 320 == pytest.approx(18_000)
+    assert deflection.traffic("leafspine", "full", 55)["workload.1.qps"] * 320 == pytest.approx(
+        2_000
+    )
+    # 100 Gb/s: 2.5x the core capacity; the fat-tree's core equals its host links.
+    t = deflection.traffic("100g", "quick", 85)
+    assert t["workload.0.load"] == pytest.approx(0.05)
+    assert t["workload.1.qps"] * 320 == pytest.approx(35_000)
+    t = deflection.traffic("fattree", "quick", 95)
+    assert t["workload.0.load"] == pytest.approx(0.5)
+    assert t["workload.1.qps"] * 128 == pytest.approx(18_000)
+    # §2 and Fig 9: a fixed 4,000 QPS.
+    t = deflection.traffic("leafspine", "quick", 35, background=25, qps_total=4000)
+    assert t["workload.0.load"] == pytest.approx(0.1)
+    assert t["workload.1.qps"] == pytest.approx(12.5)
+    assert deflection.parse_group("DCTCP, 95%") == {"cc": "DCTCP", "load": 95.0}
+    assert deflection.parse_group("alpha=0.5, 55%") == {"alpha": 0.5, "load": 55.0}
+
+
+def _fake_metrics(run: Run) -> dict:
+    rng = random.Random(f"{run.variant.group}/{run.variant.label}")
+    out = {
+        col: rng.uniform(1, 100)
+        for col in (
+            "qct_mean_ms",
+            "qct_p50_ms",
+            "qct_p99_ms",
+            "incast_fct_mean_ms",
+            "incast_fct_p99_ms",
+            "bg_fct_mean_ms",
+            "bg_fct_p99_ms",
+            "fct_p99_ms",
+            "drop_pct",
+            "reorder_pct",
+            "elephant_goodput_gbps",
+        )
+    }
+    out.update(
+        queries=100,
+        queries_finished=100,
+        drops=rng.randint(0, 1000),
+        elephants_finished=5,
+        unfinished=0,
+    )
+    return out
+
+
+@pytest.mark.parametrize("mode", ["quick", "full"])
+def test_every_experiment_analyses_draws_and_claims(monkeypatch, tmp_path, mode):
+    """Each experiment's analysis, figure and claims over made-up metrics: every claim gets
+    a verdict, and one that does not agree says why."""
+    monkeypatch.setattr(deflection, "_metrics", _fake_metrics)
+    for exp in PAPER.experiments:
+        source = PAPER.experiment(exp.shares) if exp.shares else exp
+        runs = [Run(v, "ok", tmp_path) for v in source.variants(mode)]
+        metrics = exp.analyze(runs)
+        assert len(metrics) == len(runs)
+        exp.draw(metrics, runs, tmp_path / f"{exp.name}.png")
+        assert (tmp_path / f"{exp.name}.png").stat().st_size > 0, exp.name
+        claims = exp.claims(metrics)
+        assert claims, exp.name
+        for c in claims:
+            assert c.verdict in VERDICTS, (exp.name, c)
+            assert c.experiment == exp.name and c.figure == exp.figure
+            if c.verdict != "agrees":
+                assert c.note, (exp.name, c.claim)
+            if c.verdict != "new":
+                assert c.measured != "not measured", (exp.name, c.claim)
+
+
+# A drastically smaller network and window: 2 spines, 2 leaves of 16 hosts, queries of 16
+# responses, 2 ms of arrivals.
+TINY = {
+    "topology.spines": 2,
+    "topology.leaves": 2,
+    "topology.hosts_per_leaf": 16,
+    "workload.0.stop": "2ms",
+    "workload.1.stop": "2ms",
+    "workload.1.fan_out": 16,
+    "workload.1.qps": 400,
+}
+
+
+def _tiny(exp: Experiment) -> Experiment:
+    def variants(mode: str) -> list[Variant]:
+        return [Variant(v.label, {**v.overrides, **TINY}, v.group) for v in exp.variants(mode)]
+
+    return Experiment(**{**exp.__dict__, "variants": variants})
+
+
+def test_tiny_experiments_end_to_end(tmp_path):
+    exps = [_tiny(PAPER.experiment(n)) for n in ("sec2_dibs_naive", "fig13_prob")]
+    paper = Paper(PAPER.name, PAPER.title, PAPER.source, exps)
+    out = tmp_path / "deflection"
+    claims = run_paper(paper, out, mode="quick", jobs=1)
+    assert {c.experiment for c in claims} == {"sec2_dibs_naive", "fig13_prob"}
+    table = pd.read_csv(out / "claims.csv")
+    assert len(table) == len(claims) >= 5
+    assert set(table["verdict"]) <= VERDICTS
+    assert (table["measured"] != "not measured").all(), table
+    assert table.loc[table["verdict"] != "agrees", "note"].notna().all()
+    for name in ("sec2_dibs_naive", "fig13_prob"):
+        assert (out / "figures" / f"{name}.png").stat().st_size > 0
+        m = pd.read_csv(out / "metrics" / f"{name}.csv")
+        assert (m["status"] == "ok").all()
+        assert (m["queries_finished"] == m["queries"]).all() and (m["queries"] > 0).all()
+        assert m["qct_mean_ms"].gt(0).all() and m["unfinished"].eq(0).all()
+    m = pd.read_csv(out / "metrics" / "sec2_dibs_naive.csv").set_index("scheme")
+    assert m.loc["ECMP", "deflections"] == 0 and m.loc["DIBS", "deflections"] > 0
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert "Practical Packet Deflection" in report and "Fig 13" in report
+    assert (out / "claims.md").read_text(encoding="utf-8").startswith("# Claims")
+
+
+def test_run_metrics_of_a_small_run():
+    scenario = find_scenarios("deflection") / "leafspine.toml"
+    over = {**TINY, "switch.deflection": {"kind": "dibs"}, "transport.tcp.fast_retransmit": False}
+    result = hopsim.run(scenario, overrides=over)
+    m = deflection.run_metrics(result)
+    q = result.qct()
+    assert m["queries"] == len(q) > 0 and m["queries_finished"] == int(q["finished"].sum())
+    assert m["qct_p99_ms"] >= m["qct_p50_ms"] > 0
+    assert m["deflections"] == result.summary["deflections"] > 0
+    assert 0 <= m["reorder_pct"] <= 100
+    assert math.isnan(m["elephant_goodput_gbps"]) or m["elephant_goodput_gbps"] > 0
