@@ -306,3 +306,35 @@ fn transport_and_cc_mismatches_are_refused() {
     }
     let _ = sim; // shared helper
 }
+
+/// Bolt's supply matching: while a link is under-used its switch grants increase
+/// requests (a segment per granted ACK), so a lone flow grows faster than by the
+/// once-per-RTT additive increase alone (PRU and SM off). Grants stop once its packets
+/// arrive back to back at the line rate (supply no longer exceeds demand).
+#[test]
+fn bolt_supply_matching_grants_increases_on_an_idle_link() {
+    let flow = "{ src = 0, dst = 1, size = \"2MB\" }";
+    let window_at = |extra: &str| {
+        let toml = dumbbell(
+            1,
+            "10Gbps",
+            "100Gbps",
+            "1MB",
+            "bolt",
+            flow,
+            &format!("[transport.tcp]\ninitial_window = 1\n{extra}[output.rate_trace]\nflows = [0]\ninterval = \"1us\""),
+        );
+        let s = run(&toml);
+        assert_drained(&s);
+        // The window 60 µs in (about six round trips).
+        s.rate_trace()
+            .iter()
+            .find(|t| t.time.as_ns_f64() >= 60_000.0)
+            .map(|t| t.window_bytes)
+            .expect("sampled")
+    };
+    let with_sm = window_at("");
+    let without = window_at("[transport.bolt]\npru = false\nsm = false\n");
+    assert!(without <= 10 * 1452, "additive increase only: {} segments", without / 1452);
+    assert!(with_sm * 2 >= 3 * without, "granted increases: {with_sm} B against {without} B");
+}

@@ -70,6 +70,8 @@ pub struct TransportConfig {
     pub tcp: Option<TcpParams>,
     /// What rank data packets carry (in their extension fields).
     pub rank: Rank,
+    /// Halve a resent segment's rank per resend (Vertigo's marking layer).
+    pub rank_boost: bool,
 }
 
 /// The rank a sender writes in each data packet (`transport.rank`), read by rank-aware

@@ -81,7 +81,13 @@ impl Simulator {
                 Rank::Srpt => size - seq,
                 Rank::Las => seq,
             };
-            if let super::Cc::Bolt(b) = &self.flows[f.idx()].cc {
+            let flow = &self.flows[f.idx()];
+            if retransmit && self.transport.rank_boost {
+                // Vertigo's marking layer: a resent segment's rank is halved per resend
+                // (counted as one plus the flow's timeouts).
+                row.rank >>= (1 + flow.timeouts).min(63);
+            }
+            if let super::Cc::Bolt(b) = &flow.cc {
                 row.cc_flags = b.marks(seq, size);
             }
         }

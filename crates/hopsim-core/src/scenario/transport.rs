@@ -15,6 +15,11 @@ pub struct TransportSpec {
     /// (Vertigo, AIFO, Preemptive Deflection), else `"none"`.
     #[serde(default)]
     pub rank: Option<super::RankSpec>,
+    /// Halve a resent segment's rank once per resend (one plus the flow's timeouts), so
+    /// rank-aware switches favour repairs: Vertigo's marking layer, as the deflection
+    /// paper's artifact runs Vertigo and Preemptive Deflection. Default false.
+    #[serde(default)]
+    pub rank_retransmit_boost: bool,
     #[serde(default)]
     pub tcp: super::TcpSpec,
     #[serde(default)]
@@ -252,6 +257,7 @@ impl Default for TransportSpec {
         TransportSpec {
             kind: Default::default(),
             rank: None,
+            rank_retransmit_boost: false,
             tcp: Default::default(),
             swift: Default::default(),
             bolt: Default::default(),

@@ -271,6 +271,7 @@ fn transport_config(
         serialization: Default::default(),
         tcp: if tcp { Some(super::tcp::tcp_params(&t.tcp)?) } else { None },
         rank: rank.into(),
+        rank_boost: t.rank_retransmit_boost,
         cc_params: CcParams {
             window: super::tcp::window_params(dc.g),
             swift: super::tcp::swift_params(&t.swift)?,
