@@ -264,10 +264,13 @@ def _write_claims(rows: Sequence[ClaimResult], outdir: Path) -> None:
         lines.append(
             "| " + " | ".join(c.replace("|", "/").replace("\n", " ") for c in cells) + " |"
         )
-    counts = {v: sum(r.verdict == v for r in rows) for v in ("agrees", "direction only", "differs")}
+    counts = {
+        v: sum(r.verdict == v for r in rows) for v in ("agrees", "direction only", "differs", "new")
+    }
+    new = f", {counts['new']} new (beyond the paper)" if counts["new"] else ""
     head = (
         f"# Claims\n\n{len(rows)} claims: {counts['agrees']} agree, {counts['direction only']} "
-        f"agree in direction only, {counts['differs']} differ.\n\n"
+        f"agree in direction only, {counts['differs']} differ{new}.\n\n"
     )
     (outdir / "claims.md").write_text(head + "\n".join(lines) + "\n", encoding="utf-8")
 

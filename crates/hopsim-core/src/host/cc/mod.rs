@@ -190,7 +190,7 @@ impl Cc {
         matches!(self, Cc::Dcqcn(_))
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn on_ack(&mut self, ack: &Ack<'_>, flow: &mut CcFlow<'_>, p: &CcParams) {
         dispatch!(self, cc => CongestionControl::on_ack(cc, ack, flow, p))
     }
@@ -200,7 +200,7 @@ impl Cc {
         dispatch!(self, cc => cc.on_congestion_notification(flow, p))
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn on_send(&mut self, bytes: u64, flow: &mut CcFlow<'_>, p: &CcParams) {
         dispatch!(self, cc => cc.on_send(bytes, flow, p))
     }
