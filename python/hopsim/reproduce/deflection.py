@@ -34,7 +34,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from hopsim.reproduce.framework import ClaimResult, Experiment, Paper, Run, Variant, compare
+from hopsim.reproduce.framework import (
+    ClaimResult,
+    Experiment,
+    Paper,
+    Run,
+    Variant,
+    compare,
+    experiment,
+)
 from hopsim.results import Result
 
 # ---------------------------------------------------------------- load accounting
@@ -1874,32 +1882,9 @@ def _roce_claims(m: pd.DataFrame) -> list[ClaimResult]:
 # ---------------------------------------------------------------- the paper
 
 
-def _experiment(
-    name: str,
-    figure: str,
-    section: str,
-    title: str,
-    description: str,
-    scenario: str,
-    variants,
-    claims,
-    draw,
-    analyze=_table,
-    shares=None,
-) -> Experiment:
-    return Experiment(
-        name=name,
-        figure=figure,
-        section=section,
-        title=title,
-        description=description,
-        scenario=scenario,
-        variants=variants,
-        analyze=analyze,
-        draw=draw,
-        claims=claims,
-        shares=shares,
-    )
+def _experiment(*parts: Any, analyze=_table, shares=None) -> Experiment:
+    """`framework.experiment` with this paper's usual analysis (one row per run)."""
+    return experiment(*parts, analyze=analyze, shares=shares)
 
 
 PAPER = Paper(

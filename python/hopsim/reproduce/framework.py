@@ -121,6 +121,35 @@ class Experiment:
     shares: str | None = None
 
 
+def experiment(
+    name: str,
+    figure: str,
+    section: str,
+    title: str,
+    description: str,
+    scenario: str,
+    variants: Callable[[str], list[Variant]],
+    claims: Callable[[pd.DataFrame], list[ClaimResult]],
+    draw: Callable[[pd.DataFrame, list[Run], Path], None],
+    analyze: Callable[[list[Run]], pd.DataFrame],
+    shares: str | None = None,
+) -> Experiment:
+    """An [`Experiment`] from its parts in the order the papers' modules list them."""
+    return Experiment(
+        name=name,
+        figure=figure,
+        section=section,
+        title=title,
+        description=description,
+        scenario=scenario,
+        variants=variants,
+        analyze=analyze,
+        draw=draw,
+        claims=claims,
+        shares=shares,
+    )
+
+
 @dataclass
 class Paper:
     name: str

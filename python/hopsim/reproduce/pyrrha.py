@@ -15,7 +15,15 @@ from typing import Any
 
 import pandas as pd
 
-from hopsim.reproduce.framework import ClaimResult, Experiment, Paper, Run, Variant, compare
+from hopsim.reproduce.framework import (
+    ClaimResult,
+    Experiment,
+    Paper,
+    Run,
+    Variant,
+    compare,
+    experiment,
+)
 from hopsim.reproduce.metrics import fct_summary, iq_usage, peak_queue_by_tier, throughput_by_class
 
 # ---------------------------------------------------------------- variants
@@ -1088,31 +1096,18 @@ def _experiment(
     analyze=_table,
     shares=None,
 ) -> Experiment:
-    return Experiment(
-        name=name,
-        figure=figure,
-        section=section,
-        title=title,
-        description=description,
-        scenario=scenario,
-        variants=variants,
-        analyze=analyze,
-        draw=draw
-        or (
-            lambda m, runs, path: _bars(
-                m,
-                path,
-                [
-                    ("uncongested_avg_us", "uncongested avg FCT (µs)"),
-                    ("uncongested_p99_us", "uncongested p99 FCT (µs)"),
-                    ("incast_avg_us", "incast avg FCT (µs)"),
-                ],
-                f"{figure}: {title}",
-            )
-        ),
-        claims=claims,
-        shares=shares,
-    )
+    """`framework.experiment`, drawing FCT bars unless told otherwise."""
+
+    def bars(m, runs, path):
+        cols = [
+            ("uncongested_avg_us", "uncongested avg FCT (µs)"),
+            ("uncongested_p99_us", "uncongested p99 FCT (µs)"),
+            ("incast_avg_us", "incast avg FCT (µs)"),
+        ]
+        _bars(m, path, cols, f"{figure}: {title}")
+
+    parts = (name, figure, section, title, description, scenario, variants, claims)
+    return experiment(*parts, draw or bars, analyze, shares)
 
 
 PAPER = Paper(
