@@ -211,6 +211,9 @@ pub struct Summary {
     pub reorder_released: u64,
     /// Bolt: source congestion notifications switches sent.
     pub bolt_srcs: u64,
+    /// With a deflection policy: data packets delivered per number of extra switch hops
+    /// their deflections cost (index k: k hops beyond the routed path; empty otherwise).
+    pub deflection_extra_hops: Vec<u64>,
     /// Packet-trace events not recorded once `max_records` was reached.
     pub packet_trace_dropped: u64,
 }

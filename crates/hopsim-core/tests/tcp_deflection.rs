@@ -287,6 +287,12 @@ fn ordering_layer_delivers_every_flow_in_order_despite_reordering() {
         sum.deflections,
         sum.reorder_held
     );
+    // Every delivered data packet is counted by the extra switch hops its deflections cost:
+    // a bounce off a neighbouring switch costs two.
+    let hist = &sum.deflection_extra_hops;
+    assert_eq!(hist.iter().sum::<u64>(), sum.data_packets_delivered);
+    assert!(hist.iter().skip(2).sum::<u64>() > 0, "deflected packets took extra hops: {hist:?}");
+    assert_eq!(hist.get(1).copied().unwrap_or(0), 0, "a detour is a round trip: {hist:?}");
 }
 
 /// Bad input: TCP-only congestion controls on RoCE, and the reverse, name the field.

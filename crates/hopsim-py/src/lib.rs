@@ -407,6 +407,7 @@ impl Simulation {
         d.set_item("reorder_held", s.reorder_held)?;
         d.set_item("reorder_released", s.reorder_released)?;
         d.set_item("bolt_srcs", s.bolt_srcs)?;
+        d.set_item("deflection_extra_hops", s.deflection_extra_hops.clone())?;
         d.set_item("packet_trace_dropped", s.packet_trace_dropped)?;
         d.set_item("queue_sample_interval_ns", self.sim.queue_sample_interval().map(|i| i.as_ns_f64()))?;
         d.set_item("throughput_interval_ns", self.sim.throughput_interval().map(|i| i.as_ns_f64()))?;

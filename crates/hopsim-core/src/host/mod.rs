@@ -112,6 +112,22 @@ impl Host {
 }
 
 impl Simulator {
+    /// Data packet `r` arrived with a deflection policy running: count the switch hops it
+    /// took beyond its flow's routed path (every switch spent one of its hop limit).
+    #[cold]
+    #[inline(never)]
+    fn count_extra_hops(&mut self, r: PacketRef) {
+        let p = self.store.get(r);
+        let taken = self.transport.ttl.saturating_sub(p.ttl) as u32;
+        let routed = self.flows[p.flow.idx()].path_hops.saturating_sub(1);
+        let extra = taken.saturating_sub(routed) as usize;
+        let h = self.extra_hops.as_mut().expect("counting");
+        if h.len() <= extra {
+            h.resize(extra + 1, 0);
+        }
+        h[extra] += 1;
+    }
+
     /// Put flow `f` in host `h`'s round-robin list (once; the flow's flag says whether it
     /// is there, so this costs no scan on every ACK).
     pub(crate) fn activate(&mut self, h: usize, f: FlowId) {
@@ -125,7 +141,11 @@ impl Simulator {
     /// A packet reached host `h`.
     pub(crate) fn host_receive(&mut self, h: usize, r: PacketRef) {
         let tcp = self.transport.tcp.is_some();
-        match self.store.get(r).kind {
+        let kind = self.store.get(r).kind;
+        if kind == PacketKind::Data && self.extra_hops.is_some() {
+            self.count_extra_hops(r);
+        }
+        match kind {
             PacketKind::Data if tcp => self.tcp_receive_data(h, r),
             PacketKind::Data => self.receive_data(h, r),
             PacketKind::Ack | PacketKind::Nack => {

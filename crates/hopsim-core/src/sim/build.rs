@@ -288,6 +288,7 @@ pub fn build(v: ValidScenario) -> Simulator {
         frames: Default::default(),
         ext,
         bolt,
+        extra_hops: (policies.deflection != DeflectionChoice::None).then(Vec::new),
         timers,
         faults: policies.faults.clone(),
         trace_flows: scenario

@@ -72,6 +72,8 @@ pub struct Simulator {
     pub(crate) frames: ControlFrames,
     /// Extension header fields beside the slots (empty unless a policy uses them).
     pub(crate) ext: crate::ext::ExtTable,
+    /// With a deflection policy: data packets delivered per extra switch hops taken.
+    pub(crate) extra_hops: Option<Vec<u64>>,
     /// Bolt's switch state, when hosts run Bolt.
     pub(crate) bolt: Option<Box<crate::switch::bolt::BoltSwitches>>,
     /// Generations of switch-port and policy timers.
@@ -446,6 +448,7 @@ impl Simulator {
                 .map(|t| t.released_packets as u64)
                 .sum(),
             bolt_srcs: self.bolt.as_ref().map_or(0, |b| b.srcs),
+            deflection_extra_hops: self.extra_hops.clone().unwrap_or_default(),
         }
     }
 
