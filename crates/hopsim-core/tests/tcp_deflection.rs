@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{assert_drained, fct_us, run, sim};
+use common::{assert_drained, fct_us, run};
 use hopsim_core::metrics::FlowRecord;
 
 /// A dumbbell: `left` senders at `host_rate` into one receiver behind a `bottleneck`,
@@ -310,7 +310,6 @@ fn transport_and_cc_mismatches_are_refused() {
         let e = hopsim_core::Simulator::new(s).err().expect("refused").to_string();
         assert!(e.starts_with(field), "{transport}: {e}");
     }
-    let _ = sim; // shared helper
 }
 
 /// Bolt's supply matching: while a link is under-used its switch grants increase
