@@ -204,7 +204,15 @@ def describe(result: Result) -> str:
     if s.get("control_drops"):
         lines.append(f"ACKs dropped  {s['control_drops']:,} (ACKs, NACKs, CNPs and control frames)")
     if s.get("deflections"):
-        lines.append(f"deflections   {s['deflections']:,}")
+        hops = s.get("deflection_extra_hops") or []
+        detoured = sum(hops[1:])
+        extra = (
+            f" ({detoured:,} delivered packets took detours, "
+            f"{sum(k * n for k, n in enumerate(hops)) / detoured:.1f} extra switch hops each)"
+            if detoured
+            else ""
+        )
+        lines.append(f"deflections   {s['deflections']:,}{extra}")
     if drops and setup.get("flow_control", "").startswith("pfc"):
         lines.append(
             "WARNING       PFC is on but packets were dropped: lossless traffic was lost "
