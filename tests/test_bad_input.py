@@ -388,6 +388,8 @@ TCP = {"transport.kind": "tcp", "transport.cc": "reno", "switch.pfc.enabled": Fa
         ),
         ({"transport.kind": "tcp", "transport.cc": "dcqcn"}, "transport.cc: dcqcn does not run on"),
         ({"transport.cc": "swift"}, "transport.cc: swift does not run on"),
+        ({**TCP, "transport.window": "bdp"}, "transport.window: is the RoCE transport's"),
+        ({**TCP, "transport.ack_every": 2}, "transport.ack_every: is the RoCE receiver's"),
         (
             {**TCP, "transport.tcp.initial_window": 0},
             "transport.tcp.initial_window: expected 1 to 10,000 segments, got 0",

@@ -194,6 +194,19 @@ fn transport_config(
             "transport.kind",
             "\"tcp\" runs on lossy switches; set switch.flow_control.kind = \"none\" (or switch.pfc.enabled = false)",
         )?;
+        // The RoCE transport's own knobs would be silently ignored under TCP: refuse them.
+        check(
+            t.window == crate::scenario::WindowSpec::Auto && !t.window_follows_rate,
+            "transport.window",
+            "is the RoCE transport's in-flight cap; TCP's window is its congestion window \
+             (set transport.tcp.initial_window)",
+        )?;
+        check(
+            t.ack_every == 1,
+            "transport.ack_every",
+            "is the RoCE receiver's; TCP acknowledges every segment (or every second one with \
+             transport.tcp.delayed_ack)",
+        )?;
     }
     let rank = t.rank.unwrap_or(if rank_read {
         crate::scenario::RankSpec::Srpt
