@@ -452,6 +452,15 @@ impl Simulator {
         }
     }
 
+    /// Control frames sent, by kind name, in a fixed order (kinds never sent omitted).
+    pub fn control_frames_sent(&self) -> Vec<(&'static str, u64)> {
+        crate::frames::FrameKind::ALL
+            .iter()
+            .map(|k| (k.name(), self.counters.frames.sent(*k)))
+            .filter(|(_, n)| *n > 0)
+            .collect()
+    }
+
     /// Bytes acknowledged so far and current sending rate (bits/s) of a flow.
     pub fn flow_progress(&self, flow: FlowId) -> (u64, u64) {
         let f = &self.flows[flow.idx()];
