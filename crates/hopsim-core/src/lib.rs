@@ -45,19 +45,13 @@
 #![deny(unsafe_code)]
 
 pub mod engine;
-pub mod ext;
-pub mod frames;
+pub mod fabric;
 pub mod host;
 pub mod ids;
 pub mod metrics;
 pub mod observe;
-pub mod packet;
-pub mod port;
-mod prefetch;
-pub mod queues;
 pub mod scenario;
 pub mod sim;
-pub mod store;
 pub mod switch;
 pub mod time;
 pub mod topology;

@@ -1,7 +1,7 @@
 //! What a run reports: a record per flow, per port, PFC events, and run-wide counters.
 
+use crate::fabric::port::PortStats;
 use crate::ids::{NodeId, PortId};
-use crate::port::PortStats;
 use crate::time::SimTime;
 
 /// Dropped data packets by cause.
@@ -87,7 +87,7 @@ pub struct Counters {
     pub data_packets_delivered: u64,
     pub drops: Drops,
     /// Control frames sent and received, per kind.
-    pub frames: crate::frames::FrameCounters,
+    pub frames: crate::fabric::frames::FrameCounters,
     pub ecn_marks: u64,
     pub flows_finished: u64,
     /// Packets deflected (sent out of another port than routing chose).
@@ -157,7 +157,7 @@ pub struct ControlEvent {
     pub time: SimTime,
     pub node: NodeId,
     pub port: PortId,
-    pub payload: crate::frames::ControlPayload,
+    pub payload: crate::fabric::frames::ControlPayload,
 }
 
 /// A PFC frame sent (`pause` = XOFF, else XON) out of `port` of `node`.
@@ -187,7 +187,7 @@ pub struct Summary {
     pub pfc_pause_frames: u64,
     pub pfc_resume_frames: u64,
     /// Control frames of every kind, sent and received.
-    pub control_frames: crate::frames::FrameCounters,
+    pub control_frames: crate::fabric::frames::FrameCounters,
     /// Packets deflected by admission (sent out of another port than routing chose).
     pub deflections: u64,
     /// ACKs, NACKs, CNPs and control frames dropped (not in `drops`).

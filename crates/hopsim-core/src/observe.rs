@@ -6,8 +6,8 @@
 //! a run that asks for nothing pays for nothing but the delay histogram (a few
 //! instructions per switch hop).
 
+use crate::fabric::packet::{Packet, PacketKind};
 use crate::ids::{FlowId, NodeId, PortId};
-use crate::packet::{Packet, PacketKind};
 use crate::time::{Delta, SimTime};
 use crate::topology::{Tier, Topology};
 

@@ -4,9 +4,9 @@
 mod common;
 
 use common::{assert_drained, run};
+use hopsim_core::fabric::packet::PacketKind;
 use hopsim_core::ids::NodeId;
 use hopsim_core::observe::{HopTier, PacketEvent};
-use hopsim_core::packet::PacketKind;
 
 /// Two hosts send 2 MB each at line rate to one receiver across a dumbbell whose
 /// bottleneck is as fast as the receiver's link: the queue builds at the destination ToR.

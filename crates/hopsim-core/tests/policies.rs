@@ -28,7 +28,7 @@ fn per_flow_flow_control_frees_the_victim_that_pfc_blocks() {
         assert_drained(s);
     }
     let sum = per_flow.summary();
-    use hopsim_core::frames::FrameKind;
+    use hopsim_core::fabric::frames::FrameKind;
     assert!(sum.control_frames.sent(FrameKind::FlowPause) > 0, "incast flows were paused");
     assert_eq!(sum.pfc_pause_frames, 0);
     assert_eq!(
@@ -179,8 +179,8 @@ fn acks_share_the_data_queues_unless_told_otherwise() {
              [workload]\nkind = \"flows\"\nflows = [{{ src = 0, dst = 1, size = \"10KB\" }}]\n"
         )
     };
+    use hopsim_core::fabric::packet::PacketKind;
     use hopsim_core::observe::PacketEvent;
-    use hopsim_core::packet::PacketKind;
     let acks_enqueued = |s: &Simulator| {
         s.packet_records()
             .iter()

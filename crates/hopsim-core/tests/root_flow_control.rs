@@ -6,7 +6,7 @@
 mod common;
 
 use common::{assert_drained, fct_us, incast_with_victim, run, victim_fct};
-use hopsim_core::frames::{ControlPayload, RootSignal};
+use hopsim_core::fabric::frames::{ControlPayload, RootSignal};
 use hopsim_core::ids::NodeId;
 use hopsim_core::Simulator;
 

@@ -244,7 +244,7 @@ fn poisson_mix_conserves_packets() {
     let m = s.memory_report();
     assert!(m.peak_packets_in_flight > 0);
     let slots = m.peak_packets_in_flight.div_ceil(4096) * 4096;
-    assert_eq!(m.packet_store_bytes, slots * hopsim_core::store::PacketStore::SLOT_BYTES as u64);
+    assert_eq!(m.packet_store_bytes, slots * hopsim_core::fabric::store::PacketStore::SLOT_BYTES as u64);
 }
 
 /// INT: a data packet collects one telemetry record per switch egress, in time order.

@@ -382,7 +382,7 @@ impl Simulation {
         d.set_item("pfc_pause_frames", s.pfc_pause_frames)?;
         d.set_item("pfc_resume_frames", s.pfc_resume_frames)?;
         let frames = PyDict::new_bound(py);
-        for kind in hopsim_core::frames::FrameKind::ALL {
+        for kind in hopsim_core::fabric::frames::FrameKind::ALL {
             frames.set_item(kind.name(), s.control_frames.sent(kind))?;
         }
         d.set_item("control_frames_sent", frames)?;

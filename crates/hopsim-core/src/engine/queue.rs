@@ -19,8 +19,8 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
+use crate::fabric::store::PacketRef;
 use crate::ids::{FlowId, NodeId, PortId};
-use crate::store::PacketRef;
 use crate::time::SimTime;
 
 /// Host-side timers. Each flow keeps a generation number per timer kind; a fired timer

@@ -76,8 +76,6 @@ pub struct Flow {
     pub retransmitted_bytes: u64,
     pub timeouts: u32,
     pub cnps_received: u32,
-    /// Times a packet of the flow (data or ACK) was deflected by a switch.
-    pub deflections: u32,
 
     // --- receiver
     pub rcv_nxt: u64,
@@ -140,7 +138,8 @@ impl Flow {
         }
     }
 
-    pub fn record(&self, tags: &[String]) -> FlowRecord {
+    /// The flow's record; `deflections`: times a packet of it was deflected.
+    pub fn record(&self, tags: &[String], deflections: u32) -> FlowRecord {
         FlowRecord {
             flow_id: self.id.0,
             src: self.src.0,
@@ -164,7 +163,7 @@ impl Flow {
             cnps_received: self.cnps_received,
             path_hops: self.path_hops,
             reordered_packets: self.reorder.reordered,
-            deflections: self.deflections,
+            deflections,
         }
     }
 }

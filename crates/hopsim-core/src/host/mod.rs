@@ -22,7 +22,7 @@
 pub mod cc;
 mod flow;
 pub mod irn;
-mod nic;
+pub mod nic;
 mod receiver;
 mod roce;
 pub mod tcp;
@@ -32,13 +32,15 @@ pub use cc::{
     TimelyParams,
 };
 pub use flow::Flow;
+pub use nic::{FlowKey, NicGate};
 pub use tcp::{TcpFlow, TcpParams};
 
+use crate::engine::Event;
+use crate::fabric::packet::PacketKind;
+use crate::fabric::store::PacketRef;
+use crate::fabric::Fabric;
 use crate::ids::{FlowId, NodeId, PortId};
-use crate::packet::PacketKind;
 use crate::scenario::CcKind;
-use crate::sim::Simulator;
-use crate::store::PacketRef;
 use crate::time::{Delta, SimTime};
 
 /// Transport settings resolved from the scenario.
@@ -94,6 +96,24 @@ pub struct IrnParams {
     pub rto_low_packets: u32,
 }
 
+/// Every host of a run: their NICs, the flows and the transport they run.
+pub struct Hosts {
+    /// Per host (by host index).
+    pub nodes: Vec<Host>,
+    pub flows: Vec<Flow>,
+    /// Flow tags, by tag index.
+    pub tags: Vec<String>,
+    pub cfg: TransportConfig,
+    /// Data packets carry INT (`switch.int`).
+    pub int_enabled: bool,
+    /// Per flow: the INT stack of the last ACK the sender received.
+    pub flow_int: Vec<crate::fabric::int::IntStack>,
+    /// With a deflection policy: data packets delivered per extra switch hops taken.
+    pub extra_hops: Option<Vec<u64>>,
+    /// Next flow (in start order) whose `FlowStart` has not been scheduled yet.
+    pub next_flow_to_schedule: usize,
+}
+
 /// One host: its NIC port and the flows it is sending.
 pub struct Host {
     pub node: NodeId,
@@ -111,14 +131,14 @@ impl Host {
     }
 }
 
-impl Simulator {
+impl Hosts {
     /// Data packet `r` arrived with a deflection policy running: count the switch hops it
     /// took beyond its flow's routed path (every switch spent one of its hop limit).
     #[cold]
     #[inline(never)]
-    fn count_extra_hops(&mut self, r: PacketRef) {
-        let p = self.store.get(r);
-        let taken = self.transport.ttl.saturating_sub(p.ttl) as u32;
+    fn count_extra_hops(&mut self, fab: &mut Fabric, r: PacketRef) {
+        let p = fab.store.get(r);
+        let taken = self.cfg.ttl.saturating_sub(p.ttl) as u32;
         let routed = self.flows[p.flow.idx()].path_hops.saturating_sub(1);
         let extra = taken.saturating_sub(routed) as usize;
         let h = self.extra_hops.as_mut().expect("counting");
@@ -134,44 +154,62 @@ impl Simulator {
         let flow = &mut self.flows[f.idx()];
         if !flow.in_active {
             flow.in_active = true;
-            self.hosts[h].active.push(f);
+            self.nodes[h].active.push(f);
         }
     }
 
     /// A packet reached host `h`.
-    pub(crate) fn host_receive(&mut self, h: usize, r: PacketRef) {
-        let tcp = self.transport.tcp.is_some();
-        let kind = self.store.get(r).kind;
+    pub(crate) fn host_receive<G: NicGate>(&mut self, fab: &mut Fabric, gate: &G, h: usize, r: PacketRef) {
+        let tcp = self.cfg.tcp.is_some();
+        let kind = fab.store.get(r).kind;
         if kind == PacketKind::Data && self.extra_hops.is_some() {
-            self.count_extra_hops(r);
+            self.count_extra_hops(fab, r);
         }
         match kind {
-            PacketKind::Data if tcp => self.tcp_receive_data(h, r),
-            PacketKind::Data => self.receive_data(h, r),
+            PacketKind::Data if tcp => self.tcp_receive_data(fab, gate, h, r),
+            PacketKind::Data => self.receive_data(fab, gate, h, r),
             PacketKind::Ack | PacketKind::Nack => {
-                let pkt = *self.store.get(r);
+                let pkt = *fab.store.get(r);
                 if pkt.has_int() {
-                    self.take_ack_int(r, pkt.flow);
+                    self.flow_int[pkt.flow.idx()] = fab.int_stacks[r.index()];
                 }
-                let echo = if self.ext.is_enabled() { self.ext.get(r.index()).cc_flags } else { 0 };
-                self.consume(r);
+                let echo = if fab.ext.is_enabled() { fab.ext.get(r.index()).cc_flags } else { 0 };
+                fab.consume(r);
                 if tcp {
-                    self.tcp_receive_ack(h, &pkt, echo);
+                    self.tcp_receive_ack(fab, gate, h, &pkt, echo);
                 } else {
-                    self.receive_ack(h, &pkt);
+                    self.receive_ack(fab, gate, h, &pkt);
                 }
             }
             PacketKind::Cnp => {
-                let pkt = self.consume(r);
-                if pkt.flags.contains(crate::packet::PacketFlags::SOURCE_NOTICE) {
-                    self.on_source_notice(&pkt);
+                let pkt = fab.consume(r);
+                if pkt.flags.contains(crate::fabric::packet::PacketFlags::SOURCE_NOTICE) {
+                    self.on_source_notice(fab, gate, &pkt);
                 } else {
-                    self.on_congestion_notification(pkt.flow);
+                    self.on_congestion_notification(fab, pkt.flow);
                 }
             }
             PacketKind::Control | PacketKind::Marker => {
                 unreachable!("control frames are consumed at the port, markers never leave a queue")
             }
+        }
+    }
+
+    pub(crate) fn on_flow_start<G: NicGate>(&mut self, fab: &mut Fabric, gate: &G, flow: FlowId) {
+        self.schedule_next_flow_start(fab);
+        let src = self.flows[flow.idx()].src;
+        let h = fab.node_slot[src.idx()] as usize;
+        self.flows[flow.idx()].last_progress = fab.now;
+        self.activate(h, flow);
+        self.nic_try_send(fab, gate, h);
+    }
+
+    /// Flows start in time order; only the next start is ever pending.
+    pub(crate) fn schedule_next_flow_start(&mut self, fab: &mut Fabric) {
+        if let Some(f) = self.flows.get(self.next_flow_to_schedule) {
+            fab.events
+                .schedule(f.start, Event::FlowStart { flow: FlowId(self.next_flow_to_schedule as u32) });
+            self.next_flow_to_schedule += 1;
         }
     }
 }

@@ -4,19 +4,21 @@
 //! acknowledgement), echoes ECN marks in ACKs or paces CNPs (DCQCN's notification point),
 //! and counts reordering (RFC 4737).
 
-use crate::packet::{Packet, PacketFlags, PacketKind};
-use crate::sim::Simulator;
-use crate::store::PacketRef;
+use super::nic::NicGate;
+use super::Hosts;
+use crate::fabric::packet::{Packet, PacketFlags, PacketKind};
+use crate::fabric::store::PacketRef;
+use crate::fabric::Fabric;
 use crate::time::{Delta, SimTime};
 
-impl Simulator {
+impl Hosts {
     /// Receiver side: in-order data advances `rcv_nxt` and is acknowledged; a gap
     /// triggers a NACK. The ACK / NACK takes over the data packet's INT stack (echo).
-    pub(super) fn receive_data(&mut self, h: usize, r: PacketRef) {
-        let data = *self.store.get(r);
-        self.counters.data_packets_delivered += 1;
-        let now = self.now;
-        let t = &self.transport;
+    pub(super) fn receive_data<G: NicGate>(&mut self, fab: &mut Fabric, gate: &G, h: usize, r: PacketRef) {
+        let data = *fab.store.get(r);
+        fab.counters.data_packets_delivered += 1;
+        let now = fab.now;
+        let t = &self.cfg;
         let flow = &mut self.flows[data.flow.idx()];
         let mut send_cnp = false;
         if data.ecn_ce() {
@@ -30,7 +32,7 @@ impl Simulator {
         }
         let mtu = t.mtu as u64;
         flow.reorder.on_arrival(data.seq, data.payload as u32, data.retransmit());
-        if let Some(tp) = &mut self.obs.throughput {
+        if let Some(tp) = &mut fab.obs.throughput {
             // New payload only: in order, or (IRN) out of order and not yet held.
             let new_data = data.seq == flow.rcv_nxt
                 || (data.seq > flow.rcv_nxt
@@ -101,24 +103,24 @@ impl Simulator {
             reverse(kind, flow.rcv_nxt, echo, data.sent_at, data.has_int())
         });
         let cnp = send_cnp.then(|| reverse(PacketKind::Cnp, 0, false, now, false));
-        let port = self.hosts[h].port;
+        let port = self.nodes[h].port;
         match ack {
             // The data packet becomes its ACK, in the same slot (INT stack included).
             Some(ack) => {
-                *self.store.get_mut(r) = ack;
-                self.store.push_back(&mut self.ports[port.idx()].control_queue, r);
+                *fab.store.get_mut(r) = ack;
+                fab.store.push_back(&mut fab.ports[port.idx()].control_queue, r);
             }
             None => {
-                self.consume(r);
+                fab.consume(r);
             }
         }
         if let Some(cnp) = cnp {
-            let c = self.store.insert(cnp);
-            if self.ext.is_enabled() {
-                self.ext.reset(c.index());
+            let c = fab.store.insert(cnp);
+            if fab.ext.is_enabled() {
+                fab.ext.reset(c.index());
             }
-            self.store.push_back(&mut self.ports[port.idx()].control_queue, c);
+            fab.store.push_back(&mut fab.ports[port.idx()].control_queue, c);
         }
-        self.nic_try_send(h);
+        self.nic_try_send(fab, gate, h);
     }
 }

@@ -3,19 +3,21 @@
 
 use super::cc::{Ack, TimerRequest};
 use super::flow::Flow;
+use super::nic::NicGate;
+use super::Hosts;
 use super::Rank;
 use crate::engine::{Event, TimerKind};
+use crate::fabric::packet::{Packet, PacketFlags, PacketKind};
+use crate::fabric::store::PacketRef;
+use crate::fabric::Fabric;
 use crate::ids::FlowId;
-use crate::packet::{Packet, PacketFlags, PacketKind};
-use crate::sim::Simulator;
-use crate::store::PacketRef;
 use crate::time::{Rate, SimTime};
 
-impl Simulator {
+impl Hosts {
     /// Cut the next data segment of flow `f` (a new packet in the store).
-    pub(super) fn make_data_packet(&mut self, f: FlowId) -> PacketRef {
-        let now = self.now;
-        let t = &self.transport;
+    pub(super) fn make_data_packet(&mut self, fab: &mut Fabric, f: FlowId) -> PacketRef {
+        let now = fab.now;
+        let t = &self.cfg;
         let flow = &mut self.flows[f.idx()];
         let (seq, hole) = flow.next_segment(t.mtu).expect("the NIC picks flows with data to send");
         let size = flow.size;
@@ -27,7 +29,7 @@ impl Simulator {
             priority: flow.priority,
             flags: PacketFlags::NONE
                 .with(PacketFlags::RETRANSMIT, retransmit)
-                .with(PacketFlags::INT, self.switch_cfg.int_enabled),
+                .with(PacketFlags::INT, self.int_enabled),
             flow: f,
             src: flow.src,
             dst: flow.dst,
@@ -59,7 +61,7 @@ impl Simulator {
         let arm_rto = !flow.rto_pending;
         flow.rto_pending = true;
         let generation = flow.timer_gen[TimerKind::Rto.slot()];
-        self.counters.data_packets_sent += 1;
+        fab.counters.data_packets_sent += 1;
         if arm_rto {
             // IRN's shortest timeout, or the go-back-N one; the handler re-arms to the
             // deadline that applies when it fires.
@@ -67,22 +69,22 @@ impl Simulator {
                 Some(tcp) => tcp.rto,
                 None => t.irn.as_ref().map_or(t.rto, |irn| irn.rto_low),
             };
-            self.events.schedule(now + delay, Event::FlowTimer { flow: f, kind: TimerKind::Rto, generation });
+            fab.events.schedule(now + delay, Event::FlowTimer { flow: f, kind: TimerKind::Rto, generation });
         }
-        let r = self.store.insert(pkt);
-        if self.switch_cfg.int_enabled {
-            self.clear_int(r);
+        let r = fab.store.insert(pkt);
+        if self.int_enabled {
+            fab.clear_int(r);
         }
-        if self.ext.is_enabled() {
-            self.ext.reset(r.index());
-            let row = self.ext.get_mut(r.index());
-            row.rank = match self.transport.rank {
+        if fab.ext.is_enabled() {
+            fab.ext.reset(r.index());
+            let row = fab.ext.get_mut(r.index());
+            row.rank = match self.cfg.rank {
                 Rank::None => 0,
                 Rank::Srpt => size - seq,
                 Rank::Las => seq,
             };
             let flow = &self.flows[f.idx()];
-            if retransmit && self.transport.rank_boost {
+            if retransmit && self.cfg.rank_boost {
                 // Vertigo's marking layer: a resent segment's rank is halved per resend
                 // (counted as one plus the flow's timeouts).
                 row.rank >>= (1 + flow.timeouts).min(63);
@@ -95,8 +97,8 @@ impl Simulator {
     }
 
     /// Sender side: cumulative ACK, NACK (go-back-N or IRN) and echoed congestion.
-    pub(super) fn receive_ack(&mut self, h: usize, p: &Packet) {
-        let now = self.now;
+    pub(super) fn receive_ack<G: NicGate>(&mut self, fab: &mut Fabric, gate: &G, h: usize, p: &Packet) {
+        let now = fab.now;
         let flow = &mut self.flows[p.flow.idx()];
         if flow.finish.is_some() {
             return;
@@ -105,7 +107,7 @@ impl Simulator {
             flow.snd_una = p.seq;
             flow.last_progress = now;
         }
-        let mtu = self.transport.mtu;
+        let mtu = self.cfg.mtu;
         match &mut flow.irn {
             Some(irn) => {
                 irn.sender.on_ack(flow.snd_una);
@@ -119,12 +121,12 @@ impl Simulator {
         }
         flow.snd_nxt = flow.snd_nxt.max(flow.snd_una);
         if flow.snd_una >= flow.size {
-            self.finish_flow(h, p.flow);
+            self.finish_flow(fab, h, p.flow);
             return;
         }
         if !flow.in_active && !flow.all_sent(mtu) {
             flow.in_active = true;
-            self.hosts[h].active.push(p.flow);
+            self.nodes[h].active.push(p.flow);
         }
         let ack = Ack {
             seq: p.seq,
@@ -134,61 +136,70 @@ impl Simulator {
             newly_acked: 0,
             echo_flags: 0,
         };
-        let t = &self.transport;
+        let t = &self.cfg;
         let (cc, mut view) = flow.cc_parts(now, (t.mtu + t.header_bytes) as u64, t.mtu as u64);
         cc.on_ack(&ack, &mut view, &t.cc_params);
         debug_assert!(view.timer.is_none(), "no algorithm asks for a timer on an ACK");
         if p.cnp_echo() {
-            self.on_congestion_notification(p.flow);
+            self.on_congestion_notification(fab, p.flow);
         }
-        self.nic_try_send(h);
+        self.nic_try_send(fab, gate, h);
     }
 
     /// A congestion notification for flow `f`: a CNP, or an ACK echoing CE marks.
-    pub(super) fn on_congestion_notification(&mut self, f: FlowId) {
+    pub(super) fn on_congestion_notification(&mut self, fab: &mut Fabric, f: FlowId) {
         let flow = &mut self.flows[f.idx()];
         flow.cnps_received += 1;
         if flow.finish.is_some() {
             return;
         }
-        let t = &self.transport;
-        let (cc, mut view) = flow.cc_parts(self.now, (t.mtu + t.header_bytes) as u64, t.mtu as u64);
+        let t = &self.cfg;
+        let (cc, mut view) = flow.cc_parts(fab.now, (t.mtu + t.header_bytes) as u64, t.mtu as u64);
         cc.on_congestion_notification(&mut view, &t.cc_params);
         if let Some(timer) = view.timer {
-            self.schedule_flow_timer(f, timer);
+            self.schedule_flow_timer(fab, f, timer);
         }
     }
 
     /// Schedule a congestion-control timer of flow `f`.
-    pub(super) fn schedule_flow_timer(&mut self, f: FlowId, t: TimerRequest) {
+    pub(super) fn schedule_flow_timer(&mut self, fab: &mut Fabric, f: FlowId, t: TimerRequest) {
         let flow: &mut Flow = &mut self.flows[f.idx()];
         if t.restart {
             flow.timer_gen[t.kind.slot()] += 1;
         }
         let generation = flow.timer_gen[t.kind.slot()];
-        self.events.schedule(t.at, Event::FlowTimer { flow: f, kind: t.kind, generation });
+        fab.events.schedule(t.at, Event::FlowTimer { flow: f, kind: t.kind, generation });
     }
 
-    pub(crate) fn on_flow_timer(&mut self, f: FlowId, kind: TimerKind, generation: u32) {
-        let now = self.now;
+    pub(crate) fn on_flow_timer<G: NicGate>(
+        &mut self,
+        fab: &mut Fabric,
+        gate: &G,
+        f: FlowId,
+        kind: TimerKind,
+        generation: u32,
+    ) {
+        let now = fab.now;
         let flow = &mut self.flows[f.idx()];
         if flow.timer_gen[kind.slot()] != generation || flow.finish.is_some() {
             return;
         }
         if flow.tcp.is_some() {
             match kind {
-                TimerKind::Rto => self.tcp_on_rto(f, generation),
-                TimerKind::TcpDelayedAck | TimerKind::TcpReorder => self.tcp_on_receiver_timer(f, kind),
+                TimerKind::Rto => self.tcp_on_rto(fab, gate, f, generation),
+                TimerKind::TcpDelayedAck | TimerKind::TcpReorder => {
+                    self.tcp_on_receiver_timer(fab, gate, f, kind)
+                }
                 _ => {}
             }
             return;
         }
         if kind != TimerKind::Rto {
-            let t = &self.transport;
+            let t = &self.cfg;
             let (cc, mut view) = flow.cc_parts(now, (t.mtu + t.header_bytes) as u64, t.mtu as u64);
             cc.on_timer(kind, &mut view, &t.cc_params);
             if let Some(timer) = view.timer {
-                self.schedule_flow_timer(f, timer);
+                self.schedule_flow_timer(fab, f, timer);
             }
             return;
         }
@@ -196,7 +207,7 @@ impl Simulator {
         if flow.snd_una >= flow.snd_nxt {
             return; // nothing outstanding; re-armed by the next send
         }
-        let t = &self.transport;
+        let t = &self.cfg;
         let rto = match (&t.irn, &flow.irn) {
             // IRN: RTO_low while few packets are in flight, RTO_high otherwise.
             (Some(p), Some(_)) => {
@@ -218,12 +229,12 @@ impl Simulator {
             }
             flow.last_progress = now;
             let src = flow.src;
-            let h = self.node_slot[src.idx()] as usize;
+            let h = fab.node_slot[src.idx()] as usize;
             self.activate(h, f);
-            self.nic_try_send(h);
+            self.nic_try_send(fab, gate, h);
         } else {
             flow.rto_pending = true;
-            self.events.schedule(deadline, Event::FlowTimer { flow: f, kind, generation });
+            fab.events.schedule(deadline, Event::FlowTimer { flow: f, kind, generation });
         }
     }
 }

@@ -25,11 +25,13 @@
 
 use super::cc::{Ack, Loss, SourceNotice};
 use super::irn::{IrnSender, PacketBitmap};
+use super::nic::NicGate;
+use super::Hosts;
 use crate::engine::{Event, TimerKind};
+use crate::fabric::packet::{Packet, PacketFlags, PacketKind};
+use crate::fabric::store::PacketRef;
+use crate::fabric::Fabric;
 use crate::ids::FlowId;
-use crate::packet::{Packet, PacketFlags, PacketKind};
-use crate::sim::Simulator;
-use crate::store::PacketRef;
 use crate::time::{Delta, SimTime};
 
 /// TCP settings (`[transport.tcp]`).
@@ -143,12 +145,19 @@ impl TcpFlow {
     }
 }
 
-impl Simulator {
+impl Hosts {
     /// TCP sender: an ACK (cumulative, or a duplicate, possibly with a SACK block).
     #[inline(never)]
-    pub(super) fn tcp_receive_ack(&mut self, h: usize, p: &Packet, echo_flags: u8) {
-        let now = self.now;
-        let t = &self.transport;
+    pub(super) fn tcp_receive_ack<G: NicGate>(
+        &mut self,
+        fab: &mut Fabric,
+        gate: &G,
+        h: usize,
+        p: &Packet,
+        echo_flags: u8,
+    ) {
+        let now = fab.now;
+        let t = &self.cfg;
         let tp = t.tcp.as_ref().expect("a TCP flow runs under TCP settings");
         let mss = t.mtu as u64;
         let flow = &mut self.flows[p.flow.idx()];
@@ -216,7 +225,7 @@ impl Simulator {
         }
         flow.snd_nxt = flow.snd_nxt.max(flow.snd_una);
         if flow.snd_una >= flow.size {
-            self.finish_flow(h, p.flow);
+            self.finish_flow(fab, h, p.flow);
             return;
         }
         let in_recovery = flow.tcp.as_ref().is_some_and(|c| c.in_recovery) || was_in_recovery;
@@ -232,21 +241,21 @@ impl Simulator {
         view.in_recovery = in_recovery;
         cc.on_ack(&ack, &mut view, &t.cc_params);
         if let Some(timer) = view.timer {
-            self.schedule_flow_timer(p.flow, timer);
+            self.schedule_flow_timer(fab, p.flow, timer);
         }
         let flow = &mut self.flows[p.flow.idx()];
-        if !flow.in_active && !flow.all_sent(self.transport.mtu) {
+        if !flow.in_active && !flow.all_sent(self.cfg.mtu) {
             flow.in_active = true;
-            self.hosts[h].active.push(p.flow);
+            self.nodes[h].active.push(p.flow);
         }
-        self.nic_try_send(h);
+        self.nic_try_send(fab, gate, h);
     }
 
     /// TCP sender: the retransmission timer of flow `f` fired (RFC 6298 §5).
     #[inline(never)]
-    pub(super) fn tcp_on_rto(&mut self, f: FlowId, generation: u32) {
-        let now = self.now;
-        let t = &self.transport;
+    pub(super) fn tcp_on_rto<G: NicGate>(&mut self, fab: &mut Fabric, gate: &G, f: FlowId, generation: u32) {
+        let now = fab.now;
+        let t = &self.cfg;
         let tp = t.tcp.as_ref().expect("TCP settings");
         let mss = t.mtu as u64;
         let flow = &mut self.flows[f.idx()];
@@ -258,7 +267,7 @@ impl Simulator {
         let deadline = flow.last_progress + tcp.rto;
         if now < deadline {
             flow.rto_pending = true;
-            self.events.schedule(deadline, Event::FlowTimer { flow: f, kind: TimerKind::Rto, generation });
+            fab.events.schedule(deadline, Event::FlowTimer { flow: f, kind: TimerKind::Rto, generation });
             return;
         }
         flow.timeouts += 1;
@@ -276,18 +285,24 @@ impl Simulator {
         flow.last_progress = now;
         let (cc, mut view) = flow.cc_parts(now, mss + t.header_bytes as u64, mss);
         cc.on_loss(Loss::Timeout { flight }, &mut view, &t.cc_params);
-        let h = self.node_slot[flow.src.idx()] as usize;
+        let h = fab.node_slot[flow.src.idx()] as usize;
         self.activate(h, f);
-        self.nic_try_send(h);
+        self.nic_try_send(fab, gate, h);
     }
 
     /// TCP receiver: a data segment arrived at host `h`.
     #[inline(never)]
-    pub(super) fn tcp_receive_data(&mut self, h: usize, r: PacketRef) {
-        let data = *self.store.get(r);
-        self.counters.data_packets_delivered += 1;
-        let now = self.now;
-        let t = &self.transport;
+    pub(super) fn tcp_receive_data<G: NicGate>(
+        &mut self,
+        fab: &mut Fabric,
+        gate: &G,
+        h: usize,
+        r: PacketRef,
+    ) {
+        let data = *fab.store.get(r);
+        fab.counters.data_packets_delivered += 1;
+        let now = fab.now;
+        let t = &self.cfg;
         let tp = t.tcp.as_ref().expect("TCP settings");
         let mss = t.mtu as u64;
         let flow = &mut self.flows[data.flow.idx()];
@@ -297,7 +312,7 @@ impl Simulator {
         let idx = data.seq / mss;
         let new_data = data.seq == flow.rcv_nxt || (data.seq > flow.rcv_nxt && !tcp.received.get(idx));
         if new_data {
-            if let Some(tput) = &mut self.obs.throughput {
+            if let Some(tput) = &mut fab.obs.throughput {
                 tput.add(now, data.flow, data.payload as u64);
             }
         }
@@ -324,7 +339,7 @@ impl Simulator {
                 let generation = flow.timer_gen[TimerKind::TcpDelayedAck.slot()];
                 let at = now + tp.delayed_ack;
                 let ev = Event::FlowTimer { flow: data.flow, kind: TimerKind::TcpDelayedAck, generation };
-                self.events.schedule(at, ev);
+                fab.events.schedule(at, ev);
             }
             if tcp.hold_timer && had_gap {
                 // The gap the ordering layer was waiting on has filled: stop waiting, or,
@@ -334,7 +349,7 @@ impl Simulator {
                 if let (true, Some(timeout)) = (tcp.hold_timer, tp.reorder_timeout) {
                     let generation = flow.timer_gen[TimerKind::TcpReorder.slot()];
                     let ev = Event::FlowTimer { flow: data.flow, kind: TimerKind::TcpReorder, generation };
-                    self.events.schedule(now + timeout, ev);
+                    fab.events.schedule(now + timeout, ev);
                 }
             }
         } else if data.seq > flow.rcv_nxt {
@@ -348,7 +363,7 @@ impl Simulator {
                         let generation = flow.timer_gen[TimerKind::TcpReorder.slot()];
                         let ev =
                             Event::FlowTimer { flow: data.flow, kind: TimerKind::TcpReorder, generation };
-                        self.events.schedule(now + timeout, ev);
+                        fab.events.schedule(now + timeout, ev);
                     }
                 }
                 _ => reply = Some(idx as u32),
@@ -356,27 +371,27 @@ impl Simulator {
         } else {
             reply = Some(NO_SACK); // a duplicate of data already received
         }
-        let port = self.hosts[h].port;
+        let port = self.nodes[h].port;
         match reply {
             Some(sack) => {
                 let ack = self.tcp_ack_of(&data, sack);
-                *self.store.get_mut(r) = ack;
-                if self.ext.is_enabled() {
-                    self.ext.get_mut(r.index()).rank = 0;
+                *fab.store.get_mut(r) = ack;
+                if fab.ext.is_enabled() {
+                    fab.ext.get_mut(r.index()).rank = 0;
                 }
-                self.store.push_back(&mut self.ports[port.idx()].control_queue, r);
+                fab.store.push_back(&mut fab.ports[port.idx()].control_queue, r);
             }
             None => {
-                self.consume(r);
+                fab.consume(r);
             }
         }
-        self.nic_try_send(h);
+        self.nic_try_send(fab, gate, h);
     }
 
     /// The ACK the receiver of `data`'s flow sends now: cumulative up to `rcv_nxt`, with a
     /// SACK block naming segment `sack` (or none), echoing ECN.
     fn tcp_ack_of(&mut self, data: &Packet, sack: u32) -> Packet {
-        let t = &self.transport;
+        let t = &self.cfg;
         let flow = &mut self.flows[data.flow.idx()];
         let tcp = flow.tcp.as_mut().expect("a TCP flow");
         tcp.delayed = 0;
@@ -405,7 +420,14 @@ impl Simulator {
     }
 
     /// Queue a new ACK of flow `f` at its receiver (a timer's, not a data packet's).
-    fn tcp_send_new_ack(&mut self, f: FlowId, sack: u32, sent_at: SimTime) {
+    fn tcp_send_new_ack<G: NicGate>(
+        &mut self,
+        fab: &mut Fabric,
+        gate: &G,
+        f: FlowId,
+        sack: u32,
+        sent_at: SimTime,
+    ) {
         let flow = &self.flows[f.idx()];
         // A stand-in for the data packet the ACK answers: addresses, ports and class.
         let data = Packet {
@@ -428,28 +450,34 @@ impl Simulator {
         };
         let receiver = flow.dst;
         let ack = self.tcp_ack_of(&data, sack);
-        let r = self.store.insert(ack);
-        if self.ext.is_enabled() {
-            self.ext.reset(r.index());
+        let r = fab.store.insert(ack);
+        if fab.ext.is_enabled() {
+            fab.ext.reset(r.index());
         }
-        let h = self.node_slot[receiver.idx()] as usize;
-        let port = self.hosts[h].port;
-        self.store.push_back(&mut self.ports[port.idx()].control_queue, r);
-        self.nic_try_send(h);
+        let h = fab.node_slot[receiver.idx()] as usize;
+        let port = self.nodes[h].port;
+        fab.store.push_back(&mut fab.ports[port.idx()].control_queue, r);
+        self.nic_try_send(fab, gate, h);
     }
 
     /// TCP receiver timers: the delayed ACK, and the ordering layer's timeout.
     #[inline(never)]
-    pub(super) fn tcp_on_receiver_timer(&mut self, f: FlowId, kind: TimerKind) {
-        let mss = self.transport.mtu as u64;
-        let now = self.now;
+    pub(super) fn tcp_on_receiver_timer<G: NicGate>(
+        &mut self,
+        fab: &mut Fabric,
+        gate: &G,
+        f: FlowId,
+        kind: TimerKind,
+    ) {
+        let mss = self.cfg.mtu as u64;
+        let now = fab.now;
         let flow = &mut self.flows[f.idx()];
         let tcp = flow.tcp.as_mut().expect("a TCP flow");
         match kind {
             TimerKind::TcpDelayedAck => {
                 tcp.delayed_timer = false;
                 if tcp.delayed > 0 {
-                    self.tcp_send_new_ack(f, NO_SACK, now);
+                    self.tcp_send_new_ack(fab, gate, f, NO_SACK, now);
                 }
             }
             TimerKind::TcpReorder => {
@@ -464,7 +492,7 @@ impl Simulator {
                     .collect();
                 tcp.released_packets += held.len() as u32;
                 for idx in held {
-                    self.tcp_send_new_ack(f, idx, now);
+                    self.tcp_send_new_ack(fab, gate, f, idx, now);
                 }
             }
             _ => unreachable!("not a receiver timer"),
@@ -473,8 +501,8 @@ impl Simulator {
 
     /// A switch's notice straight to the sender (Bolt's SRC).
     #[inline(never)]
-    pub(super) fn on_source_notice(&mut self, p: &Packet) {
-        let t = &self.transport;
+    pub(super) fn on_source_notice<G: NicGate>(&mut self, fab: &mut Fabric, gate: &G, p: &Packet) {
+        let t = &self.cfg;
         let flow = &mut self.flows[p.flow.idx()];
         if flow.finish.is_some() {
             return;
@@ -482,26 +510,26 @@ impl Simulator {
         let n = SourceNotice { queue_bytes: p.seq, link_rate: p.sack as u64 * 1_000_000, sent_at: p.sent_at };
         let mss = t.mtu as u64;
         let in_recovery = flow.tcp.as_ref().is_some_and(|c| c.in_recovery);
-        let (cc, mut view) = flow.cc_parts(self.now, mss + t.header_bytes as u64, mss);
+        let (cc, mut view) = flow.cc_parts(fab.now, mss + t.header_bytes as u64, mss);
         view.in_recovery = in_recovery;
         cc.on_source_notice(&n, &mut view, &t.cc_params);
-        let h = self.node_slot[p.dst.idx()] as usize;
-        self.nic_try_send(h);
+        let h = fab.node_slot[p.dst.idx()] as usize;
+        self.nic_try_send(fab, gate, h);
     }
 
     /// Flow `f` of host `h` is fully acknowledged.
-    pub(super) fn finish_flow(&mut self, h: usize, f: FlowId) {
-        let now = self.now;
+    pub(super) fn finish_flow(&mut self, fab: &mut Fabric, h: usize, f: FlowId) {
+        let now = fab.now;
         let flow = &mut self.flows[f.idx()];
         flow.finish = Some(now);
-        self.counters.flows_finished += 1;
+        fab.counters.flows_finished += 1;
         // Cancel every pending timer of the flow.
         for g in flow.timer_gen.iter_mut() {
             *g += 1;
         }
         if std::mem::take(&mut flow.in_active) {
-            let i = self.hosts[h].active.iter().position(|x| *x == f).expect("flagged as active");
-            self.hosts[h].active.remove(i);
+            let i = self.nodes[h].active.iter().position(|x| *x == f).expect("flagged as active");
+            self.nodes[h].active.remove(i);
         }
     }
 }

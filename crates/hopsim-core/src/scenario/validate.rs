@@ -231,7 +231,7 @@ fn transport_config(
     } else {
         (0, 0)
     };
-    let max_wire = crate::packet::MAX_WIRE_BYTES as u64;
+    let max_wire = crate::fabric::packet::MAX_WIRE_BYTES as u64;
     check(
         t.mtu as u64 + t.header_bytes as u64 + int_data_bytes as u64 <= max_wire,
         "transport.mtu",

@@ -2,12 +2,12 @@
 //! switches, hosts, flows and observers. Cannot fail: every check happened in validation.
 
 use crate::engine::{rng_stream, Event};
+use crate::fabric::port::Port;
 use crate::host::cc::{Bolt, LineRate, Reno, Swift, TcpDctcp};
 use crate::host::{Cc, Dcqcn, Dctcp, Flow, Host, Hpcc, Rank, TcpFlow, Timely};
 use crate::ids::{FlowId, NodeId, PortId};
 use crate::metrics::Counters;
 use crate::observe::{HopTier, Observers, PacketTrace, QueueSampler, Throughput};
-use crate::port::Port;
 use crate::scenario::{
     BdpScope, CcKind, DeflectionChoice, FlowControlChoice, LoadBalancerChoice, OutputSpec, Policies,
     SourcePorts, ValidScenario, WindowSpec,
@@ -100,7 +100,7 @@ pub fn build(v: ValidScenario) -> Simulator {
             // Vertigo serves every switch queue shortest-remaining first.
             if is_switch && policies.deflection == DeflectionChoice::Vertigo {
                 for q in 0..port.queues.len() {
-                    port.queues.set_order(q, crate::queues::QueueOrder::Rank);
+                    port.queues.set_order(q, crate::fabric::queues::QueueOrder::Rank);
                 }
             }
             port
@@ -222,7 +222,6 @@ pub fn build(v: ValidScenario) -> Simulator {
                 retransmitted_bytes: 0,
                 timeouts: 0,
                 cnps_received: 0,
-                deflections: 0,
                 rcv_nxt: 0,
                 reorder: Default::default(),
                 unacked_packets: 0,
@@ -256,40 +255,50 @@ pub fn build(v: ValidScenario) -> Simulator {
         || transport.rank != Rank::None
         || policies.deflection.reads_rank()
     {
-        crate::ext::ExtTable::enabled()
+        crate::fabric::headers::ExtTable::enabled()
     } else {
         Default::default()
     };
     let lb = load_balancer(&policies, &topo, &switch_nodes, scenario.seed);
     let admission = admission(&policies, &topo, &switch_nodes, scenario.seed);
     let ecn_rngs = EcnStreams::new(scenario.seed, &switch_nodes, policies.ecn_shared_stream);
-    let timers = super::PolicyTimers::new(ports.len());
-    let mut sim = Simulator {
+    let timers = crate::fabric::timers::PolicyTimers::new(ports.len());
+    let fab = crate::fabric::Fabric {
         now: SimTime::ZERO,
         events: crate::engine::EventQueue::with_horizon(horizon),
-        store: crate::store::PacketStore::new(),
+        store: crate::fabric::store::PacketStore::new(),
         topo,
         routing,
         ports,
         node_slot,
-        switches,
-        hosts,
-        flows,
-        tags,
-        switch_cfg,
-        lb,
-        fc,
-        admission,
-        transport,
-        next_flow_to_schedule: 0,
         counters: Counters::default(),
         control_log: (scenario.output.pfc_events || scenario.output.control_frames).then(Vec::new),
         log_all_frames: scenario.output.control_frames,
         frames: Default::default(),
         ext,
-        bolt,
-        extra_hops: (policies.deflection != DeflectionChoice::None).then(Vec::new),
+        int_stacks: Vec::new(),
         timers,
+        obs,
+        flow_deflections: vec![0; flows.len()],
+    };
+    let ttl = transport.ttl;
+    let switches =
+        crate::switch::Switches { nodes: switches, cfg: switch_cfg, lb, fc, admission, ecn_rngs, bolt, ttl };
+    let int_enabled = switches.cfg.int_enabled;
+    let hosts = crate::host::Hosts {
+        nodes: hosts,
+        flows,
+        tags,
+        cfg: transport,
+        int_enabled,
+        flow_int,
+        extra_hops: (policies.deflection != DeflectionChoice::None).then(Vec::new),
+        next_flow_to_schedule: 0,
+    };
+    let mut sim = Simulator {
+        fab,
+        switches,
+        hosts,
         faults: policies.faults.clone(),
         trace_flows: scenario
             .output
@@ -298,25 +307,21 @@ pub fn build(v: ValidScenario) -> Simulator {
             .map_or(Vec::new(), |t| t.flows.iter().map(|f| FlowId(*f)).collect()),
         trace_interval: scenario.output.rate_trace.as_ref().map_or(Delta::ZERO, |t| t.interval.0),
         rate_trace: Vec::new(),
-        ecn_rngs,
-        int_stacks: Vec::new(),
-        flow_int,
         limit: scenario.duration.map_or(SimTime::NEVER, |d| SimTime(d.0 .0)),
         seed: scenario.seed,
-        obs,
     };
-    sim.schedule_next_flow_start();
+    sim.hosts.schedule_next_flow_start(&mut sim.fab);
     if !sim.trace_flows.is_empty() {
-        sim.events.schedule(SimTime::ZERO, crate::engine::Event::TraceSample);
+        sim.fab.events.schedule(SimTime::ZERO, crate::engine::Event::TraceSample);
     }
-    if sim.obs.queues.is_some() {
-        sim.events.schedule(SimTime::ZERO, crate::engine::Event::QueueSample);
+    if sim.fab.obs.queues.is_some() {
+        sim.fab.events.schedule(SimTime::ZERO, crate::engine::Event::QueueSample);
     }
     sim.schedule_tree_snapshot();
     for (i, f) in policies.faults.iter().enumerate() {
-        sim.events.schedule(f.down, Event::LinkFault { fault: i as u32, up: false });
+        sim.fab.events.schedule(f.down, Event::LinkFault { fault: i as u32, up: false });
         if let Some(up) = f.up {
-            sim.events.schedule(up, Event::LinkFault { fault: i as u32, up: true });
+            sim.fab.events.schedule(up, Event::LinkFault { fault: i as u32, up: true });
         }
     }
     sim

@@ -60,18 +60,19 @@ impl Simulator {
     pub fn flow_classes(&self) -> Vec<FlowClass> {
         let path = |f: &crate::host::Flow| {
             let tuple = FiveTuple { src: f.src, dst: f.dst, sport: f.sport, dport: f.dport };
-            self.routing.path_of(&self.topo, tuple)
+            self.fab.routing.path_of(&self.fab.topo, tuple)
         };
-        let (mtu, header) = (self.transport.mtu as u64, self.transport.header_bytes as u64);
-        let mut arrivals: Vec<Vec<(SimTime, Delta)>> = vec![Vec::new(); self.ports.len()];
-        for f in self.flows.iter().filter(|f| f.incast) {
+        let (mtu, header) = (self.hosts.cfg.mtu as u64, self.hosts.cfg.header_bytes as u64);
+        let mut arrivals: Vec<Vec<(SimTime, Delta)>> = vec![Vec::new(); self.fab.ports.len()];
+        for f in self.hosts.flows.iter().filter(|f| f.incast) {
             let wire = f.size + f.size.div_ceil(mtu) * header;
             for p in path(f) {
-                arrivals[p.idx()].push((f.start, self.topo.ports[p.idx()].rate.tx_time(wire)));
+                arrivals[p.idx()].push((f.start, self.fab.topo.ports[p.idx()].rate.tx_time(wire)));
             }
         }
         let busy: Vec<Vec<(SimTime, SimTime)>> = arrivals.into_iter().map(episodes).collect();
-        self.flows
+        self.hosts
+            .flows
             .iter()
             .map(|f| {
                 if f.incast {
@@ -90,7 +91,7 @@ impl Simulator {
     /// Source and destination (UDP) port of every flow, in flow-id order: with the hosts,
     /// the 5-tuple that ECMP hashes (the HPCC simulator's `fct.txt` lists them).
     pub fn flow_ports(&self) -> Vec<(u16, u16)> {
-        self.flows.iter().map(|f| (f.sport, f.dport)).collect()
+        self.hosts.flows.iter().map(|f| (f.sport, f.dport)).collect()
     }
 }
 

@@ -27,13 +27,13 @@ impl Simulator {
         let ports = self.faults[fault].ports;
         for p in ports {
             if up {
-                self.ports[p.idx()].down = false;
+                self.fab.ports[p.idx()].down = false;
             } else {
                 self.take_port_down(p);
             }
         }
-        let alive: Vec<bool> = self.ports.iter().map(|p| !p.down).collect();
-        self.routing.reroute(&self.topo, &alive);
+        let alive: Vec<bool> = self.fab.ports.iter().map(|p| !p.down).collect();
+        self.fab.routing.reroute(&self.fab.topo, &alive);
         if up {
             for p in ports {
                 self.try_send(p);
@@ -44,34 +44,34 @@ impl Simulator {
     /// Stop port `p`: lose what is on its wire, drop what is queued for it, lift the
     /// pauses its peer imposed.
     fn take_port_down(&mut self, p: PortId) {
-        let now = self.now;
-        let port = &mut self.ports[p.idx()];
+        let now = self.fab.now;
+        let port = &mut self.fab.ports[p.idx()];
         if port.down {
             return;
         }
         port.down = true;
         // What is on the wire is lost: marked now, dropped when it arrives.
-        let on_wire: Vec<_> = self.store.iter(&port.in_flight).collect();
+        let on_wire: Vec<_> = self.fab.store.iter(&port.in_flight).collect();
         for r in on_wire {
-            let pkt = self.store.get_mut(r);
-            pkt.flags = pkt.flags.with(crate::packet::PacketFlags::LOST, true);
+            let pkt = self.fab.store.get_mut(r);
+            pkt.flags = pkt.flags.with(crate::fabric::packet::PacketFlags::LOST, true);
         }
-        while let Some(r) = self.store.pop_front(&mut self.ports[p.idx()].control_queue) {
-            self.lose(r, DropCause::LinkDown);
+        while let Some(r) = self.fab.store.pop_front(&mut self.fab.ports[p.idx()].control_queue) {
+            self.fab.lose(r, DropCause::LinkDown);
         }
-        let node = self.ports[p.idx()].node;
-        let is_host = self.topo.is_host(node);
+        let node = self.fab.ports[p.idx()].node;
+        let is_host = self.fab.topo.is_host(node);
         if !is_host {
             self.drain_for_failure(p);
         }
         let host_flows: Vec<_> = if is_host {
-            self.flows.iter().filter(|f| f.src == node).map(|f| f.id).collect()
+            self.hosts.flows.iter().filter(|f| f.src == node).map(|f| f.id).collect()
         } else {
             Vec::new()
         };
-        self.fc.on_link_down(p, &mut self.ports, is_host, &host_flows, now);
-        self.send_pending_frames();
-        let port = &mut self.ports[p.idx()];
+        self.switches.fc.on_link_down(p, &mut self.fab.ports, is_host, &host_flows, now);
+        self.switches.send_pending_frames(&mut self.fab);
+        let port = &mut self.fab.ports[p.idx()];
         for q in 0..64.max(port.queues.len()) {
             if port.queues.is_paused(q) {
                 port.queues.set_paused(q, false, now);
@@ -82,21 +82,21 @@ impl Simulator {
     /// Drop every packet queued on switch port `p`, releasing buffer and flow-control
     /// accounting as a departure would (frames the release triggers are sent).
     fn drain_for_failure(&mut self, p: PortId) {
-        for queue in 0..self.ports[p.idx()].queues.len() {
-            while let Some(r) = self.ports[p.idx()].queues.dequeue(&mut self.store, queue) {
-                let pkt = *self.store.get(r);
-                if pkt.kind == crate::packet::PacketKind::Marker {
-                    self.consume(r);
-                    self.fc.on_marker(p, &mut self.ports, pkt.seq, self.now);
+        for queue in 0..self.fab.ports[p.idx()].queues.len() {
+            while let Some(r) = self.fab.ports[p.idx()].queues.dequeue(&mut self.fab.store, queue) {
+                let pkt = *self.fab.store.get(r);
+                if pkt.kind == crate::fabric::packet::PacketKind::Marker {
+                    self.fab.consume(r);
+                    self.switches.fc.on_marker(p, &mut self.fab.ports, pkt.seq, self.fab.now);
                     continue;
                 }
-                let (sw, signal) = self.release_departure(p, queue, r, &pkt);
-                if pkt.kind == crate::packet::PacketKind::Data {
-                    self.switches[sw].drops.add(DropCause::LinkDown);
+                let (sw, signal) = self.switches.release_departure(&mut self.fab, p, queue, r, &pkt);
+                if pkt.kind == crate::fabric::packet::PacketKind::Data {
+                    self.switches.nodes[sw].drops.add(DropCause::LinkDown);
                 }
-                self.lose(r, DropCause::LinkDown);
+                self.fab.lose(r, DropCause::LinkDown);
                 if signal {
-                    self.send_pending_frames();
+                    self.switches.send_pending_frames(&mut self.fab);
                 }
             }
         }

@@ -39,17 +39,17 @@ impl MemoryReport {
 
 impl Simulator {
     pub fn memory_report(&self) -> MemoryReport {
-        let flow_bytes = (self.flows.capacity() * size_of::<crate::host::Flow>()) as u64
-            + self.flows.iter().filter_map(|f| f.irn.as_ref()).map(|irn| irn.heap_bytes()).sum::<u64>();
+        let flow_bytes = (self.hosts.flows.capacity() * size_of::<crate::host::Flow>()) as u64
+            + self.hosts.flows.iter().filter_map(|f| f.irn.as_ref()).map(|irn| irn.heap_bytes()).sum::<u64>();
         MemoryReport {
-            packet_store_bytes: self.store.allocated_bytes(),
-            port_bytes: (self.ports.capacity() * size_of::<crate::port::Port>()) as u64,
+            packet_store_bytes: self.fab.store.allocated_bytes(),
+            port_bytes: (self.fab.ports.capacity() * size_of::<crate::fabric::port::Port>()) as u64,
             flow_bytes,
-            event_bytes: self.events.allocated_bytes(),
-            routing_bytes: self.routing.table.allocated_bytes(),
-            int_bytes: (self.int_stacks.capacity() * size_of::<crate::switch::IntStack>()) as u64,
-            peak_packets_in_flight: self.store.peak(),
-            flows: self.flows.len() as u64,
+            event_bytes: self.fab.events.allocated_bytes(),
+            routing_bytes: self.fab.routing.table.allocated_bytes(),
+            int_bytes: (self.fab.int_stacks.capacity() * size_of::<crate::switch::IntStack>()) as u64,
+            peak_packets_in_flight: self.fab.store.peak(),
+            flows: self.hosts.flows.len() as u64,
         }
     }
 }

@@ -9,10 +9,10 @@ use crate::switch::flow_control::pyrrha::{IqUsageRecord, TreeRecord};
 impl Simulator {
     /// Schedule the next congestion-tree snapshot, if one is due.
     pub(super) fn schedule_tree_snapshot(&mut self) {
-        let Some(t) = &self.obs.congestion_trees else { return };
+        let Some(t) = &self.fab.obs.congestion_trees else { return };
         let next = [t.at.last().copied(), t.next_periodic].into_iter().flatten().min();
         if let Some(at) = next {
-            self.schedule_policy_timer(PolicyTimerKind::TreeSnapshot, 0, at.max(self.now));
+            self.fab.schedule_policy_timer(PolicyTimerKind::TreeSnapshot, 0, at.max(self.fab.now));
         }
     }
 
@@ -21,10 +21,11 @@ impl Simulator {
     #[cold]
     #[inline(never)]
     pub(super) fn on_tree_snapshot(&mut self) {
-        let now = self.now;
-        let running = self.counters.flows_finished < self.flows.len() as u64 || self.store.live() > 0;
-        let records = self.fc.pyrrha().map_or(Vec::new(), |p| p.snapshot(now, &self.ports));
-        let Some(t) = &mut self.obs.congestion_trees else { return };
+        let now = self.fab.now;
+        let running =
+            self.fab.counters.flows_finished < self.hosts.flows.len() as u64 || self.fab.store.live() > 0;
+        let records = self.switches.fc.pyrrha().map_or(Vec::new(), |p| p.snapshot(now, &self.fab.ports));
+        let Some(t) = &mut self.fab.obs.congestion_trees else { return };
         t.records.extend(records);
         while t.at.last().is_some_and(|a| *a <= now) {
             t.at.pop();
@@ -39,12 +40,12 @@ impl Simulator {
 
     /// `[output.congestion_trees]` records, in time order (empty unless Pyrrha runs).
     pub fn congestion_trees(&self) -> &[TreeRecord] {
-        self.obs.congestion_trees.as_ref().map_or(&[], |t| &t.records)
+        self.fab.obs.congestion_trees.as_ref().map_or(&[], |t| &t.records)
     }
 
     /// Every change of a port's number of Pyrrha isolation queues, in time order.
     pub fn iq_usage(&self) -> &[IqUsageRecord] {
-        self.fc.pyrrha().map_or(&[], |p| &p.usage)
+        self.switches.fc.pyrrha().map_or(&[], |p| &p.usage)
     }
 }
 

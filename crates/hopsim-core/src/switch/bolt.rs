@@ -11,12 +11,13 @@
 //!
 //! Units, token caps and the order of checks follow the Bolt authors' ns-3 code.
 
+use super::Switches;
+use crate::fabric::packet::{Packet, PacketFlags, PacketKind};
+use crate::fabric::store::PacketRef;
+use crate::fabric::Fabric;
 use crate::host::cc::bolt::flags;
 use crate::host::cc::BoltParams;
 use crate::ids::PortId;
-use crate::packet::{Packet, PacketFlags, PacketKind};
-use crate::sim::Simulator;
-use crate::store::PacketRef;
 use crate::time::{SimTime, PS_PER_S};
 
 /// PRU tokens a port may hold (the Bolt authors' ns-3 code).
@@ -46,16 +47,16 @@ impl BoltSwitches {
     }
 }
 
-impl Simulator {
+impl Switches {
     /// Data packet `r` arrived at switch `sw` for `egress`: Bolt's SRC, PRU and SM.
     #[cold]
     #[inline(never)]
-    pub(crate) fn bolt_on_arrival(&mut self, sw: usize, egress: PortId, r: PacketRef) {
-        let now = self.now;
-        let port = &self.ports[egress.idx()];
+    pub(crate) fn bolt_on_arrival(&mut self, fab: &mut Fabric, sw: usize, egress: PortId, r: PacketRef) {
+        let now = fab.now;
+        let port = &fab.ports[egress.idx()];
         let queued = port.backlog_bytes();
         let rate = port.rate.0;
-        let size = self.store.get(r).wire_bytes as i64;
+        let size = fab.store.get(r).wire_bytes as i64;
         let bolt = self.bolt.as_mut().expect("Bolt runs");
         let mtu = bolt.mtu_bytes;
         let state = &mut bolt.ports[egress.idx()];
@@ -67,13 +68,13 @@ impl Simulator {
             state.sm_tokens = (state.sm_tokens + supply - size).min(2 * mtu);
             state.last_arrival = now;
         }
-        let row = self.ext.get_mut(r.index());
+        let row = fab.ext.get_mut(r.index());
         if queued >= bolt.params.cc_thresh {
             row.cc_flags &= !flags::INC;
             if row.cc_flags & flags::DEC == 0 {
                 row.cc_flags |= flags::DEC;
                 bolt.srcs += 1;
-                self.bolt_send_src(sw, r, queued, rate);
+                self.bolt_send_src(fab, sw, r, queued, rate);
             }
         } else if row.cc_flags & flags::LAST != 0 {
             if bolt.params.pru && row.cc_flags & flags::FIRST == 0 {
@@ -91,10 +92,10 @@ impl Simulator {
     }
 
     /// Send data packet `r`'s sender an SRC from switch `sw`.
-    fn bolt_send_src(&mut self, sw: usize, r: PacketRef, queued: u64, link_rate: u64) {
-        let data = *self.store.get(r);
+    fn bolt_send_src(&mut self, fab: &mut Fabric, sw: usize, r: PacketRef, queued: u64, link_rate: u64) {
+        let data = *fab.store.get(r);
         let bytes = self.bolt.as_ref().expect("Bolt runs").params.src_bytes;
-        let node = self.switches[sw].node;
+        let node = self.nodes[sw].node;
         let src = Packet {
             kind: PacketKind::Cnp,
             priority: data.priority,
@@ -111,16 +112,16 @@ impl Simulator {
             sent_at: data.sent_at,
             ingress: 0,
             enq_ns: 0,
-            ttl: self.transport.ttl,
+            ttl: self.ttl,
         };
-        let egress = self.lb.select(&self.routing, node, sw, &src, &self.ports);
-        let s = self.store.insert(src);
-        self.ext.reset(s.index());
+        let egress = self.lb.select(&fab.routing, node, sw, &src, &fab.ports);
+        let s = fab.store.insert(src);
+        fab.ext.reset(s.index());
         if egress == PortId::NONE {
-            self.consume(s);
+            fab.consume(s);
             return;
         }
-        self.store.push_back(&mut self.ports[egress.idx()].control_queue, s);
-        self.switch_try_send(egress);
+        fab.store.push_back(&mut fab.ports[egress.idx()].control_queue, s);
+        self.switch_try_send(fab, egress);
     }
 }

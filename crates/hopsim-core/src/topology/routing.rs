@@ -327,7 +327,7 @@ pub struct FiveTuple {
 
 /// The 5-tuple of a packet as the switches hash it.
 #[inline]
-pub fn routing_tuple(p: &crate::packet::Packet) -> FiveTuple {
+pub fn routing_tuple(p: &crate::fabric::packet::Packet) -> FiveTuple {
     FiveTuple { src: p.src, dst: p.dst, sport: p.sport, dport: p.dport }
 }
 

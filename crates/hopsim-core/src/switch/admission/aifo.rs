@@ -7,8 +7,8 @@
 
 use super::window::RankWindow;
 use super::{Arrival, BufferRule, Verdict};
+use crate::fabric::port::Port;
 use crate::metrics::DropCause;
-use crate::port::Port;
 
 /// AIFO's parameters (`[switch.deflection]`, `kind = "aifo"`).
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -14,9 +14,9 @@
 
 use super::{Arrival, BufferRule, Verdict};
 use crate::engine::{pick_below, RngStream};
+use crate::fabric::port::Port;
 use crate::ids::PortId;
 use crate::metrics::DropCause;
-use crate::port::Port;
 
 /// Parameters of DIBS (`[switch.deflection]`, `kind = "dibs"` or `"dibs_naive"`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,9 +82,9 @@ impl Dibs {
 mod tests {
     use super::*;
     use crate::engine::rng_stream;
+    use crate::fabric::packet::test_packet;
+    use crate::fabric::store::PacketStore;
     use crate::ids::NodeId;
-    use crate::packet::test_packet;
-    use crate::store::PacketStore;
     use crate::time::{Delta, Rate};
 
     /// Ports 0–5 of one switch, 3 KB per port; ports 1, 2 and 4 hold a packet of 1048 B

@@ -27,9 +27,9 @@ pub use snapshot::Snapshot;
 pub use vertigo::Vertigo;
 
 use crate::engine::{pick_below, RngStream};
+use crate::fabric::port::Port;
 use crate::ids::PortId;
 use crate::metrics::DropCause;
-use crate::port::Port;
 use crate::time::SimTime;
 
 /// Occupancy of a switch's shared buffer (data packets, and ACKs queued with data).

@@ -23,9 +23,9 @@ use super::snapshot::Snapshot;
 use super::window::{QueuedRanks, RankWindow};
 use super::{pick_two, Arrival, BufferRule, Verdict};
 use crate::engine::RngStream;
+use crate::fabric::port::Port;
 use crate::ids::PortId;
 use crate::metrics::DropCause;
-use crate::port::Port;
 use rand::Rng;
 
 /// How relative priority is estimated (`priority`).
@@ -172,9 +172,9 @@ impl Preemptive {
 mod tests {
     use super::*;
     use crate::engine::rng_stream;
+    use crate::fabric::packet::test_packet;
+    use crate::fabric::store::PacketStore;
     use crate::ids::NodeId;
-    use crate::packet::test_packet;
-    use crate::store::PacketStore;
     use crate::time::{Delta, Rate, SimTime};
 
     fn arrival(ttl: &mut u8, rank: u64) -> Arrival<'_> {

@@ -8,9 +8,9 @@
 use super::snapshot::Snapshot;
 use super::{Arrival, BufferRule, Verdict};
 use crate::engine::{pick_below, RngStream};
+use crate::fabric::port::Port;
 use crate::ids::PortId;
 use crate::metrics::DropCause;
-use crate::port::Port;
 
 /// Simple Deflection at every switch.
 #[derive(Clone, Debug)]
@@ -56,9 +56,9 @@ impl SimpleDeflection {
 mod tests {
     use super::*;
     use crate::engine::rng_stream;
+    use crate::fabric::packet::test_packet;
+    use crate::fabric::store::PacketStore;
     use crate::ids::NodeId;
-    use crate::packet::test_packet;
-    use crate::store::PacketStore;
     use crate::time::{Delta, Rate, SimTime};
     use rand::Rng;
 

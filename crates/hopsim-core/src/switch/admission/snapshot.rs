@@ -6,8 +6,8 @@
 //! queues, later ones in the interval reuse that copy.
 
 use super::{Arrival, BufferRule};
+use crate::fabric::port::Port;
 use crate::ids::PortId;
-use crate::port::Port;
 use crate::time::{Delta, SimTime};
 
 /// Per switch, its ports' occupancy as of the last refresh.

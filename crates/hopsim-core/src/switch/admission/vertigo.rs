@@ -10,8 +10,8 @@
 
 use super::{pick_two, BufferRule, Verdict};
 use crate::engine::RngStream;
+use crate::fabric::port::Port;
 use crate::ids::PortId;
-use crate::port::Port;
 use rand::Rng;
 
 /// Vertigo at every switch.

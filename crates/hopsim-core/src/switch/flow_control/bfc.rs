@@ -29,10 +29,10 @@ use std::collections::VecDeque;
 use super::keymap::{pair, KeyMap};
 use super::HopContext;
 use crate::engine::{pick_below, RngStream};
-use crate::frames::ControlPayload;
+use crate::fabric::frames::ControlPayload;
+use crate::fabric::packet::{Packet, PacketKind};
+use crate::fabric::port::Port;
 use crate::ids::{FlowId, PortId};
-use crate::packet::{Packet, PacketKind};
-use crate::port::Port;
 use crate::time::{Delta, SimTime};
 use crate::topology::routing::mix64;
 
@@ -326,9 +326,9 @@ impl Bfc {
 mod tests {
     use super::*;
     use crate::engine::rng_stream;
-    use crate::ext::ExtTable;
-    use crate::packet::test_packet;
-    use crate::store::PacketStore;
+    use crate::fabric::headers::ExtTable;
+    use crate::fabric::packet::test_packet;
+    use crate::fabric::store::PacketStore;
     use crate::time::Rate;
     use crate::topology::builders::leaf_spine;
     use crate::topology::Routing;

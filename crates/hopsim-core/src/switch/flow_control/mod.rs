@@ -27,16 +27,16 @@ pub use pyrrha::{IqStructure, Pyrrha, PyrrhaConfig, PyrrhaPort, PyrrhaStats};
 
 use std::collections::VecDeque;
 
-use crate::ext::ExtTable;
-use crate::frames::ControlPayload;
-use crate::host::Flow;
+use crate::fabric::frames::ControlPayload;
+use crate::fabric::headers::ExtTable;
+use crate::fabric::packet::Packet;
+use crate::fabric::port::Port;
+use crate::fabric::store::PacketStore;
+use crate::host::{FlowKey, NicGate};
 use crate::ids::{FlowId, PortId};
 use crate::metrics::DropCause;
-use crate::packet::Packet;
-use crate::port::Port;
-use crate::store::PacketStore;
 use crate::time::SimTime;
-use crate::topology::routing::{FiveTuple, Routing};
+use crate::topology::routing::Routing;
 use crate::topology::Topology;
 
 /// What a hook may use besides its own state and the port: the packet's extension fields
@@ -319,14 +319,14 @@ impl FlowControl {
         }
     }
 
-    /// May a host NIC on `port` (`port_id`) send data of `flow` now? Under PFC (or none) the
-    /// flow's priority decides; the per-flow policies ask out of line.
+    /// [`NicGate::nic_may_send`]: under PFC (or none) the flow's priority decides; the
+    /// per-flow policies ask out of line.
     #[inline(always)]
-    pub fn nic_may_send(
+    fn may_send(
         &self,
         port_id: PortId,
         port: &Port,
-        flow: &Flow,
+        flow: &FlowKey,
         routing: &Routing,
         topo: &Topology,
     ) -> bool {
@@ -338,14 +338,11 @@ impl FlowControl {
 
     /// [`nic_may_send`](Self::nic_may_send) for the policies that stop single flows at NICs.
     #[inline(never)]
-    fn nic_may_send_flow(&self, port_id: PortId, flow: &Flow, routing: &Routing, topo: &Topology) -> bool {
+    fn nic_may_send_flow(&self, port_id: PortId, flow: &FlowKey, routing: &Routing, topo: &Topology) -> bool {
         match self {
             FlowControl::PerFlow(f) => !f.host_paused(flow.id),
             FlowControl::Bfc(b) => !b.host_paused(flow.id),
-            FlowControl::Pyrrha(p) => {
-                let tuple = FiveTuple { src: flow.src, dst: flow.dst, sport: flow.sport, dport: flow.dport };
-                p.nic_may_send(port_id, tuple, routing, topo)
-            }
+            FlowControl::Pyrrha(p) => p.nic_may_send(port_id, flow.tuple, routing, topo),
             FlowControl::None | FlowControl::Pfc(_) => unreachable!("decided by priority"),
         }
     }
@@ -455,6 +452,20 @@ impl FlowControl {
             FlowControl::Pyrrha(p) => Some(p),
             _ => None,
         }
+    }
+}
+
+impl NicGate for FlowControl {
+    #[inline(always)]
+    fn nic_may_send(
+        &self,
+        nic: PortId,
+        port: &Port,
+        flow: &FlowKey,
+        routing: &Routing,
+        topo: &Topology,
+    ) -> bool {
+        self.may_send(nic, port, flow, routing, topo)
     }
 }
 

@@ -19,10 +19,10 @@ use std::collections::VecDeque;
 
 use super::keymap::KeyMap;
 
-use crate::frames::ControlPayload;
+use crate::fabric::frames::ControlPayload;
+use crate::fabric::packet::{Packet, PacketKind};
+use crate::fabric::port::Port;
 use crate::ids::{FlowId, PortId};
-use crate::packet::{Packet, PacketKind};
-use crate::port::Port;
 use crate::time::SimTime;
 
 /// Parameters of per-flow flow control (`[switch.flow_control]` with `kind = "per_flow"`).

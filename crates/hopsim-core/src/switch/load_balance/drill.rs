@@ -13,9 +13,9 @@
 //! modelled: every shortest-path next hop is a candidate.
 
 use crate::engine::{pick_below, RngStream};
+use crate::fabric::packet::PacketKind;
+use crate::fabric::port::Port;
 use crate::ids::{NodeId, PortId};
-use crate::packet::PacketKind;
-use crate::port::Port;
 use crate::topology::routing::{FiveTuple, Routing};
 
 /// DRILL(d, m) (`[routing.drill]`).

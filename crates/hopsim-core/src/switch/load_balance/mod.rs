@@ -10,9 +10,9 @@ mod drill;
 
 pub use drill::{Drill, DrillConfig};
 
+use crate::fabric::packet::Packet;
+use crate::fabric::port::Port;
 use crate::ids::{NodeId, PortId};
-use crate::packet::Packet;
-use crate::port::Port;
 use crate::topology::routing::{routing_tuple, Routing};
 
 /// The load balancer of every switch in a run (`[routing] load_balancer`), with a one-byte

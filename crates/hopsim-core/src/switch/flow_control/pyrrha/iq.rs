@@ -18,8 +18,8 @@
 //! isolation".
 
 use super::RootId;
-use crate::port::Port;
-use crate::store::PacketStore;
+use crate::fabric::port::Port;
+use crate::fabric::store::PacketStore;
 use crate::time::SimTime;
 
 /// State of a known root's isolation at this port (Fig 6; "unassigned" is absence).
@@ -263,8 +263,8 @@ impl PortIqs {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fabric::packet::test_packet;
     use crate::ids::{NodeId, PortId};
-    use crate::packet::test_packet;
     use crate::time::{Delta, Rate};
 
     fn port() -> Port {

@@ -1,10 +1,10 @@
 //! Packets.
 //!
 //! A packet is a compact plain `Copy` struct (52 B). It lives in one slot of the
-//! [`PacketStore`](crate::store::PacketStore) from creation at a NIC or switch until it is
+//! [`PacketStore`](crate::fabric::store::PacketStore) from creation at a NIC or switch until it is
 //! consumed; links and queues hold lists of slots, so forwarding never copies it. Control
 //! frames (PFC, per-flow pause, and later BFC / Pyrrha / OFC frames) carry a typed payload
-//! beside their slot (see [`frames`](crate::frames)) and bypass data buffer accounting.
+//! beside their slot (see [`frames`](crate::fabric::frames)) and bypass data buffer accounting.
 
 use crate::ids::{FlowId, NodeId};
 use crate::time::SimTime;

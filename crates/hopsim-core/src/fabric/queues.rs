@@ -16,12 +16,12 @@
 //! policy asks for it: O(1) removal of a packet from the middle of a queue (Vertigo's
 //! extraction; back links kept by the store), rank-ordered queues (SRPT by a packet rank,
 //! as Vertigo's and pFabric-style PIFO service), marker entries that are never transmitted
-//! (OFC and Aquarius order marks; see [`PacketKind::Marker`](crate::packet::PacketKind)),
+//! (OFC and Aquarius order marks; see [`PacketKind::Marker`](crate::fabric::packet::PacketKind)),
 //! moving a dequeued packet into another queue (Pyrrha's hierarchical isolation queues),
 //! and a rate shaper per queue (GFC).
 
-use crate::packet::{Packet, PacketFlags, PacketKind};
-use crate::store::{PacketList, PacketRef, PacketStore};
+use crate::fabric::packet::{Packet, PacketFlags, PacketKind};
+use crate::fabric::store::{PacketList, PacketRef, PacketStore};
 use crate::time::{ByteTime, Delta, Rate, SimTime};
 
 /// How the port chooses among eligible data queues.
@@ -715,7 +715,7 @@ impl Packet {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::test_packet;
+    use crate::fabric::packet::test_packet;
 
     fn fill(q: &mut EgressQueues, store: &mut PacketStore, queue: usize, seq: u64) -> PacketRef {
         let r = store.insert(test_packet(seq));

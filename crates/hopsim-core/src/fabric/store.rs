@@ -11,7 +11,7 @@
 //! no copying on growth), shared by every queue and link: bytes per in-flight packet stay
 //! close to the slot size.
 
-use crate::packet::Packet;
+use crate::fabric::packet::Packet;
 use crate::time::SimTime;
 
 /// log2 of the slots per chunk (4,096 slots of 64 B: 256 KiB).
@@ -178,7 +178,7 @@ impl PacketStore {
 
     #[inline]
     fn prefetch_slot(&self, r: u32) {
-        crate::prefetch::prefetch(self.slot(r));
+        crate::fabric::prefetch::prefetch(self.slot(r));
     }
 
     /// Append `r` to `list`.
@@ -349,7 +349,7 @@ impl PacketStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::test_packet as pkt;
+    use crate::fabric::packet::test_packet as pkt;
 
     #[test]
     fn a_slot_is_one_cache_line() {

@@ -6,9 +6,9 @@
 //! downstream node's flow control. A host's port has no data queues of its own: the NIC
 //! pulls data from its flows (see `host`).
 
+use crate::fabric::queues::EgressQueues;
+use crate::fabric::store::PacketList;
 use crate::ids::{NodeId, PortId};
-use crate::queues::EgressQueues;
-use crate::store::PacketList;
 use crate::time::{ByteTime, Delta, Rate, Serialization, SimTime};
 
 /// Counters of one port, reported per port after the run. Laid out (`repr(C)`) with the
@@ -78,7 +78,7 @@ pub struct Port {
     pub down: bool,
     pub stats: PortStats,
     /// ECN marking thresholds for this port's rate (switch ports only).
-    pub ecn: Option<crate::switch::RedProfile>,
+    pub ecn: Option<crate::fabric::ecn::RedProfile>,
     pub rate: Rate,
 }
 
@@ -145,6 +145,6 @@ mod tests {
         assert_eq!(offset_of!(Port, queues), 64, "timing, link and control queue in line 1");
         assert!(offset_of!(Port, down) < 128, "queue state and flags in line 2");
         assert!(offset_of!(Port, stats) + offset_of!(PortStats, max_queue_bytes) + 8 <= 256);
-        assert!(offset_of!(Port, ecn) + std::mem::size_of::<Option<crate::switch::RedProfile>>() <= 320);
+        assert!(offset_of!(Port, ecn) + std::mem::size_of::<Option<crate::fabric::ecn::RedProfile>>() <= 320);
     }
 }

@@ -1,7 +1,7 @@
 //! Hop-by-hop control frames: typed payloads per mechanism, their wire sizes, counters per
 //! frame kind, and the side table that carries a frame's payload beside its packet slot.
 //!
-//! A control frame is a packet of kind [`PacketKind::Control`](crate::packet::PacketKind)
+//! A control frame is a packet of kind [`PacketKind::Control`](crate::fabric::packet::PacketKind)
 //! that crosses one link (serialization and propagation like any packet) and is consumed by
 //! the node at the other end, whose flow-control policy acts on it. Its payload does not
 //! live in the 52-byte packet header (which has no room for a flow id or a list of flows):

@@ -1,0 +1,144 @@
+//! The fabric: what every component of the network shares — the clock and the event
+//! queue, the packet store and what travels beside a packet (control-frame payloads,
+//! extension header fields, INT stacks), the ports with their links and egress queues,
+//! the topology and its routes, run-wide counters and the observers that record what
+//! happens.
+//!
+//! Components (switches, hosts) own their own state and act on the fabric through the
+//! methods here: put a packet on a link, wake a port when it falls idle, free a packet
+//! that left the network. They never reach each other except through the fabric, and the
+//! simulator (`sim`) is the only place that knows them all.
+
+pub mod ecn;
+pub mod frames;
+pub mod headers;
+pub mod int;
+pub mod packet;
+pub mod port;
+pub(crate) mod prefetch;
+pub mod queues;
+pub mod store;
+pub mod timers;
+
+use crate::engine::{Event, EventQueue};
+use crate::ids::PortId;
+use crate::metrics::{ControlEvent, Counters, DropCause};
+use crate::observe::{Observers, PacketEvent};
+use crate::time::SimTime;
+use crate::topology::{Routing, Topology};
+
+use self::frames::ControlFrames;
+use self::headers::ExtTable;
+use self::int::IntStack;
+use self::packet::{Packet, PacketKind};
+use self::port::Port;
+use self::store::{PacketRef, PacketStore};
+use self::timers::PolicyTimers;
+
+/// The shared substrate of a run.
+pub struct Fabric {
+    pub now: SimTime,
+    pub events: EventQueue,
+    /// Every packet in the network (on links and in queues), from creation to consumption.
+    pub store: PacketStore,
+    pub topo: Topology,
+    pub routing: Routing,
+    pub ports: Vec<Port>,
+    /// Per node: its index among the switches or among the hosts.
+    pub node_slot: Vec<u32>,
+    pub counters: Counters,
+    /// The control frames sent (`[output] pfc_events` or `control_frames`), in time order.
+    pub control_log: Option<Vec<ControlEvent>>,
+    /// `[output] control_frames`: the log is reported whole, not only its PFC frames.
+    pub log_all_frames: bool,
+    /// Payloads of the control frames in flight, beside their slots.
+    pub frames: ControlFrames,
+    /// Extension header fields beside the slots (empty unless a policy uses them).
+    pub ext: ExtTable,
+    /// INT stack of each packet-store slot (empty unless INT is on).
+    pub int_stacks: Vec<IntStack>,
+    /// Generations of switch-port and policy timers.
+    pub timers: PolicyTimers,
+    /// Queuing delay, samplers and the packet trace.
+    pub obs: Observers,
+    /// Per flow: times a packet of it (data or ACK) was deflected by a switch.
+    pub flow_deflections: Vec<u32>,
+}
+
+impl Fabric {
+    /// A busy port has work waiting: make sure its `TxDone` is scheduled.
+    #[inline]
+    pub fn wake_when_idle(&mut self, port: PortId) {
+        let p = &mut self.ports[port.idx()];
+        if !p.txdone_pending {
+            p.txdone_pending = true;
+            self.events.schedule(p.busy_until, Event::TxDone { port });
+        }
+    }
+
+    /// After starting a packet: schedule `TxDone` only if more is already waiting.
+    #[inline]
+    pub fn wake_if_more_work(&mut self, port: PortId) {
+        if self.ports[port.idx()].has_work() {
+            self.wake_when_idle(port);
+        }
+    }
+
+    /// A packet leaves the network (consumed at its destination or dropped): free its slot.
+    #[inline]
+    pub fn consume(&mut self, r: PacketRef) -> Packet {
+        self.store.remove(r)
+    }
+
+    /// Serialize `pkt` on `port` (which must be idle) and schedule its arrival at the peer.
+    #[inline]
+    pub fn start_tx(&mut self, port: PortId, pkt: PacketRef) {
+        let wire = self.store.get(pkt).wire_bytes as u64;
+        let p = &mut self.ports[port.idx()];
+        debug_assert!(!p.is_busy(self.now), "port {} already transmitting", port.0);
+        let tx_time = p.byte_time.tx_time(wire);
+        let tx_end = self.now + tx_time;
+        p.busy_until = tx_end;
+        p.stats.tx_bytes += wire;
+        p.stats.tx_packets += 1;
+        p.stats.busy_time += tx_time;
+        p.stats.first_tx.get_or_insert(self.now);
+        p.stats.last_tx_end = tx_end;
+        if let Some(trace) = &mut self.obs.packet_trace {
+            trace.record(
+                self.now,
+                PacketEvent::Transmit,
+                port,
+                self.store.get(pkt),
+                0,
+                p.queues.backlog_bytes,
+            );
+        }
+        let arrive = tx_end + p.arrival_delay;
+        let first_in_flight = self.store.push_in_flight(&mut p.in_flight, pkt, arrive);
+        self.counters.packet_hops += 1;
+        if first_in_flight {
+            self.events.schedule(arrive, Event::Deliver { port, pkt });
+        }
+    }
+
+    /// Packet `r` is lost outside a switch's admission (on a failed link): count it and
+    /// free its slot (and a control frame's payload).
+    pub fn lose(&mut self, r: PacketRef, cause: DropCause) {
+        match self.store.get(r).kind {
+            PacketKind::Data => self.counters.drops.add(cause),
+            PacketKind::Control => {
+                self.frames.take(r.index());
+                self.counters.control_drops += 1;
+            }
+            _ => self.counters.control_drops += 1,
+        }
+        self.consume(r);
+    }
+
+    /// Whether `node` is a host.
+    #[inline]
+    pub fn is_host(&self, node: crate::ids::NodeId) -> bool {
+        self.topo.is_host(node)
+    }
+}

@@ -1,0 +1,54 @@
+//! Read-only views of a run for tests and reports: per-switch drops, PFC ingress state,
+//! what flow control still holds.
+
+use super::Simulator;
+use crate::ids::{NodeId, PortId};
+use crate::metrics::Drops;
+use crate::switch::FlowControl;
+
+impl Simulator {
+    /// Switch `node`'s drop counters (for tests and reports).
+    pub fn switch_drops(&self, node: NodeId) -> Drops {
+        self.switches.nodes[self.fab.node_slot[node.idx()] as usize].drops
+    }
+
+    /// Whether ingress `(port, priority)` of a switch is currently holding its upstream paused.
+    pub fn ingress_paused(&self, port: PortId, priority: u8) -> bool {
+        let node = self.fab.ports[port.idx()].node;
+        let sw = self.fab.node_slot[node.idx()] as usize;
+        let first = self.switches.nodes[sw].first_port;
+        self.switches.fc.pfc_state(sw).is_some_and(|pfc| pfc.is_paused(port.0 - first, priority))
+    }
+
+    /// Per-flow entries (queues and pause states) still held, under per-flow flow control
+    /// (0 once the network drained).
+    pub fn per_flow_entries(&self) -> Option<usize> {
+        self.switches.fc.per_flow_state().map(|f| f.entries())
+    }
+
+    /// State a per-flow, BFC or Pyrrha run still holds — queues, pause states and counters,
+    /// congestion trees (0 once the network drained; `None` under PFC or none).
+    pub fn flow_control_held(&self) -> Option<usize> {
+        self.switches.fc.held()
+    }
+
+    /// The flow-control policy's own counters, by name.
+    pub fn flow_control_counters(&self) -> Vec<(&'static str, u64)> {
+        self.switches.fc.counters()
+    }
+
+    /// The flow-control policy (read-only), e.g. for Pyrrha's isolation-queue log.
+    pub fn flow_control(&self) -> &FlowControl {
+        &self.switches.fc
+    }
+
+    /// Ingress bytes held per switch for PFC, summed (0 once the network drained).
+    pub fn pfc_ingress_bytes(&self) -> u64 {
+        self.switches.fc.pfc_ingress_bytes()
+    }
+
+    /// Telemetry of the last ACK `flow`'s sender received (None when INT is off).
+    pub fn last_ack_int(&self, flow: crate::ids::FlowId) -> Option<&crate::fabric::int::IntStack> {
+        self.hosts.flow_int.get(flow.idx())
+    }
+}

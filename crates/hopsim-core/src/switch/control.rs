@@ -1,0 +1,77 @@
+//! Hop-by-hop control frames out of switch ports: building and sending one, sending the
+//! frames flow control asked for, and handing a frame that arrived (at a switch or at a
+//! host's NIC) to the flow-control policy.
+
+use super::Switches;
+use crate::fabric::frames::ControlPayload;
+use crate::fabric::packet::{Packet, PacketFlags, PacketKind};
+use crate::fabric::Fabric;
+use crate::ids::{FlowId, PortId};
+use crate::metrics::{ControlEvent, DropCause};
+
+impl Switches {
+    /// Queue a hop-by-hop control frame on `port` (towards its peer) and kick the port.
+    pub(crate) fn send_control_frame(&mut self, fab: &mut Fabric, port: PortId, payload: ControlPayload) {
+        let node = fab.ports[port.idx()].node;
+        let pkt = Packet {
+            kind: PacketKind::Control,
+            priority: 0,
+            flags: PacketFlags::NONE,
+            flow: FlowId(u32::MAX),
+            src: node,
+            dst: fab.ports[fab.ports[port.idx()].peer.idx()].node,
+            sport: 0,
+            dport: 0,
+            seq: 0,
+            payload: 0,
+            wire_bytes: payload.wire_bytes(),
+            sent_at: fab.now,
+            ingress: 0,
+            enq_ns: 0,
+            sack: 0,
+            ttl: 1,
+        };
+        fab.counters.frames.sent[payload.kind() as usize] += 1;
+        let stats = &mut fab.ports[port.idx()].stats;
+        match payload.pauses() {
+            Some(true) => stats.pause_sent += 1,
+            Some(false) => stats.resume_sent += 1,
+            None => {}
+        }
+        if let Some(log) = &mut fab.control_log {
+            log.push(ControlEvent { time: fab.now, node, port, payload });
+        }
+        let r = fab.store.insert(pkt);
+        fab.frames.put(r.index(), payload);
+        if fab.ports[port.idx()].down {
+            fab.lose(r, DropCause::LinkDown);
+            return;
+        }
+        fab.store.push_back(&mut fab.ports[port.idx()].control_queue, r);
+        self.switch_try_send(fab, port);
+    }
+
+    /// Send the frames flow-control hooks asked for.
+    pub(crate) fn send_pending_frames(&mut self, fab: &mut Fabric) {
+        while let Some((to, frame)) = self.fc.take_pending() {
+            self.send_control_frame(fab, to, frame);
+        }
+    }
+
+    /// A control frame arrived on `port`: it governs what `port` may send. Returns whether
+    /// something was resumed there (the port should try to send).
+    #[inline(never)]
+    pub fn on_control_frame(&mut self, fab: &mut Fabric, port: PortId, payload: ControlPayload) -> bool {
+        fab.counters.frames.received[payload.kind() as usize] += 1;
+        let p = &mut fab.ports[port.idx()];
+        if payload.pauses() == Some(true) {
+            p.stats.pause_received += 1;
+        }
+        let is_host = fab.topo.is_host(p.node);
+        let net = (&fab.routing, &fab.topo);
+        let (ext, store) = (&mut fab.ext, &mut fab.store);
+        let resumed = self.fc.on_frame(port, &mut fab.ports, is_host, payload, fab.now, ext, store, net);
+        self.send_pending_frames(fab);
+        resumed
+    }
+}
