@@ -86,8 +86,6 @@ pub struct Counters {
     pub data_packets_sent: u64,
     pub data_packets_delivered: u64,
     pub drops: Drops,
-    /// Control frames sent and received, per kind.
-    pub frames: crate::fabric::frames::FrameCounters,
     pub ecn_marks: u64,
     pub flows_finished: u64,
     /// Packets deflected (sent out of another port than routing chose).
@@ -151,15 +149,6 @@ pub struct PortRecord {
     pub stats: PortStats,
 }
 
-/// A control frame sent out of `port` of `node`.
-#[derive(Clone, Copy, Debug)]
-pub struct ControlEvent {
-    pub time: SimTime,
-    pub node: NodeId,
-    pub port: PortId,
-    pub payload: crate::fabric::frames::ControlPayload,
-}
-
 /// A PFC frame sent (`pause` = XOFF, else XON) out of `port` of `node`.
 #[derive(Clone, Copy, Debug)]
 pub struct PfcEvent {
@@ -186,8 +175,9 @@ pub struct Summary {
     pub drops: Drops,
     pub pfc_pause_frames: u64,
     pub pfc_resume_frames: u64,
-    /// Control frames of every kind, sent and received.
-    pub control_frames: crate::fabric::frames::FrameCounters,
+    /// Control frames sent and received, by kind (every kind of every flow-control
+    /// mechanism, in registration order).
+    pub control_frames: Vec<FrameCount>,
     /// Packets deflected by admission (sent out of another port than routing chose).
     pub deflections: u64,
     /// ACKs, NACKs, CNPs and control frames dropped (not in `drops`).
@@ -216,6 +206,26 @@ pub struct Summary {
     pub deflection_extra_hops: Vec<u64>,
     /// Packet-trace events not recorded once `max_records` was reached.
     pub packet_trace_dropped: u64,
+}
+
+/// Control frames of one kind sent and received over a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FrameCount {
+    pub kind: &'static str,
+    pub sent: u64,
+    pub received: u64,
+}
+
+impl Summary {
+    /// Frames of kind `kind` (e.g. `"flow_pause"`) sent.
+    pub fn frames_sent(&self, kind: &str) -> u64 {
+        self.control_frames.iter().find(|c| c.kind == kind).map_or(0, |c| c.sent)
+    }
+
+    /// Frames of kind `kind` received.
+    pub fn frames_received(&self, kind: &str) -> u64 {
+        self.control_frames.iter().find(|c| c.kind == kind).map_or(0, |c| c.received)
+    }
 }
 
 /// One switch's buffer figures.

@@ -356,18 +356,6 @@ pub struct Observers {
     pub queues: Option<QueueSampler>,
     pub throughput: Option<Throughput>,
     pub packet_trace: Option<PacketTrace>,
-    pub congestion_trees: Option<TreeSnapshots>,
-}
-
-/// `[output.congestion_trees]`: the instants still to snapshot and the records so far.
-#[derive(Clone, Debug, Default)]
-pub struct TreeSnapshots {
-    /// Instants not reached yet, latest first.
-    pub at: Vec<SimTime>,
-    pub interval: Option<Delta>,
-    /// When the periodic snapshot fires next.
-    pub next_periodic: Option<SimTime>,
-    pub records: Vec<crate::switch::flow_control::pyrrha::TreeRecord>,
 }
 
 #[cfg(test)]

@@ -109,7 +109,10 @@ fn fingerprint(sim: &Simulator) -> String {
     });
     let classes = hash_lines(sim.flow_classes(), |c| c.name().to_string());
     write!(out, " flows#{flows} ports#{ports} classes#{classes}").unwrap();
-    let frames_log = hash_lines(sim.control_events(), |e| format!("{:?}", e));
+    let frames_log = hash_lines(sim.control_events(), |e| {
+        let p = &e.payload;
+        format!("{} {} {} {} {} {:?}", e.time.0, e.node.0, e.port.0, p.kind_name(), p.subject(), p.pauses())
+    });
     let pfc_log = hash_lines(sim.pfc_events(), |e| format!("{:?}", e));
     let queues = hash_lines(sim.queue_samples(), |q| format!("{:?}", q));
     let buffers = hash_lines(sim.buffer_samples(), |q| format!("{:?}", q));

@@ -28,12 +28,11 @@ fn per_flow_flow_control_frees_the_victim_that_pfc_blocks() {
         assert_drained(s);
     }
     let sum = per_flow.summary();
-    use hopsim_core::fabric::frames::FrameKind;
-    assert!(sum.control_frames.sent(FrameKind::FlowPause) > 0, "incast flows were paused");
+    assert!(sum.frames_sent("flow_pause") > 0, "incast flows were paused");
     assert_eq!(sum.pfc_pause_frames, 0);
     assert_eq!(
-        sum.control_frames.sent(FrameKind::FlowPause),
-        sum.control_frames.received(FrameKind::FlowPause),
+        sum.frames_sent("flow_pause"),
+        sum.frames_received("flow_pause"),
         "every frame crossed its link"
     );
     // The NICs of the incast senders were told to stop their flows.

@@ -6,8 +6,9 @@
 mod common;
 
 use common::{assert_drained, fct_us, incast_with_victim, run, victim_fct};
-use hopsim_core::fabric::frames::{ControlPayload, RootSignal};
 use hopsim_core::ids::NodeId;
+use hopsim_core::switch::flow_control::pyrrha::frame::{PyrrhaFrame, RootSignal};
+use hopsim_core::switch::ControlPayload;
 use hopsim_core::Simulator;
 
 #[test]
@@ -77,8 +78,8 @@ fn a_false_positive_root_merges_into_the_real_root() {
     let spine_down = s.port_id(NodeId(15), 2).0; // the spine's port to leaf 2: the false root
     let real = s.port_id(NodeId(14), 0).0; // leaf 2's port to host 8: the real root
     let leaf0_up = s.port_id(NodeId(12), 4).0;
-    let pyrrha = |e: &hopsim_core::metrics::ControlEvent| match e.payload {
-        ControlPayload::Pyrrha { signal, root, old_root, .. } => Some((signal, root, old_root)),
+    let pyrrha = |e: &hopsim_core::switch::ControlEvent| match e.payload {
+        ControlPayload::Pyrrha(PyrrhaFrame { signal, root, old_root, .. }) => Some((signal, root, old_root)),
         _ => None,
     };
     let first = |s: &Simulator, want: (RootSignal, u32)| {
@@ -279,7 +280,9 @@ fn a_root_whose_link_fails_resumes_its_upstreams() {
         .control_events()
         .iter()
         .filter(|e| e.time.0 == 20_000_000)
-        .filter(|e| matches!(e.payload, ControlPayload::Pyrrha { signal: RootSignal::Resume, root: r, .. } if r == root))
+        .filter(|e| {
+            matches!(e.payload, ControlPayload::Pyrrha(PyrrhaFrame { signal: RootSignal::Resume, root: r, .. }) if r == root)
+        })
         .count();
     assert!(resumes_at_failure > 0, "the failed root resumed its upstreams at once");
     assert!(s.summary().drops.link_down > 0);

@@ -219,7 +219,7 @@ impl Simulation {
         d.set_item("time_ns", ev.iter().map(|e| ns(e.time)).collect::<Vec<_>>())?;
         d.set_item("node", ev.iter().map(|e| e.node.0).collect::<Vec<_>>())?;
         d.set_item("port", ev.iter().map(|e| e.port.0 - topo.node_ports[e.node.idx()]).collect::<Vec<_>>())?;
-        d.set_item("kind", ev.iter().map(|e| e.payload.kind().name()).collect::<Vec<_>>())?;
+        d.set_item("kind", ev.iter().map(|e| e.payload.kind_name()).collect::<Vec<_>>())?;
         d.set_item("subject", ev.iter().map(|e| e.payload.subject()).collect::<Vec<_>>())?;
         d.set_item("pause", ev.iter().map(|e| e.payload.pauses() == Some(true)).collect::<Vec<_>>())?;
         Ok(d)
@@ -382,8 +382,8 @@ impl Simulation {
         d.set_item("pfc_pause_frames", s.pfc_pause_frames)?;
         d.set_item("pfc_resume_frames", s.pfc_resume_frames)?;
         let frames = PyDict::new_bound(py);
-        for kind in hopsim_core::fabric::frames::FrameKind::ALL {
-            frames.set_item(kind.name(), s.control_frames.sent(kind))?;
+        for c in &s.control_frames {
+            frames.set_item(c.kind, c.sent)?;
         }
         d.set_item("control_frames_sent", frames)?;
         let fc = PyDict::new_bound(py);

@@ -59,12 +59,16 @@ impl TimerKind {
 pub enum PolicyTimerKind {
     /// A port's rate-shaped queue may send again (target: the port).
     Shaper,
-    /// Snapshot the congestion trees (`[output.congestion_trees]`; target 0).
-    TreeSnapshot,
+    /// A timer of the flow-control policy (target: the policy's own id).
+    FlowControl,
+    /// A timer of the load balancer.
+    LoadBalance,
+    /// A timer of the admission / deflection policy.
+    Admission,
 }
 
 impl PolicyTimerKind {
-    pub const COUNT: usize = 2;
+    pub const COUNT: usize = 4;
 }
 
 /// A scheduled happening. Small and `Copy`: it names its target by id.

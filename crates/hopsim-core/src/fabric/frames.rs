@@ -1,179 +1,87 @@
-//! Hop-by-hop control frames: typed payloads per mechanism, their wire sizes, counters per
-//! frame kind, and the side table that carries a frame's payload beside its packet slot.
+//! Hop-by-hop control frames: what a frame's payload must say of itself, the side table
+//! that carries payloads beside their packet slots, counters per frame kind, and the arena
+//! for variable-length payloads.
 //!
-//! A control frame is a packet of kind [`PacketKind::Control`](crate::fabric::packet::PacketKind)
+//! A control frame is a packet of kind [`PacketKind::Control`](super::packet::PacketKind)
 //! that crosses one link (serialization and propagation like any packet) and is consumed by
 //! the node at the other end, whose flow-control policy acts on it. Its payload does not
 //! live in the 52-byte packet header (which has no room for a flow id or a list of flows):
-//! it is kept in [`ControlFrames`], indexed by the frame's packet-store slot, as INT stacks
-//! are. Variable-length payloads (a list of flows, as OFC's PAUSE carries) keep their items
-//! in a [`ListArena`] and name their list by id.
-
-use crate::ids::FlowId;
+//! it is kept in [`FramePayloads`], indexed by the frame's packet-store slot, as INT stacks
+//! are. Each flow-control mechanism defines its own payload type ([`Frame`]); the flow-control
+//! family gathers them in one enum. Variable-length payloads (a list of flows, as OFC's
+//! PAUSE carries) keep their items in a [`ListArena`] and name their list by id.
 
 /// Wire size of a minimum Ethernet frame: PFC frames (IEEE 802.1Qbb MAC control frames are
 /// padded to it) and every control frame whose payload fits in it.
 pub const MIN_FRAME_BYTES: u16 = 64;
 
-/// Typed payload of a hop-by-hop control frame.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ControlPayload {
-    /// IEEE 802.1Qbb PFC frame for one priority: XOFF (`pause = true`) or XON.
-    Pfc { priority: u8, pause: bool },
-    /// Per-flow flow control: stop (`pause = true`) or restart one flow at the upstream
-    /// port (the ideal per-flow baseline of Pyrrha §2.3 and Appendix B). `reverse` names
-    /// the flow's ACKs (queued per flow too when ACKs share the data queues).
-    Flow { flow: FlowId, reverse: bool, pause: bool },
-    /// BFC (Goyal et al., NSDI 2022, §3): stop (`pause = true`) or restart the upstream
-    /// queue `queue` — a data queue of the port the frame arrives on, or, at a host NIC,
-    /// the flow with that id (the NIC's queue pair).
-    Bfc { queue: u32, pause: bool },
-    /// Pyrrha (§4.4): a signal about congestion root `root` (a switch egress port, by
-    /// global port id) `hop` hops downstream of the receiving port. A MERGE also names the
-    /// false-positive root `old_root` it replaces (§4.1).
-    Pyrrha { signal: RootSignal, root: u32, old_root: u32, hop: u8 },
-}
-
-/// The four signals of Pyrrha's control frames (§4.1, §4.3, §4.4).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RootSignal {
-    /// Stop the traffic that crosses the root.
-    Pause,
-    /// Restart it.
-    Resume,
-    /// The root replaces the false-positive root `old_root`: its isolation queues soft-merge.
-    Merge,
-    /// The sender's isolation queue for the root was unassigned: it is no longer a child in
-    /// the root's congestion tree (what lets a tree dissolve from its leaves, §4.3).
-    Unassign,
-}
-
-/// The kinds of control frame, for counters and the event log.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FrameKind {
-    PfcPause,
-    PfcResume,
-    FlowPause,
-    FlowResume,
-    BfcPause,
-    BfcResume,
-    PyrrhaPause,
-    PyrrhaResume,
-    PyrrhaMerge,
-    PyrrhaUnassign,
-}
-
-impl FrameKind {
-    /// Number of kinds (length of per-kind counter arrays).
-    pub const COUNT: usize = 10;
-    pub const ALL: [FrameKind; FrameKind::COUNT] = [
-        FrameKind::PfcPause,
-        FrameKind::PfcResume,
-        FrameKind::FlowPause,
-        FrameKind::FlowResume,
-        FrameKind::BfcPause,
-        FrameKind::BfcResume,
-        FrameKind::PyrrhaPause,
-        FrameKind::PyrrhaResume,
-        FrameKind::PyrrhaMerge,
-        FrameKind::PyrrhaUnassign,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            FrameKind::PfcPause => "pfc_pause",
-            FrameKind::PfcResume => "pfc_resume",
-            FrameKind::FlowPause => "flow_pause",
-            FrameKind::FlowResume => "flow_resume",
-            FrameKind::BfcPause => "bfc_pause",
-            FrameKind::BfcResume => "bfc_resume",
-            FrameKind::PyrrhaPause => "pyrrha_pause",
-            FrameKind::PyrrhaResume => "pyrrha_resume",
-            FrameKind::PyrrhaMerge => "pyrrha_merge",
-            FrameKind::PyrrhaUnassign => "pyrrha_unassign",
-        }
-    }
-}
-
-impl ControlPayload {
-    pub fn kind(&self) -> FrameKind {
-        match *self {
-            ControlPayload::Pfc { pause: true, .. } => FrameKind::PfcPause,
-            ControlPayload::Pfc { pause: false, .. } => FrameKind::PfcResume,
-            ControlPayload::Flow { pause: true, .. } => FrameKind::FlowPause,
-            ControlPayload::Flow { pause: false, .. } => FrameKind::FlowResume,
-            ControlPayload::Bfc { pause: true, .. } => FrameKind::BfcPause,
-            ControlPayload::Bfc { pause: false, .. } => FrameKind::BfcResume,
-            ControlPayload::Pyrrha { signal, .. } => match signal {
-                RootSignal::Pause => FrameKind::PyrrhaPause,
-                RootSignal::Resume => FrameKind::PyrrhaResume,
-                RootSignal::Merge => FrameKind::PyrrhaMerge,
-                RootSignal::Unassign => FrameKind::PyrrhaUnassign,
-            },
-        }
-    }
-
-    /// Bytes on the wire. Every kind fits a minimum Ethernet frame (a PFC frame carries a
-    /// class-enable vector and eight 2-byte timers; a per-flow frame a 4-byte flow id; a
-    /// BFC frame a queue id; a Pyrrha frame two `switch:port` root ids and a hop count).
-    pub fn wire_bytes(&self) -> u16 {
-        MIN_FRAME_BYTES
-    }
-
+/// A control-frame payload: its kinds (named for counters and the event log), whether it
+/// stops or restarts traffic, the class it names, and its size on the wire.
+pub trait Frame: Copy + std::fmt::Debug {
+    /// Names of the payload's kinds, e.g. `["pfc_pause", "pfc_resume"]`.
+    const KINDS: &'static [&'static str];
+    /// This frame's kind: an index into [`KINDS`](Self::KINDS).
+    fn kind(&self) -> usize;
     /// Whether the frame stops (`Some(true)`) or restarts (`Some(false)`) traffic: what the
     /// per-port PAUSE / RESUME counters count.
-    pub fn pauses(&self) -> Option<bool> {
-        match *self {
-            ControlPayload::Pfc { pause, .. }
-            | ControlPayload::Flow { pause, .. }
-            | ControlPayload::Bfc { pause, .. } => Some(pause),
-            ControlPayload::Pyrrha { signal: RootSignal::Pause, .. } => Some(true),
-            ControlPayload::Pyrrha { signal: RootSignal::Resume, .. } => Some(false),
-            ControlPayload::Pyrrha { .. } => None,
-        }
-    }
-
-    /// The class a frame names in the event log: the PFC priority, the flow id, the BFC
-    /// queue or the Pyrrha congestion root (global port id).
-    pub fn subject(&self) -> u32 {
-        match *self {
-            ControlPayload::Pfc { priority, .. } => priority as u32,
-            ControlPayload::Flow { flow, .. } => flow.0,
-            ControlPayload::Bfc { queue, .. } => queue,
-            ControlPayload::Pyrrha { root, .. } => root,
-        }
+    fn pauses(&self) -> Option<bool>;
+    /// The class the frame names in the event log (a priority, a flow, a queue, a root).
+    fn subject(&self) -> u32;
+    /// Bytes on the wire.
+    fn wire_bytes(&self) -> u16 {
+        MIN_FRAME_BYTES
     }
 }
 
-/// Frames sent and received, per kind.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// The payload of a mechanism that sends no frames (uninhabited).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NoFrame {}
+
+impl Frame for NoFrame {
+    const KINDS: &'static [&'static str] = &[];
+    fn kind(&self) -> usize {
+        match *self {}
+    }
+    fn pauses(&self) -> Option<bool> {
+        match *self {}
+    }
+    fn subject(&self) -> u32 {
+        match *self {}
+    }
+}
+
+/// Frames sent and received, per kind (indexed as the flow-control family numbers kinds).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FrameCounters {
-    pub sent: [u64; FrameKind::COUNT],
-    pub received: [u64; FrameKind::COUNT],
+    pub sent: Vec<u64>,
+    pub received: Vec<u64>,
 }
 
 impl FrameCounters {
-    pub fn sent(&self, kind: FrameKind) -> u64 {
-        self.sent[kind as usize]
-    }
-
-    pub fn received(&self, kind: FrameKind) -> u64 {
-        self.received[kind as usize]
+    /// Counters for `kinds` frame kinds.
+    pub fn new(kinds: usize) -> FrameCounters {
+        FrameCounters { sent: vec![0; kinds], received: vec![0; kinds] }
     }
 }
 
 /// Payloads of the control frames in flight, indexed by packet-store slot. Grows to the
 /// highest slot a frame ever used; data packets never touch it.
-#[derive(Clone, Debug, Default)]
-pub struct ControlFrames {
-    payload: Vec<Option<ControlPayload>>,
+#[derive(Clone, Debug)]
+pub struct FramePayloads<P> {
+    payload: Vec<Option<P>>,
     /// Items of variable-length payloads.
     pub lists: ListArena,
 }
 
-impl ControlFrames {
+impl<P> Default for FramePayloads<P> {
+    fn default() -> Self {
+        FramePayloads { payload: Vec::new(), lists: ListArena::default() }
+    }
+}
+
+impl<P: Copy> FramePayloads<P> {
     /// Attach `payload` to the frame in slot `slot`.
-    pub fn put(&mut self, slot: usize, payload: ControlPayload) {
+    pub fn put(&mut self, slot: usize, payload: P) {
         if self.payload.len() <= slot {
             self.payload.resize(slot + 1, None);
         }
@@ -182,7 +90,7 @@ impl ControlFrames {
     }
 
     /// Detach the payload of the frame in slot `slot` (the frame is being consumed).
-    pub fn take(&mut self, slot: usize) -> ControlPayload {
+    pub fn take(&mut self, slot: usize) -> P {
         self.payload[slot].take().expect("a control frame carries a payload")
     }
 }
@@ -236,34 +144,18 @@ impl ListArena {
 mod tests {
     use super::*;
 
-    #[test]
-    fn kinds_names_and_sizes() {
-        let p = ControlPayload::Pfc { priority: 3, pause: true };
-        assert_eq!(
-            (p.kind(), p.pauses(), p.subject(), p.wire_bytes()),
-            (FrameKind::PfcPause, Some(true), 3, 64)
-        );
-        let f = ControlPayload::Flow { flow: FlowId(42), reverse: false, pause: false };
-        assert_eq!((f.kind(), f.pauses(), f.subject()), (FrameKind::FlowResume, Some(false), 42));
-        let names: Vec<_> = FrameKind::ALL.iter().map(|k| k.name()).collect();
-        assert_eq!(&names[..4], ["pfc_pause", "pfc_resume", "flow_pause", "flow_resume"]);
-        let b = ControlPayload::Bfc { queue: 17, pause: true };
-        assert_eq!((b.kind(), b.pauses(), b.subject()), (FrameKind::BfcPause, Some(true), 17));
-        let merge = ControlPayload::Pyrrha { signal: RootSignal::Merge, root: 9, old_root: 4, hop: 2 };
-        assert_eq!((merge.kind(), merge.pauses(), merge.subject()), (FrameKind::PyrrhaMerge, None, 9));
-        assert!(std::mem::size_of::<ControlPayload>() <= 16, "a payload stays small");
-        assert!(FrameKind::ALL.iter().enumerate().all(|(i, k)| *k as usize == i));
-    }
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    struct Stop(u8);
 
     #[test]
     fn payloads_travel_beside_their_slot() {
-        let mut frames = ControlFrames::default();
-        frames.put(7, ControlPayload::Pfc { priority: 1, pause: true });
-        frames.put(2, ControlPayload::Flow { flow: FlowId(9), reverse: true, pause: true });
-        assert_eq!(frames.take(7), ControlPayload::Pfc { priority: 1, pause: true });
-        assert_eq!(frames.take(2), ControlPayload::Flow { flow: FlowId(9), reverse: true, pause: true });
-        frames.put(7, ControlPayload::Pfc { priority: 1, pause: false });
-        assert_eq!(frames.take(7).pauses(), Some(false));
+        let mut frames = FramePayloads::default();
+        frames.put(7, Stop(1));
+        frames.put(2, Stop(9));
+        assert_eq!(frames.take(7), Stop(1));
+        assert_eq!(frames.take(2), Stop(9));
+        frames.put(7, Stop(3));
+        assert_eq!(frames.take(7), Stop(3));
     }
 
     #[test]

@@ -1,92 +1,128 @@
-//! Packet extension fields: header fields that only some policies need, kept beside the
-//! packet store at each packet's slot number, so the 64-byte slot (and every run that does not
-//! use them) stays as it is.
+//! Extension header fields: header fields that only some mechanisms need (a congestion
+//! root, an upstream queue id, a rank, congestion-control bits), kept beside the packet
+//! store at each packet's slot number, so the 64-byte slot — and every run that uses none
+//! of them — stays as it is.
 //!
-//! The fields are those the phase-2 mechanisms carry in their packets: Pyrrha's congestion
-//! root, BFC's upstream queue, Proteus's path id and alternatives, Aquarius's tolerable
-//! delay, a rank for SRPT / LAS scheduling and admission (Vertigo, AIFO, Preemptive
-//! Deflection), a hop count, and CONGA's piggybacked feedback. The table is empty until a
-//! policy switches it on; then a new packet's row is reset when it is created, and an ACK,
-//! which takes over its data packet's slot, takes over its row too (a policy that echoes a
-//! field in ACKs reads it there).
+//! A mechanism **registers** the fields it carries while the run is built
+//! ([`HeaderLayout::field`]: a name and a width in bits) and keeps the [`Field`] handles it
+//! gets back; fields are packed into 64-bit words in the order they are registered. A run
+//! whose mechanisms register nothing allocates nothing. A field two mechanisms share (a
+//! rank written by senders and read by switches) is registered under one name by both and
+//! resolves to the same place.
+//!
+//! A new packet's row is cleared when it is created; an ACK, which takes over its data
+//! packet's slot, takes over its row too (a mechanism that echoes a field in ACKs reads it
+//! there).
 
-/// The extension fields of one packet.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct PacketExt {
-    /// Pyrrha: the congestion root (`switch:port`) the packet is matched to.
-    pub root: u32,
-    /// BFC / Pyrrha: the queue the packet left at the previous hop.
-    pub upstream_queue: u32,
-    /// Proteus / source routing: the path chosen, and a bitmap of alternatives.
-    pub path_id: u16,
-    pub alternatives: u16,
-    /// Aquarius: how long the packet may still wait, in ns.
-    pub tolerable_delay_ns: u32,
-    /// SRPT / LAS: remaining or already-sent bytes of the flow.
-    pub rank: u64,
-    /// Switch hops taken.
-    pub hops: u8,
-    /// CONGA: feedback piggybacked towards the source (path and congestion metric).
-    pub feedback_path: u16,
-    pub feedback_metric: u8,
-    /// Flow-control marks of the current hop (BFC: counted in its upstream queue's pause
-    /// counter; Pyrrha: isolated in an isolation queue here).
-    pub fc_mark: u8,
-    /// Pyrrha: the hop distance of the congestion root `root` from the current port (the
-    /// level of the isolation queue the packet waits in).
-    pub iq_level: u8,
-    /// Congestion-control header bits (Bolt's FIRST, LAST, INC, DEC).
-    pub cc_flags: u8,
+/// Where a registered field lives in a row: its word, its shift and its width mask.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Field {
+    word: u32,
+    shift: u8,
+    mask: u64,
 }
 
-/// Extension rows indexed by packet-store slot (empty while no policy needs them).
+/// The fields of a run, in the order they were registered.
 #[derive(Clone, Debug, Default)]
-pub struct ExtTable {
-    enabled: bool,
-    rows: Vec<PacketExt>,
+pub struct HeaderLayout {
+    fields: Vec<(&'static str, u8, Field)>,
+    /// Bits used in each word.
+    used: Vec<u8>,
 }
 
-impl ExtTable {
-    /// A table in use (a policy of the run reads or writes extension fields).
-    pub fn enabled() -> ExtTable {
-        ExtTable { enabled: true, rows: Vec::new() }
+impl HeaderLayout {
+    /// The field `name` of `bits` bits (1 to 64): registered now, or the one registered
+    /// before under that name (which must have the same width).
+    pub fn field(&mut self, name: &'static str, bits: u8) -> Field {
+        assert!((1..=64).contains(&bits), "a header field has 1 to 64 bits, {name} asks {bits}");
+        if let Some((_, b, f)) = self.fields.iter().find(|(n, _, _)| *n == name) {
+            assert_eq!(*b, bits, "header field {name} registered with two widths");
+            return *f;
+        }
+        let word = match self.used.iter().position(|u| 64 - u >= bits) {
+            Some(w) => w,
+            None => {
+                self.used.push(0);
+                self.used.len() - 1
+            }
+        };
+        let shift = self.used[word];
+        self.used[word] += bits;
+        let mask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+        let f = Field { word: word as u32, shift, mask };
+        self.fields.push((name, bits, f));
+        f
     }
 
+    /// The field registered under `name`, if any.
+    pub fn get(&self, name: &str) -> Option<Field> {
+        self.fields.iter().find(|(n, _, _)| *n == name).map(|(_, _, f)| *f)
+    }
+
+    /// 64-bit words per row.
+    pub fn words(&self) -> usize {
+        self.used.len()
+    }
+
+    /// Registered field names, in order.
+    pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.fields.iter().map(|(n, _, _)| *n)
+    }
+}
+
+/// The header fields of every packet in the network, one row per packet-store slot
+/// (empty when the run registered no field).
+#[derive(Clone, Debug, Default)]
+pub struct Headers {
+    words: usize,
+    rows: Vec<u64>,
+}
+
+impl Headers {
+    /// Rows for `layout`.
+    pub fn new(layout: &HeaderLayout) -> Headers {
+        Headers { words: layout.words(), rows: Vec::new() }
+    }
+
+    /// Whether any mechanism of the run carries header fields.
     #[inline]
     pub fn is_enabled(&self) -> bool {
-        self.enabled
+        self.words != 0
     }
 
-    /// Give the new packet in `slot` empty fields.
+    /// Give the new packet in `slot` cleared fields.
     #[inline]
     pub fn reset(&mut self, slot: usize) {
-        if self.rows.len() <= slot {
-            self.rows.resize((slot + 1).next_power_of_two(), PacketExt::default());
+        let w = self.words;
+        if self.rows.len() < (slot + 1) * w {
+            self.rows.resize((slot + 1).next_power_of_two() * w, 0);
         }
-        self.rows[slot] = PacketExt::default();
+        self.rows[slot * w..(slot + 1) * w].fill(0);
     }
 
+    /// Field `f` of the packet in `slot`.
     #[inline]
-    pub fn get(&self, slot: usize) -> &PacketExt {
-        &self.rows[slot]
+    pub fn get(&self, slot: usize, f: Field) -> u64 {
+        (self.rows[slot * self.words + f.word as usize] >> f.shift) & f.mask
     }
 
+    /// Set field `f` of the packet in `slot` to `value` (cut to the field's width).
     #[inline]
-    pub fn get_mut(&mut self, slot: usize) -> &mut PacketExt {
-        &mut self.rows[slot]
+    pub fn set(&mut self, slot: usize, f: Field, value: u64) {
+        let w = &mut self.rows[slot * self.words + f.word as usize];
+        *w = (*w & !(f.mask << f.shift)) | ((value & f.mask) << f.shift);
     }
 
-    /// A packet moved from slot `from` to slot `to` (a copy made to deflect it while its
-    /// old slot is released): its fields move with it.
+    /// A packet moved from slot `from` to slot `to`: its fields move with it.
     pub fn copy(&mut self, from: usize, to: usize) {
-        let row = self.rows[from];
         self.reset(to);
-        self.rows[to] = row;
+        let w = self.words;
+        self.rows.copy_within(from * w..(from + 1) * w, to * w);
     }
 
     /// Bytes allocated.
     pub fn allocated_bytes(&self) -> u64 {
-        (self.rows.capacity() * std::mem::size_of::<PacketExt>()) as u64
+        (self.rows.capacity() * std::mem::size_of::<u64>()) as u64
     }
 }
 
@@ -95,21 +131,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn rows_follow_slots_and_are_allocated_only_when_enabled() {
-        let off = ExtTable::default();
+    fn fields_pack_into_words_and_rows_follow_slots() {
+        let mut layout = HeaderLayout::default();
+        let root = layout.field("pyrrha.root", 32);
+        let queue = layout.field("bfc.upstream_queue", 32);
+        let mark = layout.field("mark", 8);
+        let rank = layout.field("rank", 64);
+        assert_eq!(layout.field("rank", 64), rank, "a shared field resolves to one place");
+        assert_eq!(layout.words(), 3, "two 32-bit fields share a word; the 64-bit rank takes one");
+        let off = Headers::new(&HeaderLayout::default());
         assert!(!off.is_enabled());
         assert_eq!(off.allocated_bytes(), 0);
-        let mut t = ExtTable::enabled();
-        t.reset(5);
-        t.get_mut(5).rank = 42;
-        t.get_mut(5).root = 7;
-        t.copy(5, 9);
-        assert_eq!((t.get(9).rank, t.get(9).root), (42, 7));
-        t.reset(5);
-        assert_eq!(*t.get(5), PacketExt::default(), "a new packet starts empty");
-        assert!(std::mem::size_of::<PacketExt>() <= 32, "two rows per cache line");
-        t.get_mut(5).fc_mark = 1;
-        t.get_mut(5).iq_level = 2;
-        assert_eq!((t.get(5).fc_mark, t.get(5).iq_level), (1, 2));
+        let mut h = Headers::new(&layout);
+        h.reset(5);
+        h.set(5, root, 7);
+        h.set(5, queue, u32::MAX as u64);
+        h.set(5, mark, 0x1ff); // cut to 8 bits
+        h.set(5, rank, u64::MAX - 1);
+        assert_eq!((h.get(5, root), h.get(5, queue), h.get(5, mark)), (7, u32::MAX as u64, 0xff));
+        assert_eq!(h.get(5, rank), u64::MAX - 1);
+        h.copy(5, 9);
+        assert_eq!((h.get(9, root), h.get(9, rank)), (7, u64::MAX - 1));
+        h.reset(5);
+        assert_eq!((h.get(5, root), h.get(5, queue), h.get(5, mark), h.get(5, rank)), (0, 0, 0, 0));
+        assert_eq!(h.get(9, mark), 0xff, "another slot keeps its fields");
     }
 }

@@ -22,13 +22,12 @@ pub mod timers;
 
 use crate::engine::{Event, EventQueue};
 use crate::ids::PortId;
-use crate::metrics::{ControlEvent, Counters, DropCause};
+use crate::metrics::{Counters, DropCause};
 use crate::observe::{Observers, PacketEvent};
 use crate::time::SimTime;
 use crate::topology::{Routing, Topology};
 
-use self::frames::ControlFrames;
-use self::headers::ExtTable;
+use self::headers::Headers;
 use self::int::IntStack;
 use self::packet::{Packet, PacketKind};
 use self::port::Port;
@@ -47,14 +46,8 @@ pub struct Fabric {
     /// Per node: its index among the switches or among the hosts.
     pub node_slot: Vec<u32>,
     pub counters: Counters,
-    /// The control frames sent (`[output] pfc_events` or `control_frames`), in time order.
-    pub control_log: Option<Vec<ControlEvent>>,
-    /// `[output] control_frames`: the log is reported whole, not only its PFC frames.
-    pub log_all_frames: bool,
-    /// Payloads of the control frames in flight, beside their slots.
-    pub frames: ControlFrames,
-    /// Extension header fields beside the slots (empty unless a policy uses them).
-    pub ext: ExtTable,
+    /// Extension header fields beside the slots (empty unless a mechanism registered some).
+    pub headers: Headers,
     /// INT stack of each packet-store slot (empty unless INT is on).
     pub int_stacks: Vec<IntStack>,
     /// Generations of switch-port and policy timers.
@@ -63,6 +56,8 @@ pub struct Fabric {
     pub obs: Observers,
     /// Per flow: times a packet of it (data or ACK) was deflected by a switch.
     pub flow_deflections: Vec<u32>,
+    /// Flows in the run.
+    pub flows_total: u64,
 }
 
 impl Fabric {
@@ -123,14 +118,10 @@ impl Fabric {
     }
 
     /// Packet `r` is lost outside a switch's admission (on a failed link): count it and
-    /// free its slot (and a control frame's payload).
+    /// free its slot. (A control frame's payload is its flow control's to free first.)
     pub fn lose(&mut self, r: PacketRef, cause: DropCause) {
         match self.store.get(r).kind {
             PacketKind::Data => self.counters.drops.add(cause),
-            PacketKind::Control => {
-                self.frames.take(r.index());
-                self.counters.control_drops += 1;
-            }
             _ => self.counters.control_drops += 1,
         }
         self.consume(r);

@@ -112,6 +112,10 @@ pub struct Hosts {
     pub extra_hops: Option<Vec<u64>>,
     /// Next flow (in start order) whose `FlowStart` has not been scheduled yet.
     pub next_flow_to_schedule: usize,
+    /// The header field senders write ranks in (when switches read ranks).
+    pub rank_field: Option<crate::fabric::headers::Field>,
+    /// Bolt's header bits (FIRST, LAST, INC, DEC), when hosts run Bolt.
+    pub bolt_flags: Option<crate::fabric::headers::Field>,
 }
 
 /// One host: its NIC port and the flows it is sending.
@@ -173,7 +177,7 @@ impl Hosts {
                 if pkt.has_int() {
                     self.flow_int[pkt.flow.idx()] = fab.int_stacks[r.index()];
                 }
-                let echo = if fab.ext.is_enabled() { fab.ext.get(r.index()).cc_flags } else { 0 };
+                let echo = self.bolt_flags.map_or(0, |f| fab.headers.get(r.index(), f) as u8);
                 fab.consume(r);
                 if tcp {
                     self.tcp_receive_ack(fab, gate, h, &pkt, echo);

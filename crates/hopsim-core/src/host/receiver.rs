@@ -116,8 +116,8 @@ impl Hosts {
         }
         if let Some(cnp) = cnp {
             let c = fab.store.insert(cnp);
-            if fab.ext.is_enabled() {
-                fab.ext.reset(c.index());
+            if fab.headers.is_enabled() {
+                fab.headers.reset(c.index());
             }
             fab.store.push_back(&mut fab.ports[port.idx()].control_queue, c);
         }

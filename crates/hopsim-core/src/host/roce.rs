@@ -75,22 +75,24 @@ impl Hosts {
         if self.int_enabled {
             fab.clear_int(r);
         }
-        if fab.ext.is_enabled() {
-            fab.ext.reset(r.index());
-            let row = fab.ext.get_mut(r.index());
-            row.rank = match self.cfg.rank {
-                Rank::None => 0,
-                Rank::Srpt => size - seq,
-                Rank::Las => seq,
-            };
+        if fab.headers.is_enabled() {
+            fab.headers.reset(r.index());
             let flow = &self.flows[f.idx()];
-            if retransmit && self.cfg.rank_boost {
-                // Vertigo's marking layer: a resent segment's rank is halved per resend
-                // (counted as one plus the flow's timeouts).
-                row.rank >>= (1 + flow.timeouts).min(63);
+            if let Some(field) = self.rank_field {
+                let mut rank = match self.cfg.rank {
+                    Rank::None => 0,
+                    Rank::Srpt => size - seq,
+                    Rank::Las => seq,
+                };
+                if retransmit && self.cfg.rank_boost {
+                    // Vertigo's marking layer: a resent segment's rank is halved per resend
+                    // (counted as one plus the flow's timeouts).
+                    rank >>= (1 + flow.timeouts).min(63);
+                }
+                fab.headers.set(r.index(), field, rank);
             }
-            if let super::Cc::Bolt(b) = &flow.cc {
-                row.cc_flags = b.marks(seq, size);
+            if let (Some(field), super::Cc::Bolt(b)) = (self.bolt_flags, &flow.cc) {
+                fab.headers.set(r.index(), field, b.marks(seq, size) as u64);
             }
         }
         r

@@ -376,8 +376,8 @@ impl Hosts {
             Some(sack) => {
                 let ack = self.tcp_ack_of(&data, sack);
                 *fab.store.get_mut(r) = ack;
-                if fab.ext.is_enabled() {
-                    fab.ext.get_mut(r.index()).rank = 0;
+                if let Some(field) = self.rank_field {
+                    fab.headers.set(r.index(), field, 0);
                 }
                 fab.store.push_back(&mut fab.ports[port.idx()].control_queue, r);
             }
@@ -451,8 +451,8 @@ impl Hosts {
         let receiver = flow.dst;
         let ack = self.tcp_ack_of(&data, sack);
         let r = fab.store.insert(ack);
-        if fab.ext.is_enabled() {
-            fab.ext.reset(r.index());
+        if fab.headers.is_enabled() {
+            fab.headers.reset(r.index());
         }
         let h = fab.node_slot[receiver.idx()] as usize;
         let port = self.nodes[h].port;

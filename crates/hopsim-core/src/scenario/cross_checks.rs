@@ -4,14 +4,15 @@
 
 use crate::host::TransportConfig;
 use crate::ids::NodeId;
-use crate::switch::{BufferRule, PfcMode, SwitchConfig};
+use crate::switch::flow_control::pfc::PfcMode;
+use crate::switch::{BufferRule, SwitchConfig};
 use crate::time::Rate;
 use crate::topology::Topology;
 use crate::workload::FlowSpec;
 
+use super::error::check;
 use super::limits::{count, MAX_PACKETS_WITHOUT_DURATION};
-use super::validate::check;
-use super::{CcKind, FlowControlChoice, Policies, Scenario, ScenarioError, WindowSpec};
+use super::{CcKind, Policies, Scenario, ScenarioError, WindowSpec};
 
 /// Every cross-field check, in the order a user would fix them.
 pub(crate) fn check_all(
@@ -98,7 +99,7 @@ fn pfc_fits_the_buffer(
     topo: &Topology,
     packet: u64,
 ) -> Result<(), ScenarioError> {
-    let FlowControlChoice::Pfc(pfc) = &policies.flow_control else { return Ok(()) };
+    let Some(pfc) = &policies.pfc else { return Ok(()) };
     let buffer = switch.buffer_bytes;
     if let PfcMode::Static { xoff, .. } = pfc.mode {
         check(

@@ -1,6 +1,6 @@
 //! `[[faults]]`: links that fail during the run.
 
-use super::Duration;
+use super::units::Duration;
 use serde::{Deserialize, Serialize};
 
 /// A link that goes down at `down` and, if `up` is given, comes back then.

@@ -5,16 +5,17 @@
 //! of the offending field. Every field but `topology` and `workload` has a default, each
 //! documented with its source in `docs/model.md`.
 
+pub mod error;
 pub mod input;
 pub mod limits;
 pub(crate) mod tagged;
-mod units;
+pub mod units;
 
 mod compat;
 mod cross_checks;
 mod faults;
 mod messages;
-mod output;
+pub mod output;
 mod policies;
 mod routing;
 mod switch;
@@ -24,48 +25,22 @@ mod transport;
 mod validate;
 mod workload;
 
+pub use error::ScenarioError;
 pub use faults::FaultSpec;
 pub use output::*;
-pub use policies::{DeflectionChoice, FlowControlChoice, LoadBalancerChoice, Policies};
+pub use policies::{DeflectionChoice, LoadBalancerChoice, Policies};
 pub use routing::*;
 pub use switch::*;
 pub use tcp::{BoltSpec, RankSpec, SwiftSpec, TcpSpec, TransportKind};
 pub use topology::*;
 pub use transport::*;
+pub(crate) use units::{delay_1us, one, rate_100g, yes, zero_duration};
 pub use units::{Bytes, Duration, RateSpec};
 pub use validate::{default_cc_params, ValidScenario};
 pub use workload::*;
 
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
-
-/// An error in a scenario, naming the field (dotted path) or file line at fault.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum ScenarioError {
-    /// A field has the wrong type or value.
-    #[error("{path}: {message}")]
-    Field { path: String, message: String },
-    /// A line of an input file (topology, flow list, CDF) is malformed.
-    #[error("{file}:{line}: {message}")]
-    FileLine { file: String, line: usize, message: String },
-    /// An input file cannot be read.
-    #[error("{file}: {message}")]
-    File { file: String, message: String },
-    /// The scenario text is not valid TOML / JSON.
-    #[error("{0}")]
-    Syntax(String),
-}
-
-impl ScenarioError {
-    pub fn field(path: impl Into<String>, message: impl Into<String>) -> Self {
-        ScenarioError::Field { path: path.into(), message: message.into() }
-    }
-
-    /// A maker of `file:line` errors for the input file `file` (used by its parsers).
-    pub fn in_file(file: &str) -> impl Fn(usize, String) -> ScenarioError + '_ {
-        move |line, message| ScenarioError::FileLine { file: file.to_string(), line, message }
-    }
-}
 
 /// One simulation run.
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -141,21 +116,29 @@ impl<T> OneOrMany<T> {
     }
 }
 
-// Defaults shared by several sections.
-pub(crate) fn rate_100g() -> RateSpec {
-    RateSpec::gbps(100)
-}
-pub(crate) fn delay_1us() -> Duration {
-    Duration::us(1)
-}
-pub(crate) fn one() -> u32 {
-    1
-}
-pub(crate) fn yes() -> bool {
-    true
-}
-pub(crate) fn zero_duration() -> Duration {
-    Duration(crate::time::Delta::ZERO)
+impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for OneOrMany<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match serde_json::Value::deserialize(d)? {
+            serde_json::Value::Array(items) => items
+                .into_iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    tagged::inner::<T, D::Error>(v).map_err(|e| {
+                        let msg = e.to_string();
+                        match tagged::split_nested(&msg) {
+                            Some((p, m)) => tagged::nested(&tagged::join_path(&format!("[{i}]"), p), m),
+                            None => tagged::nested(&format!("[{i}]"), msg),
+                        }
+                    })
+                })
+                .collect::<Result<Vec<T>, D::Error>>()
+                .map(OneOrMany::Many),
+            v @ serde_json::Value::Object(_) => tagged::inner(v).map(OneOrMany::One),
+            other => {
+                Err(serde::de::Error::custom(format!("expected a table or an array of tables, got {other}")))
+            }
+        }
+    }
 }
 
 // ---------------------------------------------------------------- parsing

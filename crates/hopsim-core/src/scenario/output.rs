@@ -1,6 +1,6 @@
 //! `[output]`: what a run records besides the flow table and the summary.
 
-use super::Duration;
+use super::units::Duration;
 use serde::{Deserialize, Serialize};
 
 /// What the run records besides the flow table and the summary.

@@ -2,30 +2,21 @@
 //! `[switch.deflection]`, `[routing]` load balancer, `switch.ack_queue`, the ECN random
 //! stream — and of `[[faults]]`, resolved into the choices the simulator is built from.
 
-use super::validate::{check, fraction};
+use super::error::{check, fraction};
+use super::tagged::NoFields;
 use super::{
-    AckQueue, AdmissionSpec, BfcSpec, DeflectionSpec, DrillSpec, DynamicThresholdSpec, FlowControlSpec,
-    IsolationQueues, LoadBalancerKind, PdAlgorithm, PerFlowSpec, PfcThreshold, PriorityEstimate, PyrrhaSpec,
-    RandomStream, Scenario, ScenarioError, StaticPerPortSpec,
+    AckQueue, AdmissionSpec, DeflectionSpec, DrillSpec, DynamicThresholdSpec, FlowControlSpec,
+    LoadBalancerKind, PdAlgorithm, PriorityEstimate, RandomStream, Scenario, ScenarioError,
+    StaticPerPortSpec,
 };
 use crate::ids::{NodeId, PortId};
 use crate::sim::LinkFault;
 use crate::switch::admission::{AifoConfig, DibsConfig, PreemptiveConfig, RelativePriority};
-use crate::switch::flow_control::{BfcConfig, IqStructure, PerFlowConfig, PyrrhaConfig};
+use crate::switch::flow_control::pfc::PfcConfig;
 use crate::switch::load_balance::DrillConfig;
-use crate::switch::{BufferRule, PfcConfig, PfcMode};
+use crate::switch::BufferRule;
 use crate::time::{Delta, SimTime};
 use crate::topology::Topology;
-
-/// The flow control chosen.
-#[derive(Clone, Debug)]
-pub enum FlowControlChoice {
-    None,
-    Pfc(PfcConfig),
-    PerFlow(PerFlowConfig),
-    Bfc(BfcConfig),
-    Pyrrha(PyrrhaConfig),
-}
 
 /// The deflection policy chosen.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -64,7 +55,11 @@ pub enum LoadBalancerChoice {
 /// Every policy of a run, validated.
 #[derive(Clone, Debug)]
 pub struct Policies {
-    pub flow_control: FlowControlChoice,
+    /// The flow control the run builds: `[switch.flow_control]`, else PFC or none as
+    /// `switch.pfc.enabled` says.
+    pub flow_control: FlowControlSpec,
+    /// PFC's settings, when PFC is the flow control.
+    pub pfc: Option<PfcConfig>,
     pub buffer_rule: BufferRule,
     pub deflection: DeflectionChoice,
     /// Hop limit (IP TTL) packets leave their hosts with.
@@ -78,9 +73,14 @@ pub struct Policies {
 impl Policies {
     pub fn new(s: &Scenario, topo: &Topology) -> Result<Policies, ScenarioError> {
         let flow_control = flow_control(s)?;
+        flow_control.validate()?;
+        let pfc = match flow_control {
+            FlowControlSpec::Pfc(_) => Some(s.switch.pfc.config(s.switch.queues as usize)?),
+            _ => None,
+        };
         if let Some(t) = &s.output.congestion_trees {
             check(
-                matches!(flow_control, FlowControlChoice::Pyrrha(_)),
+                matches!(flow_control, FlowControlSpec::Pyrrha(_)),
                 "output.congestion_trees",
                 "congestion trees are Pyrrha's; set switch.flow_control.kind = \"pyrrha\" or drop it",
             )?;
@@ -99,6 +99,7 @@ impl Policies {
         let (deflection, hop_limit) = deflection(&s.switch.deflection, &flow_control)?;
         Ok(Policies {
             flow_control,
+            pfc,
             buffer_rule,
             deflection,
             hop_limit,
@@ -110,110 +111,23 @@ impl Policies {
     }
 }
 
-fn flow_control(s: &Scenario) -> Result<FlowControlChoice, ScenarioError> {
+/// The flow control of the run: `[switch.flow_control]` when given (which `switch.pfc.enabled
+/// = false` may not contradict), else PFC or none as `switch.pfc.enabled` says.
+fn flow_control(s: &Scenario) -> Result<FlowControlSpec, ScenarioError> {
     let sw = &s.switch;
-    let pfc_wanted = match &sw.flow_control {
-        None => sw.pfc.enabled,
-        Some(FlowControlSpec::Pfc(_)) => {
+    match &sw.flow_control {
+        None if sw.pfc.enabled => Ok(FlowControlSpec::Pfc(NoFields {})),
+        None => Ok(FlowControlSpec::None(NoFields {})),
+        Some(spec @ FlowControlSpec::Pfc(_)) => {
             check(
                 sw.pfc.enabled,
                 "switch.pfc.enabled",
                 "false contradicts switch.flow_control.kind = \"pfc\"; drop one of them",
             )?;
-            true
+            Ok(spec.clone())
         }
-        Some(FlowControlSpec::None(_)) => return Ok(FlowControlChoice::None),
-        Some(FlowControlSpec::PerFlow(p)) => return per_flow(p).map(FlowControlChoice::PerFlow),
-        Some(FlowControlSpec::Bfc(b)) => return bfc(b).map(FlowControlChoice::Bfc),
-        Some(FlowControlSpec::Pyrrha(p)) => return pyrrha(p).map(FlowControlChoice::Pyrrha),
-    };
-    if !pfc_wanted {
-        return Ok(FlowControlChoice::None);
+        Some(spec) => Ok(spec.clone()),
     }
-    let p = &sw.pfc;
-    let mode = match p.threshold {
-        PfcThreshold::Dynamic => {
-            fraction(p.alpha, "switch.pfc.alpha", true)?;
-            PfcMode::Dynamic { alpha: p.alpha }
-        }
-        PfcThreshold::Static => {
-            let required =
-                |f: &str| ScenarioError::field(f, "required when switch.pfc.threshold = \"static\"");
-            let xoff = p.xoff_bytes.ok_or_else(|| required("switch.pfc.xoff_bytes"))?;
-            let xon = p.xon_bytes.ok_or_else(|| required("switch.pfc.xon_bytes"))?;
-            check(xon.0 <= xoff.0, "switch.pfc.xon_bytes", "expected xon_bytes ≤ xoff_bytes")?;
-            check(xoff.0 > 0, "switch.pfc.xoff_bytes", "expected a positive size")?;
-            PfcMode::Static { xoff: xoff.0, xon: xon.0 }
-        }
-    };
-    Ok(FlowControlChoice::Pfc(PfcConfig {
-        mode,
-        headroom: p.headroom_bytes.map(|b| b.0),
-        reserve: p.reserve_bytes.0,
-        resume_offset: p.resume_offset_bytes.0,
-        classes: sw.queues as usize,
-    }))
-}
-
-fn per_flow(p: &PerFlowSpec) -> Result<PerFlowConfig, ScenarioError> {
-    check(
-        p.xoff.is_finite() && p.xoff > 0.0,
-        "switch.flow_control.xoff",
-        format!("expected a positive number of one-hop BDPs, got {}", p.xoff),
-    )?;
-    check(
-        p.xon.is_finite() && p.xon >= 0.0 && p.xon < p.xoff,
-        "switch.flow_control.xon",
-        format!("expected a number of one-hop BDPs in [0, xoff = {}), got {}", p.xoff, p.xon),
-    )?;
-    Ok(PerFlowConfig { xoff_bdp: p.xoff, xon_bdp: p.xon })
-}
-
-fn bfc(b: &BfcSpec) -> Result<BfcConfig, ScenarioError> {
-    check(
-        (1..=1024).contains(&b.queues),
-        "switch.flow_control.queues",
-        format!("expected 1 to 1024 queues per port, got {}", b.queues),
-    )?;
-    check(
-        b.fids_per_queue <= 1_000_000,
-        "switch.flow_control.fids_per_queue",
-        format!("expected 0 (exact flow ids) to 1000000, got {}", b.fids_per_queue),
-    )?;
-    check(
-        b.sticky.is_finite() && b.sticky >= 0.0,
-        "switch.flow_control.sticky",
-        format!("expected a number of one-hop RTTs ≥ 0, got {}", b.sticky),
-    )?;
-    Ok(BfcConfig { queues: b.queues, fids_per_queue: b.fids_per_queue, sticky_hrtt: b.sticky })
-}
-
-fn pyrrha(p: &PyrrhaSpec) -> Result<PyrrhaConfig, ScenarioError> {
-    check(
-        p.k_pause.is_finite() && p.k_pause > 0.0,
-        "switch.flow_control.k_pause",
-        format!("expected a positive number of one-hop BDPs, got {}", p.k_pause),
-    )?;
-    check(
-        p.k_resume.is_finite() && p.k_resume >= 0.0 && p.k_resume <= p.k_pause,
-        "switch.flow_control.k_resume",
-        format!("expected a number of one-hop BDPs in [0, k_pause = {}], got {}", p.k_pause, p.k_resume),
-    )?;
-    check(
-        (1..=4096).contains(&p.iq_limit),
-        "switch.flow_control.iq_limit",
-        format!("expected 1 to 4096 isolation queues per port, got {}", p.iq_limit),
-    )?;
-    Ok(PyrrhaConfig {
-        k_pause: p.k_pause,
-        k_resume: p.k_resume,
-        iq_limit: p.iq_limit,
-        merge: p.merge,
-        structure: match p.isolation_queues {
-            IsolationQueues::Hierarchical => IqStructure::Hierarchical,
-            IsolationQueues::SingleTier => IqStructure::SingleTier,
-        },
-    })
 }
 
 fn buffer_rule(a: &AdmissionSpec) -> Result<BufferRule, ScenarioError> {
@@ -233,7 +147,7 @@ fn buffer_rule(a: &AdmissionSpec) -> Result<BufferRule, ScenarioError> {
     })
 }
 
-fn deflection(d: &DeflectionSpec, fc: &FlowControlChoice) -> Result<(DeflectionChoice, u8), ScenarioError> {
+fn deflection(d: &DeflectionSpec, fc: &FlowControlSpec) -> Result<(DeflectionChoice, u8), ScenarioError> {
     let field = |name: &str| format!("switch.deflection.{name}");
     let positive = |v: u32, name: &str, what: &str| {
         check((1..=100_000).contains(&v), &field(name), format!("expected 1 to 100,000 {what}, got {v}"))
@@ -285,7 +199,7 @@ fn deflection(d: &DeflectionSpec, fc: &FlowControlChoice) -> Result<(DeflectionC
         }
     };
     check(
-        matches!(fc, FlowControlChoice::None),
+        matches!(fc, FlowControlSpec::None(_)),
         "switch.deflection.kind",
         "deflection acts on packets a lossy queue refuses; it needs switch.flow_control.kind = \"none\" \
          (or switch.pfc.enabled = false)",

@@ -1,7 +1,9 @@
 //! `[switch]`: the shared-buffer switch, its flow control, admission and ECN.
 
-use super::tagged::kind_tagged;
-use super::{rate_100g, yes, zero_duration, Bytes, Duration, RateSpec};
+use super::tagged::{kind_tagged, NoFields};
+use super::units::{one_f64, rate_100g, yes, zero_duration, Bytes, Duration, RateSpec};
+pub use crate::switch::flow_control::pfc_spec::{PfcSpec, PfcThreshold};
+pub use crate::switch::flow_control::FlowControlSpec;
 use serde::{Deserialize, Serialize};
 
 /// The output-queued shared-buffer switch (modelled on the MMU of the HPCC ns-3 simulator).
@@ -53,119 +55,6 @@ pub enum AckQueue {
     Data,
     /// In the strict-priority control queue, never paused (hopsim 0.1's behaviour).
     Control,
-}
-
-kind_tagged!(FlowControlSpec {
-    "pfc" => Pfc,
-    "per_flow" => PerFlow,
-    "bfc" => Bfc,
-    "pyrrha" => Pyrrha,
-    "none" => None,
-});
-
-/// Per-hop flow control (`[switch.flow_control]`).
-#[derive(Clone, Debug, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum FlowControlSpec {
-    /// PFC (IEEE 802.1Qbb), configured by `[switch.pfc]`.
-    Pfc(NoFields),
-    /// A queue per active flow at every port, paused and resumed per flow by its
-    /// downstream queue (the ideal per-flow baseline of Pyrrha and Aquarius).
-    PerFlow(PerFlowSpec),
-    /// BFC (Goyal et al., NSDI 2022): per-flow backpressure over a fixed number of queues.
-    Bfc(BfcSpec),
-    /// Pyrrha: congestion-root-based flow control with isolation queues per root.
-    Pyrrha(PyrrhaSpec),
-    /// No flow control: every packet is lossy (egress admission, deflection).
-    None(NoFields),
-}
-
-/// BFC parameters (`kind = "bfc"`). Defaults: 32 queues, as BFC's evaluation and Pyrrha's
-/// "BFC" (§6.1); the flow table and sticky time of the BFC mode of Pyrrha's authors'
-/// simulator (Pyrrha-NS3 `FLOWTB_SIZE 100`, `STICKY_TH 2`), which produced Pyrrha's BFC
-/// results.
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct BfcSpec {
-    /// Physical queues per port (BFC-8 in Aquarius, BFC-32 / BFC-128 in Pyrrha). Replaces
-    /// `switch.queues` for BFC's ports.
-    #[serde(default = "bfc_queues")]
-    pub queues: u32,
-    /// Flow identifiers per switch = this × queues × ports (5-tuples hashed into them);
-    /// 0 gives every flow its own identifier.
-    #[serde(default = "bfc_fids_per_queue")]
-    pub fids_per_queue: u32,
-    /// One-hop RTTs a drained flow keeps its queue.
-    #[serde(default = "two_f64")]
-    pub sticky: f64,
-}
-
-fn bfc_queues() -> u32 {
-    32
-}
-fn bfc_fids_per_queue() -> u32 {
-    100
-}
-
-/// Pyrrha parameters (`kind = "pyrrha"`). Defaults from Pyrrha §6 "Parameters": K_pause 2,
-/// K_resume 1 (one-hop BDPs), at most 100 IQs per port; merging on (§4.1); hierarchical
-/// IQs (§4.3).
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct PyrrhaSpec {
-    /// Pause above this many one-hop BDPs (rate × twice the link delay).
-    #[serde(default = "two_f64")]
-    pub k_pause: f64,
-    /// Resume below this many.
-    #[serde(default = "one_f64")]
-    pub k_resume: f64,
-    /// Isolation queues per port at most; beyond, roots share them by hash (§4.5).
-    #[serde(default = "pyrrha_iq_limit")]
-    pub iq_limit: u32,
-    /// False-positive roots merge into the real root downstream (§4.1).
-    #[serde(default = "yes")]
-    pub merge: bool,
-    /// `"hierarchical"` (§4.3) or `"single_tier"` with order marks (Appendix C).
-    #[serde(default)]
-    pub isolation_queues: IsolationQueues,
-}
-
-fn pyrrha_iq_limit() -> u32 {
-    100
-}
-
-/// How Pyrrha organises isolation queues.
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum IsolationQueues {
-    /// Levels by distance to the root (§4.3).
-    #[default]
-    Hierarchical,
-    /// One queue per set of roots, order marks keep flows in order (Appendix C).
-    SingleTier,
-}
-
-/// A policy table with no parameters (only its `kind`).
-#[derive(Clone, Debug, Default, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct NoFields {}
-
-/// Per-flow flow control thresholds, in one-hop BDPs of the port (its rate × twice its
-/// propagation delay). Defaults: Pyrrha's K_pause 2 and K_resume 1 (Pyrrha §6,
-/// "Parameters"), since the papers give no thresholds for the per-flow baseline.
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct PerFlowSpec {
-    /// PAUSE the flow's upstream when its queue reaches this many one-hop BDPs.
-    #[serde(default = "two_f64")]
-    pub xoff: f64,
-    /// RESUME when it falls to this many.
-    #[serde(default = "one_f64")]
-    pub xon: f64,
-}
-
-fn two_f64() -> f64 {
-    2.0
 }
 
 kind_tagged!(DeflectionSpec {
@@ -371,78 +260,6 @@ impl Default for AdmissionSpec {
     fn default() -> Self {
         AdmissionSpec::DynamicThreshold(DynamicThresholdSpec { alpha: 1.0 })
     }
-}
-
-fn one_f64() -> f64 {
-    1.0
-}
-
-/// Priority flow control (IEEE 802.1Qbb).
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct PfcSpec {
-    /// PFC on (default) or off, when `[switch.flow_control]` is not given; that table,
-    /// when given, decides (and `enabled = false` with its kind `"pfc"` is an error).
-    #[serde(default = "yes")]
-    pub enabled: bool,
-    /// How the XOFF threshold is set.
-    #[serde(default)]
-    pub threshold: PfcThreshold,
-    /// Dynamic mode: XOFF when an ingress (port, priority) uses more shared buffer than
-    /// `alpha × (free shared buffer)`. Default 1/8: the HPCC simulator's `pfc_a_shift` 3.
-    #[serde(default = "default_pfc_alpha")]
-    pub alpha: f64,
-    /// Static mode: XOFF when the ingress (port, priority) holds this many bytes.
-    #[serde(default)]
-    pub xoff_bytes: Option<Bytes>,
-    /// Static mode: XON when it falls to this many bytes.
-    #[serde(default)]
-    pub xon_bytes: Option<Bytes>,
-    /// Headroom per (ingress port, priority) absorbing what arrives after XOFF. Default:
-    /// computed per port from its rate and delay (see `docs/model.md`).
-    #[serde(default)]
-    pub headroom_bytes: Option<Bytes>,
-    /// Bytes per (ingress port, priority) reserved before the shared pool is used.
-    /// Default 4 KB, as in the HPCC simulator's MMU.
-    #[serde(default = "default_reserve")]
-    pub reserve_bytes: Bytes,
-    /// XON hysteresis in dynamic mode: resume when usage + offset ≤ threshold.
-    /// Default 3 KB, as in the HPCC simulator's MMU.
-    #[serde(default = "default_resume_offset")]
-    pub resume_offset_bytes: Bytes,
-}
-
-impl Default for PfcSpec {
-    fn default() -> Self {
-        PfcSpec {
-            enabled: true,
-            threshold: PfcThreshold::Dynamic,
-            alpha: default_pfc_alpha(),
-            xoff_bytes: None,
-            xon_bytes: None,
-            headroom_bytes: None,
-            reserve_bytes: default_reserve(),
-            resume_offset_bytes: default_resume_offset(),
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum PfcThreshold {
-    #[default]
-    Dynamic,
-    Static,
-}
-
-fn default_pfc_alpha() -> f64 {
-    0.125
-}
-fn default_reserve() -> Bytes {
-    Bytes(4_000)
-}
-fn default_resume_offset() -> Bytes {
-    Bytes(3_000)
 }
 
 /// ECN marking with a RED profile on the egress queue length.

@@ -9,7 +9,13 @@
 //! is joined to the outer path there.
 
 use serde::de::{self, Deserialize, Deserializer};
+use serde::Serialize;
 use serde_json::Value;
+
+/// A policy table with no parameters (only its `kind`).
+#[derive(Clone, Debug, Default, serde::Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoFields {}
 
 /// Marks an inner field path carried inside an error message.
 pub const NESTED: char = '\u{1}';
@@ -78,25 +84,18 @@ macro_rules! kind_tagged {
 }
 pub(crate) use kind_tagged;
 
-impl<'de, T: de::DeserializeOwned> Deserialize<'de> for super::OneOrMany<T> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        match Value::deserialize(d)? {
-            Value::Array(items) => items
-                .into_iter()
-                .enumerate()
-                .map(|(i, v)| {
-                    inner::<T, D::Error>(v).map_err(|e| {
-                        let msg = e.to_string();
-                        match split_nested(&msg) {
-                            Some((p, m)) => nested(&join_path(&format!("[{i}]"), p), m),
-                            None => nested(&format!("[{i}]"), msg),
-                        }
-                    })
-                })
-                .collect::<Result<Vec<T>, D::Error>>()
-                .map(super::OneOrMany::Many),
-            v @ Value::Object(_) => inner(v).map(super::OneOrMany::One),
-            other => Err(de::Error::custom(format!("expected a table or an array of tables, got {other}"))),
-        }
+/// Serialize `spec` (a table) with `kind = "<kind>"` in front of its fields, which keep
+/// their declared order.
+pub fn serialize_with_kind<T: Serialize, S: serde::Serializer>(
+    kind: &str,
+    spec: &T,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    struct Tagged<'a, T> {
+        kind: &'a str,
+        #[serde(flatten)]
+        spec: &'a T,
     }
+    Tagged { kind, spec }.serialize(s)
 }

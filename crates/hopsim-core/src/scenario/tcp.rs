@@ -2,7 +2,7 @@
 //! congestion controls' (`[transport.swift]`, `[transport.bolt]`), and the rank data
 //! packets carry (`transport.rank`).
 
-use super::validate::{check, fraction};
+use super::error::{check, fraction};
 use super::{Bytes, Duration, ScenarioError};
 use crate::host::cc::{BoltParams, SwiftParams, WindowParams};
 use crate::host::{Rank, TcpParams};

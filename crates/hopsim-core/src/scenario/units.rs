@@ -10,6 +10,29 @@ use std::fmt;
 
 use crate::time::{parse_bytes, parse_duration, parse_rate, Delta, Rate};
 
+// Defaults shared by several sections (and by the mechanisms' own tables).
+pub(crate) fn rate_100g() -> RateSpec {
+    RateSpec::gbps(100)
+}
+pub(crate) fn delay_1us() -> Duration {
+    Duration::us(1)
+}
+pub(crate) fn one() -> u32 {
+    1
+}
+pub(crate) fn yes() -> bool {
+    true
+}
+pub(crate) fn two_f64() -> f64 {
+    2.0
+}
+pub(crate) fn one_f64() -> f64 {
+    1.0
+}
+pub(crate) fn zero_duration() -> Duration {
+    Duration(Delta::ZERO)
+}
+
 /// A duration written with a unit, e.g. `"1us"`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Duration(pub Delta);

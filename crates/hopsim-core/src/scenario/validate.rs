@@ -2,6 +2,7 @@
 //! resolved into the settings the simulator runs with. `ValidScenario::new` also builds the
 //! topology and the flow list; `sim::build` then assembles the simulator and cannot fail.
 
+use super::error::{check, fraction};
 use super::policies::Policies;
 use crate::host::{CcParams, DcqcnParams, DctcpParams, HpccParams, IrnParams, TimelyParams, TransportConfig};
 use crate::ids::NodeId;
@@ -22,26 +23,12 @@ pub struct ValidScenario {
     pub policies: Policies,
 }
 
-pub(crate) fn check(ok: bool, field: &str, message: impl Into<String>) -> Result<(), ScenarioError> {
-    if ok {
-        Ok(())
-    } else {
-        Err(ScenarioError::field(field, message))
-    }
-}
-
-pub(crate) fn fraction(v: f64, field: &str, open_zero: bool) -> Result<(), ScenarioError> {
-    let ok = v.is_finite() && v <= 1.0 && if open_zero { v > 0.0 } else { v >= 0.0 };
-    let range = if open_zero { "(0, 1]" } else { "[0, 1]" };
-    check(ok, field, format!("expected a number in {range}, got {v}"))
-}
-
 impl ValidScenario {
     pub fn new(scenario: Scenario) -> Result<ValidScenario, ScenarioError> {
         let topo = topology::build(&scenario.topology)?;
         let policies = Policies::new(&scenario, &topo)?;
         let switch_cfg = switch_config(&scenario, &policies)?;
-        let lossless = !matches!(policies.flow_control, super::FlowControlChoice::None);
+        let lossless = !matches!(policies.flow_control, super::FlowControlSpec::None(_));
         let mut transport = transport_config(
             &scenario.transport,
             switch_cfg.int_enabled,

@@ -2,6 +2,8 @@
 //! switches, hosts, flows and observers. Cannot fail: every check happened in validation.
 
 use crate::engine::{rng_stream, Event};
+use crate::fabric::frames::FrameCounters;
+use crate::fabric::headers::{HeaderLayout, Headers};
 use crate::fabric::port::Port;
 use crate::host::cc::{Bolt, LineRate, Reno, Swift, TcpDctcp};
 use crate::host::{Cc, Dcqcn, Dctcp, Flow, Host, Hpcc, Rank, TcpFlow, Timely};
@@ -9,16 +11,13 @@ use crate::ids::{FlowId, NodeId, PortId};
 use crate::metrics::Counters;
 use crate::observe::{HopTier, Observers, PacketTrace, QueueSampler, Throughput};
 use crate::scenario::{
-    BdpScope, CcKind, DeflectionChoice, FlowControlChoice, LoadBalancerChoice, OutputSpec, Policies,
-    SourcePorts, ValidScenario, WindowSpec,
+    BdpScope, CcKind, DeflectionChoice, LoadBalancerChoice, OutputSpec, Policies, SourcePorts, ValidScenario,
+    WindowSpec,
 };
 use crate::switch::admission::{Aifo, Dibs, Preemptive, SimpleDeflection, Snapshot, Vertigo};
-use crate::switch::flow_control::{Bfc, BfcPort, PerFlow, Pfc, Pyrrha, PyrrhaPort};
+use crate::switch::flow_control::{frame_kinds, FcBuild};
 use crate::switch::load_balance::Drill;
-use crate::switch::{
-    Admission, Deflection, EcnStreams, FlowControl, LoadBalancer, PfcConfig, PfcMode, PfcState, RedProfile,
-    SharedBuffer, Switch,
-};
+use crate::switch::{Admission, Deflection, EcnStreams, LoadBalancer, RedProfile, SharedBuffer, Switch};
 use crate::time::{Delta, Rate, SimTime};
 use crate::topology::{FiveTuple, NodeKind, Routing, Topology};
 use std::collections::HashMap;
@@ -59,12 +58,8 @@ pub fn build(v: ValidScenario) -> Simulator {
     let ValidScenario { scenario, topo, flows: specs, switch_cfg, transport, policies } = v;
     let routing = Routing::new(&topo, scenario.routing.hash, scenario.seed);
     let q = switch_cfg.queues;
-    // Per-flow flow control takes its queues at run time; BFC has its own number.
-    let switch_queues = match &policies.flow_control {
-        FlowControlChoice::PerFlow(_) => 0,
-        FlowControlChoice::Bfc(b) => b.queues as usize,
-        _ => q,
-    };
+    // Flow control may take its queues at run time (per-flow) or have its own number (BFC).
+    let switch_queues = policies.flow_control.data_queues(q);
     let latency = scenario.switch.latency.0;
     let ecn = &scenario.switch.ecn;
 
@@ -238,27 +233,34 @@ pub fn build(v: ValidScenario) -> Simulator {
     let obs = observers(&scenario.output, &topo, flows.len());
     let flow_int = if switch_cfg.int_enabled { vec![Default::default(); flows.len()] } else { Vec::new() };
     let switch_nodes: Vec<NodeId> = switches.iter().map(|s| s.node).collect();
-    let fc = flow_control(&policies, &topo, &switch_nodes, nic_rate, flows.len(), q, scenario.seed);
-    // BFC carries upstream queue ids, Pyrrha congestion roots, in the packets.
+    let mut layout = HeaderLayout::default();
+    let fc = policies.flow_control.build(&mut FcBuild {
+        topo: &topo,
+        switches: &switch_nodes,
+        seed: scenario.seed,
+        flows: flows.len(),
+        classes: q,
+        nic_rate,
+        adaptive_routing: !matches!(policies.load_balancer, LoadBalancerChoice::Ecmp),
+        pfc: &scenario.switch.pfc,
+        output: &scenario.output,
+        headers: &mut layout,
+    });
+    // Senders write ranks (read by rank-aware switches), and Bolt its header bits.
+    let rank_field =
+        (transport.rank != Rank::None || policies.deflection.reads_rank()).then(|| layout.field("rank", 64));
     let bolt_runs =
         transport.cc == CcKind::Bolt || scenario.transport.groups.iter().any(|g| g.cc == CcKind::Bolt);
+    let bolt_flags = bolt_runs.then(|| layout.field("bolt.flags", 8));
     let bolt = bolt_runs.then(|| {
         Box::new(crate::switch::bolt::BoltSwitches::new(
             transport.cc_params.bolt.clone(),
             transport.mtu + transport.header_bytes,
             topo.ports.len(),
+            bolt_flags.expect("registered"),
         ))
     });
-    // Senders write ranks, and Bolt its header bits, there too.
-    let ext = if matches!(fc, FlowControl::Bfc(_) | FlowControl::Pyrrha(_))
-        || bolt_runs
-        || transport.rank != Rank::None
-        || policies.deflection.reads_rank()
-    {
-        crate::fabric::headers::ExtTable::enabled()
-    } else {
-        Default::default()
-    };
+
     let lb = load_balancer(&policies, &topo, &switch_nodes, scenario.seed);
     let admission = admission(&policies, &topo, &switch_nodes, scenario.seed);
     let ecn_rngs = EcnStreams::new(scenario.seed, &switch_nodes, policies.ecn_shared_stream);
@@ -272,18 +274,31 @@ pub fn build(v: ValidScenario) -> Simulator {
         ports,
         node_slot,
         counters: Counters::default(),
-        control_log: (scenario.output.pfc_events || scenario.output.control_frames).then(Vec::new),
-        log_all_frames: scenario.output.control_frames,
-        frames: Default::default(),
-        ext,
+        headers: Headers::new(&layout),
         int_stacks: Vec::new(),
         timers,
         obs,
         flow_deflections: vec![0; flows.len()],
+        flows_total: flows.len() as u64,
     };
     let ttl = transport.ttl;
-    let switches =
-        crate::switch::Switches { nodes: switches, cfg: switch_cfg, lb, fc, admission, ecn_rngs, bolt, ttl };
+    let vertigo = policies.deflection == DeflectionChoice::Vertigo;
+    let switches = crate::switch::Switches {
+        nodes: switches,
+        cfg: switch_cfg,
+        lb,
+        fc,
+        admission,
+        ecn_rngs,
+        bolt,
+        ttl,
+        frames: Default::default(),
+        frame_counts: FrameCounters::new(frame_kinds().len()),
+        control_log: (scenario.output.pfc_events || scenario.output.control_frames).then(Vec::new),
+        log_all_frames: scenario.output.control_frames,
+        rank_read: rank_field.filter(|_| policies.deflection.reads_rank()),
+        rank_order: rank_field.filter(|_| vertigo),
+    };
     let int_enabled = switches.cfg.int_enabled;
     let hosts = crate::host::Hosts {
         nodes: hosts,
@@ -294,6 +309,8 @@ pub fn build(v: ValidScenario) -> Simulator {
         flow_int,
         extra_hops: (policies.deflection != DeflectionChoice::None).then(Vec::new),
         next_flow_to_schedule: 0,
+        rank_field,
+        bolt_flags,
     };
     let mut sim = Simulator {
         fab,
@@ -317,7 +334,7 @@ pub fn build(v: ValidScenario) -> Simulator {
     if sim.fab.obs.queues.is_some() {
         sim.fab.events.schedule(SimTime::ZERO, crate::engine::Event::QueueSample);
     }
-    sim.schedule_tree_snapshot();
+    sim.switches.fc.on_start(&mut sim.fab);
     for (i, f) in policies.faults.iter().enumerate() {
         sim.fab.events.schedule(f.down, Event::LinkFault { fault: i as u32, up: false });
         if let Some(up) = f.up {
@@ -325,84 +342,6 @@ pub fn build(v: ValidScenario) -> Simulator {
         }
     }
     sim
-}
-
-/// One-hop BDP of port `p`: its rate × twice its propagation delay.
-fn hop_bdp(topo: &Topology, p: usize) -> u64 {
-    let s = &topo.ports[p];
-    (s.rate.0 as u128 * 2 * s.delay.0 as u128 / 8 / crate::time::PS_PER_S as u128) as u64
-}
-
-/// The flow-control policy with its per-switch state (`classes`: data queues per port).
-#[allow(clippy::too_many_arguments)]
-fn flow_control(
-    p: &Policies,
-    topo: &Topology,
-    switches: &[NodeId],
-    nic_rate: Rate,
-    flows: usize,
-    classes: usize,
-    seed: u64,
-) -> FlowControl {
-    let peer_host = |port: usize| topo.is_host(topo.ports[topo.ports[port].peer.idx()].node);
-    match &p.flow_control {
-        FlowControlChoice::None => FlowControl::None,
-        FlowControlChoice::Pfc(cfg) => FlowControl::Pfc(Pfc {
-            states: switches.iter().map(|&node| pfc_state(cfg, topo, node, nic_rate)).collect(),
-            pending: Default::default(),
-        }),
-        FlowControlChoice::PerFlow(cfg) => {
-            // One-hop BDP of each port: its rate × twice its propagation delay.
-            let hop_bdp: Vec<u64> = topo
-                .ports
-                .iter()
-                .map(|s| {
-                    (s.rate.0 as u128 * 2 * s.delay.0 as u128 / 8 / crate::time::PS_PER_S as u128) as u64
-                })
-                .collect();
-            FlowControl::PerFlow(PerFlow::new(*cfg, &hop_bdp, flows))
-        }
-        FlowControlChoice::Bfc(cfg) => {
-            let ports: Vec<BfcPort> = (0..topo.ports.len())
-                .map(|i| BfcPort {
-                    hop_bdp: hop_bdp(topo, i),
-                    hop_rtt: Delta(2 * topo.ports[i].delay.0),
-                    peer_host: peer_host(i),
-                })
-                .collect();
-            let port_counts: Vec<u32> = switches.iter().map(|n| topo.ports_of(*n).len() as u32).collect();
-            let seeds = switches
-                .iter()
-                .map(|n| crate::engine::stream_seed(seed, &format!("switch/{}/bfc-fid", n.0)))
-                .collect();
-            FlowControl::Bfc(Bfc::new(
-                *cfg,
-                &ports,
-                &port_counts,
-                seeds,
-                switch_streams(seed, switches, "bfc"),
-                flows,
-            ))
-        }
-        FlowControlChoice::Pyrrha(cfg) => {
-            let mut switch_of = vec![None; topo.ports.len()];
-            for (s, n) in switches.iter().enumerate() {
-                for port in topo.ports_of(*n) {
-                    switch_of[port as usize] = Some(s as u32);
-                }
-            }
-            let ports: Vec<PyrrhaPort> = (0..topo.ports.len())
-                .map(|i| PyrrhaPort {
-                    hop_bdp: hop_bdp(topo, i),
-                    switch: switch_of[i],
-                    peer_host: peer_host(i),
-                })
-                .collect();
-            let first_port = switches.iter().map(|n| topo.ports_of(*n).start).collect();
-            let adaptive = !matches!(p.load_balancer, LoadBalancerChoice::Ecmp);
-            FlowControl::Pyrrha(Box::new(Pyrrha::new(*cfg, &ports, first_port, classes, adaptive)))
-        }
-    }
 }
 
 /// Bytes in flight over `rtt` at `rate`.
@@ -426,22 +365,6 @@ fn max_rtt_and_bdp(topo: &Topology, routing: &Routing, mtu: u32, header: u32) ->
         }
     }
     worst
-}
-
-/// PFC ingress accounting of switch `node`: per port, its headroom and dynamic alpha.
-fn pfc_state(cfg: &PfcConfig, topo: &Topology, node: NodeId, nic_rate: Rate) -> PfcState {
-    let per_port: Vec<(u64, f64)> = topo
-        .ports_of(node)
-        .map(|p| {
-            let spec = &topo.ports[p as usize];
-            let alpha = match cfg.mode {
-                PfcMode::Dynamic { alpha } => PfcConfig::alpha_for_rate(alpha, spec.rate, nic_rate),
-                PfcMode::Static { .. } => 1.0,
-            };
-            (cfg.headroom_for(spec.rate, spec.delay), alpha)
-        })
-        .collect();
-    PfcState::new(cfg, &per_port)
 }
 
 /// One named random stream per switch for `component` (`switch/<node>/<component>`).
@@ -531,17 +454,6 @@ fn observers(out: &OutputSpec, topo: &Topology, flows: usize) -> Observers {
             max_records: t.max_records as usize,
             records: Vec::new(),
             dropped: 0,
-        }),
-        congestion_trees: out.congestion_trees.as_ref().map(|t| {
-            let mut at: Vec<SimTime> = t.at.iter().map(|d| SimTime(d.0 .0)).collect();
-            at.sort_unstable_by(|a, b| b.cmp(a));
-            at.dedup();
-            crate::observe::TreeSnapshots {
-                at,
-                interval: t.interval.map(|i| i.0),
-                next_periodic: t.interval.map(|_| SimTime::ZERO),
-                records: Vec::new(),
-            }
         }),
     }
 }

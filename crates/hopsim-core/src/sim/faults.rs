@@ -57,7 +57,7 @@ impl Simulator {
             pkt.flags = pkt.flags.with(crate::fabric::packet::PacketFlags::LOST, true);
         }
         while let Some(r) = self.fab.store.pop_front(&mut self.fab.ports[p.idx()].control_queue) {
-            self.fab.lose(r, DropCause::LinkDown);
+            self.switches.lose(&mut self.fab, r, DropCause::LinkDown);
         }
         let node = self.fab.ports[p.idx()].node;
         let is_host = self.fab.topo.is_host(node);
@@ -69,7 +69,7 @@ impl Simulator {
         } else {
             Vec::new()
         };
-        self.switches.fc.on_link_down(p, &mut self.fab.ports, is_host, &host_flows, now);
+        self.switches.fc.on_link_down(&mut self.fab, p, is_host, &host_flows);
         self.switches.send_pending_frames(&mut self.fab);
         let port = &mut self.fab.ports[p.idx()];
         for q in 0..64.max(port.queues.len()) {
@@ -87,14 +87,14 @@ impl Simulator {
                 let pkt = *self.fab.store.get(r);
                 if pkt.kind == crate::fabric::packet::PacketKind::Marker {
                     self.fab.consume(r);
-                    self.switches.fc.on_marker(p, &mut self.fab.ports, pkt.seq, self.fab.now);
+                    self.switches.fc.on_marker(&mut self.fab, p, pkt.seq);
                     continue;
                 }
                 let (sw, signal) = self.switches.release_departure(&mut self.fab, p, queue, r, &pkt);
                 if pkt.kind == crate::fabric::packet::PacketKind::Data {
                     self.switches.nodes[sw].drops.add(DropCause::LinkDown);
                 }
-                self.fab.lose(r, DropCause::LinkDown);
+                self.switches.lose(&mut self.fab, r, DropCause::LinkDown);
                 if signal {
                     self.switches.send_pending_frames(&mut self.fab);
                 }

@@ -20,10 +20,11 @@ use crate::fabric::store::PacketRef;
 use crate::fabric::Fabric;
 use crate::host::Hosts;
 use crate::ids::{FlowId, NodeId, PortId};
-use crate::metrics::{ControlEvent, DropCause, FlowRecord, PfcEvent, PortRecord, RateSample, Summary};
+use crate::metrics::{DropCause, FlowRecord, FrameCount, PfcEvent, PortRecord, RateSample, Summary};
 use crate::observe::PacketEvent;
 use crate::scenario::{Scenario, ScenarioError};
-use crate::switch::Switches;
+use crate::switch::flow_control::frame_kinds;
+use crate::switch::{ControlEvent, ControlPayload, Switches};
 use crate::time::SimTime;
 use crate::topology::{Routing, Topology};
 
@@ -191,10 +192,10 @@ impl Simulator {
         let kind = p.kind;
         if kind == PacketKind::Control || p.flags.contains(PacketFlags::LOST) {
             if p.flags.contains(PacketFlags::LOST) {
-                self.fab.lose(r, DropCause::LinkDown);
+                self.switches.lose(&mut self.fab, r, DropCause::LinkDown);
                 return;
             }
-            let payload = self.fab.frames.take(r.index());
+            let payload = self.switches.frames.take(r.index());
             self.fab.consume(r);
             if self.switches.on_control_frame(&mut self.fab, port, payload) {
                 self.try_send(port);
@@ -288,15 +289,19 @@ impl Simulator {
 
     /// The PFC frames sent (`[output] pfc_events`), in time order.
     pub fn pfc_events(&self) -> Vec<PfcEvent> {
-        self.fab
+        self.switches
             .control_log
             .as_deref()
             .unwrap_or(&[])
             .iter()
             .filter_map(|e| match e.payload {
-                crate::fabric::frames::ControlPayload::Pfc { priority, pause } => {
-                    Some(PfcEvent { time: e.time, node: e.node, port: e.port, priority, pause })
-                }
+                ControlPayload::Pfc(f) => Some(PfcEvent {
+                    time: e.time,
+                    node: e.node,
+                    port: e.port,
+                    priority: f.priority,
+                    pause: f.pause,
+                }),
                 _ => None,
             })
             .collect()
@@ -304,15 +309,14 @@ impl Simulator {
 
     /// Every control frame sent (`[output] control_frames`), in time order.
     pub fn control_events(&self) -> &[ControlEvent] {
-        if !self.fab.log_all_frames {
+        if !self.switches.log_all_frames {
             return &[];
         }
-        self.fab.control_log.as_deref().unwrap_or(&[])
+        self.switches.control_log.as_deref().unwrap_or(&[])
     }
 
     /// Run-wide counters and conservation figures.
     pub fn summary(&self) -> Summary {
-        use crate::fabric::frames::FrameKind;
         let buffer_in_use = self.switches.nodes.iter().map(|s| s.mmu.used_bytes).sum();
         Summary {
             seed: self.seed,
@@ -324,9 +328,17 @@ impl Simulator {
             data_packets_sent: self.fab.counters.data_packets_sent,
             data_packets_delivered: self.fab.counters.data_packets_delivered,
             drops: self.fab.counters.drops,
-            pfc_pause_frames: self.fab.counters.frames.sent(FrameKind::PfcPause),
-            pfc_resume_frames: self.fab.counters.frames.sent(FrameKind::PfcResume),
-            control_frames: self.fab.counters.frames,
+            pfc_pause_frames: self.frames_sent_of("pfc_pause"),
+            pfc_resume_frames: self.frames_sent_of("pfc_resume"),
+            control_frames: frame_kinds()
+                .into_iter()
+                .enumerate()
+                .map(|(i, kind)| FrameCount {
+                    kind,
+                    sent: self.switches.frame_counts.sent[i],
+                    received: self.switches.frame_counts.received[i],
+                })
+                .collect(),
             deflections: self.fab.counters.deflections,
             control_drops: self.fab.counters.control_drops,
             packets_in_flight: self.fab.store.live(),
@@ -365,11 +377,16 @@ impl Simulator {
 
     /// Control frames sent, by kind name, in a fixed order (kinds never sent omitted).
     pub fn control_frames_sent(&self) -> Vec<(&'static str, u64)> {
-        crate::fabric::frames::FrameKind::ALL
-            .iter()
-            .map(|k| (k.name(), self.fab.counters.frames.sent(*k)))
+        frame_kinds()
+            .into_iter()
+            .zip(self.switches.frame_counts.sent.iter().copied())
             .filter(|(_, n)| *n > 0)
             .collect()
+    }
+
+    /// Frames of kind `name` sent.
+    fn frames_sent_of(&self, name: &str) -> u64 {
+        frame_kinds().iter().position(|k| *k == name).map_or(0, |i| self.switches.frame_counts.sent[i])
     }
 
     /// Bytes acknowledged so far and current sending rate (bits/s) of a flow.

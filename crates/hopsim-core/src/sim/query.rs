@@ -4,6 +4,8 @@
 use super::Simulator;
 use crate::ids::{NodeId, PortId};
 use crate::metrics::Drops;
+use crate::switch::flow_control::per_flow::PerFlow;
+use crate::switch::flow_control::pfc::Pfc;
 use crate::switch::FlowControl;
 
 impl Simulator {
@@ -17,13 +19,13 @@ impl Simulator {
         let node = self.fab.ports[port.idx()].node;
         let sw = self.fab.node_slot[node.idx()] as usize;
         let first = self.switches.nodes[sw].first_port;
-        self.switches.fc.pfc_state(sw).is_some_and(|pfc| pfc.is_paused(port.0 - first, priority))
+        self.switches.fc.get::<Pfc>().is_some_and(|pfc| pfc.states[sw].is_paused(port.0 - first, priority))
     }
 
     /// Per-flow entries (queues and pause states) still held, under per-flow flow control
     /// (0 once the network drained).
     pub fn per_flow_entries(&self) -> Option<usize> {
-        self.switches.fc.per_flow_state().map(|f| f.entries())
+        self.switches.fc.get::<PerFlow>().map(|f| f.entries())
     }
 
     /// State a per-flow, BFC or Pyrrha run still holds — queues, pause states and counters,
@@ -44,7 +46,7 @@ impl Simulator {
 
     /// Ingress bytes held per switch for PFC, summed (0 once the network drained).
     pub fn pfc_ingress_bytes(&self) -> u64 {
-        self.switches.fc.pfc_ingress_bytes()
+        self.switches.fc.get::<Pfc>().map_or(0, |p| p.ingress_bytes())
     }
 
     /// Telemetry of the last ACK `flow`'s sender received (None when INT is off).

@@ -15,18 +15,25 @@ impl Simulator {
                 let port = PortId(target);
                 self.fab.timers.shaper_due[port.idx()] = SimTime::NEVER;
                 if let Some(next) = self.fab.ports[port.idx()].queues.release_shaped(self.fab.now) {
-                    self.fab.schedule_policy_timer(kind, target, next);
+                    self.fab.schedule_shaper(port, next);
                 }
                 self.try_send(port);
             }
-            PolicyTimerKind::TreeSnapshot => self.on_tree_snapshot(),
+            PolicyTimerKind::FlowControl => {
+                self.switches.fc.on_timer(&mut self.fab, target);
+                self.switches.send_pending_frames(&mut self.fab);
+            }
+            PolicyTimerKind::LoadBalance | PolicyTimerKind::Admission => {
+                unreachable!("no load balancer or admission policy sets timers")
+            }
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::engine::{Event, PolicyTimerKind};
+    use crate::engine::Event;
+    use crate::ids::PortId;
     use crate::time::SimTime;
     use crate::{Scenario, Simulator};
 
@@ -38,11 +45,10 @@ mod tests {
                     [workload]\nkind = \"flows\"\nflows = [{ src = 0, dst = 1, size = 1000, start = \"1ms\" }]\n";
         let mut sim = Simulator::new(Scenario::from_toml_str(text).unwrap()).unwrap();
         while sim.fab.events.pop().is_some() {}
-        let shaper = PolicyTimerKind::Shaper;
-        sim.fab.schedule_policy_timer(shaper, 2, SimTime(10));
-        sim.fab.schedule_policy_timer(shaper, 2, SimTime(20)); // later: not scheduled
-        sim.fab.schedule_policy_timer(shaper, 2, SimTime(5)); // earlier: replaces the first
-        sim.fab.schedule_policy_timer(shaper, 3, SimTime(7)); // another port: independent
+        sim.fab.schedule_shaper(PortId(2), SimTime(10));
+        sim.fab.schedule_shaper(PortId(2), SimTime(20)); // later: not scheduled
+        sim.fab.schedule_shaper(PortId(2), SimTime(5)); // earlier: replaces the first
+        sim.fab.schedule_shaper(PortId(3), SimTime(7)); // another port: independent
         let mut fired = Vec::new();
         while let Some((t, ev)) = sim.fab.events.pop() {
             if let Event::PolicyTimer { kind, target, generation } = ev {

@@ -1,51 +1,19 @@
 //! Pyrrha's state over time, as results: snapshots of the congestion trees at the
-//! instants `[output.congestion_trees]` asks for, and the log of isolation-queue usage
-//! per port (both empty unless Pyrrha runs).
+//! instants `[output.congestion_trees]` asks for (Pyrrha takes them on its own timer), and
+//! the log of isolation-queue usage per port (both empty unless Pyrrha runs).
 
 use super::Simulator;
-use crate::engine::PolicyTimerKind;
-use crate::switch::flow_control::pyrrha::{IqUsageRecord, TreeRecord};
+use crate::switch::flow_control::pyrrha::{IqUsageRecord, Pyrrha, TreeRecord};
 
 impl Simulator {
-    /// Schedule the next congestion-tree snapshot, if one is due.
-    pub(super) fn schedule_tree_snapshot(&mut self) {
-        let Some(t) = &self.fab.obs.congestion_trees else { return };
-        let next = [t.at.last().copied(), t.next_periodic].into_iter().flatten().min();
-        if let Some(at) = next {
-            self.fab.schedule_policy_timer(PolicyTimerKind::TreeSnapshot, 0, at.max(self.fab.now));
-        }
-    }
-
-    /// Record the congestion trees now; periodic snapshots go on while flows remain or
-    /// packets are in the network.
-    #[cold]
-    #[inline(never)]
-    pub(super) fn on_tree_snapshot(&mut self) {
-        let now = self.fab.now;
-        let running =
-            self.fab.counters.flows_finished < self.hosts.flows.len() as u64 || self.fab.store.live() > 0;
-        let records = self.switches.fc.pyrrha().map_or(Vec::new(), |p| p.snapshot(now, &self.fab.ports));
-        let Some(t) = &mut self.fab.obs.congestion_trees else { return };
-        t.records.extend(records);
-        while t.at.last().is_some_and(|a| *a <= now) {
-            t.at.pop();
-        }
-        if let (Some(next), Some(interval)) = (t.next_periodic, t.interval) {
-            if next <= now {
-                t.next_periodic = running.then_some(next + interval);
-            }
-        }
-        self.schedule_tree_snapshot();
-    }
-
     /// `[output.congestion_trees]` records, in time order (empty unless Pyrrha runs).
     pub fn congestion_trees(&self) -> &[TreeRecord] {
-        self.fab.obs.congestion_trees.as_ref().map_or(&[], |t| &t.records)
+        self.switches.fc.get::<Pyrrha>().map_or(&[], |p| p.tree_records())
     }
 
     /// Every change of a port's number of Pyrrha isolation queues, in time order.
     pub fn iq_usage(&self) -> &[IqUsageRecord] {
-        self.switches.fc.pyrrha().map_or(&[], |p| &p.usage)
+        self.switches.fc.get::<Pyrrha>().map_or(&[], |p| &p.usage)
     }
 }
 

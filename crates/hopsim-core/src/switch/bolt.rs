@@ -12,6 +12,7 @@
 //! Units, token caps and the order of checks follow the Bolt authors' ns-3 code.
 
 use super::Switches;
+use crate::fabric::headers::Field;
 use crate::fabric::packet::{Packet, PacketFlags, PacketKind};
 use crate::fabric::store::PacketRef;
 use crate::fabric::Fabric;
@@ -32,6 +33,8 @@ pub struct BoltSwitches {
     ports: Vec<BoltPort>,
     /// SRCs sent.
     pub srcs: u64,
+    /// The packets' Bolt header bits (FIRST, LAST, INC, DEC).
+    field: Field,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -42,8 +45,15 @@ struct BoltPort {
 }
 
 impl BoltSwitches {
-    pub fn new(params: BoltParams, mtu_bytes: u32, ports: usize) -> BoltSwitches {
-        BoltSwitches { params, mtu_bytes: mtu_bytes as i64, ports: vec![BoltPort::default(); ports], srcs: 0 }
+    /// `field`: the packets' Bolt header bits.
+    pub fn new(params: BoltParams, mtu_bytes: u32, ports: usize, field: Field) -> BoltSwitches {
+        BoltSwitches {
+            params,
+            mtu_bytes: mtu_bytes as i64,
+            ports: vec![BoltPort::default(); ports],
+            srcs: 0,
+            field,
+        }
     }
 }
 
@@ -68,27 +78,31 @@ impl Switches {
             state.sm_tokens = (state.sm_tokens + supply - size).min(2 * mtu);
             state.last_arrival = now;
         }
-        let row = fab.ext.get_mut(r.index());
+        let field = bolt.field;
+        let mut bits = fab.headers.get(r.index(), field) as u8;
         if queued >= bolt.params.cc_thresh {
-            row.cc_flags &= !flags::INC;
-            if row.cc_flags & flags::DEC == 0 {
-                row.cc_flags |= flags::DEC;
+            bits &= !flags::INC;
+            if bits & flags::DEC == 0 {
+                bits |= flags::DEC;
                 bolt.srcs += 1;
+                fab.headers.set(r.index(), field, bits as u64);
                 self.bolt_send_src(fab, sw, r, queued, rate);
+                return;
             }
-        } else if row.cc_flags & flags::LAST != 0 {
-            if bolt.params.pru && row.cc_flags & flags::FIRST == 0 {
+        } else if bits & flags::LAST != 0 {
+            if bolt.params.pru && bits & flags::FIRST == 0 {
                 state.pru_tokens = (state.pru_tokens + 1).min(PRU_CAP);
             }
-        } else if row.cc_flags & flags::INC != 0 {
+        } else if bits & flags::INC != 0 {
             if bolt.params.pru && state.pru_tokens > 0 {
                 state.pru_tokens -= 1;
             } else if bolt.params.sm && state.sm_tokens >= mtu {
                 state.sm_tokens -= mtu;
             } else {
-                row.cc_flags &= !flags::INC;
+                bits &= !flags::INC;
             }
         }
+        fab.headers.set(r.index(), field, bits as u64);
     }
 
     /// Send data packet `r`'s sender an SRC from switch `sw`.
@@ -116,7 +130,7 @@ impl Switches {
         };
         let egress = self.lb.select(&fab.routing, node, sw, &src, &fab.ports);
         let s = fab.store.insert(src);
-        fab.ext.reset(s.index());
+        fab.headers.reset(s.index());
         if egress == PortId::NONE {
             fab.consume(s);
             return;

@@ -2,12 +2,12 @@
 //! frames flow control asked for, and handing a frame that arrived (at a switch or at a
 //! host's NIC) to the flow-control policy.
 
+use super::flow_control::{ControlEvent, ControlPayload};
 use super::Switches;
-use crate::fabric::frames::ControlPayload;
 use crate::fabric::packet::{Packet, PacketFlags, PacketKind};
 use crate::fabric::Fabric;
 use crate::ids::{FlowId, PortId};
-use crate::metrics::{ControlEvent, DropCause};
+use crate::metrics::DropCause;
 
 impl Switches {
     /// Queue a hop-by-hop control frame on `port` (towards its peer) and kick the port.
@@ -31,20 +31,20 @@ impl Switches {
             sack: 0,
             ttl: 1,
         };
-        fab.counters.frames.sent[payload.kind() as usize] += 1;
+        self.frame_counts.sent[payload.kind_index()] += 1;
         let stats = &mut fab.ports[port.idx()].stats;
         match payload.pauses() {
             Some(true) => stats.pause_sent += 1,
             Some(false) => stats.resume_sent += 1,
             None => {}
         }
-        if let Some(log) = &mut fab.control_log {
+        if let Some(log) = &mut self.control_log {
             log.push(ControlEvent { time: fab.now, node, port, payload });
         }
         let r = fab.store.insert(pkt);
-        fab.frames.put(r.index(), payload);
+        self.frames.put(r.index(), payload);
         if fab.ports[port.idx()].down {
-            fab.lose(r, DropCause::LinkDown);
+            self.lose(fab, r, DropCause::LinkDown);
             return;
         }
         fab.store.push_back(&mut fab.ports[port.idx()].control_queue, r);
@@ -53,7 +53,7 @@ impl Switches {
 
     /// Send the frames flow-control hooks asked for.
     pub(crate) fn send_pending_frames(&mut self, fab: &mut Fabric) {
-        while let Some((to, frame)) = self.fc.take_pending() {
+        while let Some((to, frame)) = self.fc.take_frame() {
             self.send_control_frame(fab, to, frame);
         }
     }
@@ -62,16 +62,23 @@ impl Switches {
     /// something was resumed there (the port should try to send).
     #[inline(never)]
     pub fn on_control_frame(&mut self, fab: &mut Fabric, port: PortId, payload: ControlPayload) -> bool {
-        fab.counters.frames.received[payload.kind() as usize] += 1;
+        self.frame_counts.received[payload.kind_index()] += 1;
         let p = &mut fab.ports[port.idx()];
         if payload.pauses() == Some(true) {
             p.stats.pause_received += 1;
         }
         let is_host = fab.topo.is_host(p.node);
-        let net = (&fab.routing, &fab.topo);
-        let (ext, store) = (&mut fab.ext, &mut fab.store);
-        let resumed = self.fc.on_frame(port, &mut fab.ports, is_host, payload, fab.now, ext, store, net);
+        let resumed = self.fc.on_frame(fab, port, is_host, payload);
         self.send_pending_frames(fab);
         resumed
+    }
+
+    /// Packet `r` is lost outside admission (on a failed link): a control frame's payload
+    /// is freed with it.
+    pub fn lose(&mut self, fab: &mut Fabric, r: crate::fabric::store::PacketRef, cause: DropCause) {
+        if fab.store.get(r).kind == PacketKind::Control {
+            self.frames.take(r.index());
+        }
+        fab.lose(r, cause);
     }
 }

@@ -13,8 +13,8 @@ impl Switches {
     /// Append this egress port's telemetry to the departing data packet in slot `r`.
     pub(crate) fn push_int_hop(&mut self, fab: &mut Fabric, port: PortId, r: PacketRef) {
         let p = &fab.ports[port.idx()];
-        let queue_bytes = if fab.ext.is_enabled() {
-            self.fc.int_queue_bytes(p, fab.ext.get(r.index()).fc_mark)
+        let queue_bytes = if fab.headers.is_enabled() {
+            self.fc.int_queue_bytes(p, r.index(), &fab.headers)
         } else {
             p.backlog_bytes()
         };

@@ -35,9 +35,11 @@ mod vertigo;
 pub use crate::fabric::ecn::RedProfile;
 pub use crate::fabric::int::{IntHop, IntStack, INT_MAX_HOPS};
 pub use admission::{Admission, BufferRule, Deflection, SharedBuffer, Verdict};
-pub use flow_control::{Arrival, FlowControl, HopContext, PfcConfig, PfcMode, PfcState};
+pub use flow_control::{Arrival, ControlEvent, ControlPayload, FlowControl, Hop, HopArgs};
 pub use load_balance::LoadBalancer;
 
+use crate::fabric::frames::{FrameCounters, FramePayloads};
+use crate::fabric::headers::Field;
 use crate::fabric::packet::{Packet, PacketKind};
 use crate::fabric::store::PacketRef;
 use crate::fabric::Fabric;
@@ -90,6 +92,18 @@ pub struct Switches {
     pub bolt: Option<Box<bolt::BoltSwitches>>,
     /// Hop limit of the packets switches create (Bolt's SRCs).
     pub ttl: u8,
+    /// Payloads of the control frames in flight, beside their slots.
+    pub frames: FramePayloads<ControlPayload>,
+    /// Control frames sent and received, per kind.
+    pub frame_counts: FrameCounters,
+    /// The control frames sent (`[output] pfc_events` or `control_frames`), in time order.
+    pub control_log: Option<Vec<ControlEvent>>,
+    /// `[output] control_frames`: the log is reported whole, not only its PFC frames.
+    pub log_all_frames: bool,
+    /// The rank field admission reads (when it reads ranks), and the one rank-ordered
+    /// queues order by (when a queue is rank-ordered).
+    pub rank_read: Option<Field>,
+    pub rank_order: Option<Field>,
 }
 
 /// One switch.
@@ -98,21 +112,6 @@ pub struct Switch {
     pub first_port: u32,
     pub mmu: SharedBuffer,
     pub drops: Drops,
-}
-
-/// The [`HopContext`] of packet slot `r`, borrowing the simulator's fields one by one (so
-/// flow control and the ports stay free to borrow beside it).
-macro_rules! hop_context {
-    ($fab:ident, $r:expr) => {
-        HopContext {
-            ext: &mut $fab.ext,
-            slot: $r.index(),
-            store: &mut $fab.store,
-            routing: &$fab.routing,
-            topo: &$fab.topo,
-            now: $fab.now,
-        }
-    };
 }
 
 impl Switches {
@@ -131,7 +130,7 @@ impl Switches {
             self.switch_try_send(fab, egress);
             return;
         }
-        let queue = self.classify(fab, sw, egress, r, &pkt);
+        let queue = self.fc.classify(fab, sw, egress, &pkt, r);
         if self.cfg.bolt && pkt.kind == PacketKind::Data {
             self.bolt_on_arrival(fab, sw, egress, r);
         }
@@ -172,11 +171,8 @@ impl Switches {
             return None;
         }
         let queue_bytes = fab.ports[egress.idx()].queues.queue_bytes(queue);
-        let arrival = if self.fc.carries_ext() {
-            self.arrival_with_ext(fab, sw, r, pkt, in_port, egress, queue, queue_bytes)
-        } else {
-            self.fc.on_arrival(sw, local_in, in_port, egress, queue, queue_bytes, pkt, buffer)
-        };
+        let hop = HopArgs { sw, in_port, local_in, egress, queue, pkt, r, buffer };
+        let arrival = self.fc.on_arrival(fab, hop, queue_bytes);
         match arrival {
             Arrival::Admit => return Some((egress, queue, false)),
             Arrival::AdmitAndSignal => return Some((egress, queue, true)),
@@ -186,7 +182,7 @@ impl Switches {
             }
             Arrival::Lossy => {}
         }
-        let rank = if self.admission.reads_rank() { fab.ext.get(r.index()).rank } else { 0 };
+        let rank = self.rank_read.map_or(0, |f| fab.headers.get(r.index(), f));
         let ttl = &mut fab.store.get_mut(r).ttl;
         let now = fab.now;
         let arrival = admission::Arrival { sw, egress, queue, size, used, buffer, ttl, rank, now };
@@ -203,7 +199,7 @@ impl Switches {
             }
             Verdict::Deflect(to) => {
                 self.count_deflection(fab, egress, to, r);
-                let queue = self.classify(fab, sw, to, r, pkt);
+                let queue = self.fc.classify(fab, sw, to, pkt, r);
                 if self.admission.readmit(&fab.ports[to.idx()], queue, size, used, buffer) {
                     Some((to, queue, false))
                 } else {
@@ -263,9 +259,9 @@ impl Switches {
             fab.counters.ecn_marks += 1;
         }
         let port = &mut fab.ports[egress.idx()];
-        let ext = &fab.ext;
-        // A rank-ordered queue (Vertigo's) orders by the ranks in the extension fields.
-        port.queues.enqueue_with(&mut fab.store, queue, r, |x| ext.get(x.index()).rank);
+        let (headers, rank) = (&fab.headers, self.rank_order);
+        // A rank-ordered queue (Vertigo's) orders by the ranks in the packets' header fields.
+        port.queues.enqueue_with(&mut fab.store, queue, r, |x| rank.map_or(0, |f| headers.get(x.index(), f)));
         port.stats.max_queue_bytes = port.stats.max_queue_bytes.max(port.queues.backlog_bytes);
         if let Some(trace) = &mut fab.obs.packet_trace {
             trace.record(
@@ -277,71 +273,6 @@ impl Switches {
                 port.queues.backlog_bytes,
             );
         }
-    }
-
-    /// Flow control's egress queue for packet `pkt` (in slot `r`) at `egress`: with its
-    /// extension fields under the policies that use them (BFC, Pyrrha). The test reads the
-    /// policy's tag, which the hook's own dispatch reads next, so PFC pays nothing for it.
-    #[inline(always)]
-    fn classify(&mut self, fab: &mut Fabric, sw: usize, egress: PortId, r: PacketRef, pkt: &Packet) -> usize {
-        if self.fc.carries_ext() {
-            return self.classify_with_ext(fab, sw, egress, r, pkt);
-        }
-        self.fc.classify(sw, egress, &mut fab.ports[egress.idx()], pkt, fab.now)
-    }
-
-    /// [`classify`](Self::classify) with the packet's extension fields (kept out of line,
-    /// so a run without them carries none of this code in its hot loop).
-    #[cold]
-    #[inline(never)]
-    fn classify_with_ext(
-        &mut self,
-        fab: &mut Fabric,
-        sw: usize,
-        egress: PortId,
-        r: PacketRef,
-        pkt: &Packet,
-    ) -> usize {
-        let hop = hop_context!(fab, r);
-        self.fc.classify_ext(sw, egress, &mut fab.ports[egress.idx()], pkt, hop)
-    }
-
-    /// Flow control's arrival hook with the packet's extension fields (out of line).
-    #[cold]
-    #[inline(never)]
-    #[allow(clippy::too_many_arguments)]
-    fn arrival_with_ext(
-        &mut self,
-        fab: &mut Fabric,
-        sw: usize,
-        r: PacketRef,
-        pkt: &Packet,
-        in_port: PortId,
-        egress: PortId,
-        queue: usize,
-        queue_bytes: u64,
-    ) -> Arrival {
-        let hop = hop_context!(fab, r);
-        let port = &fab.ports[egress.idx()];
-        self.fc.on_arrival_ext(sw, in_port, egress, port, queue, queue_bytes, pkt, hop)
-    }
-
-    /// Flow control's departure hook with the packet's extension fields (out of line).
-    #[cold]
-    #[inline(never)]
-    #[allow(clippy::too_many_arguments)]
-    fn departure_with_ext(
-        &mut self,
-        fab: &mut Fabric,
-        sw: usize,
-        ingress: PortId,
-        port: PortId,
-        queue: usize,
-        r: PacketRef,
-        p: &Packet,
-    ) -> bool {
-        let hop = hop_context!(fab, r);
-        self.fc.on_dequeue_ext(sw, ingress, port, &mut fab.ports, queue, p, hop)
     }
 
     /// Drop packet `r` at switch `sw` (it was meant for `queue` of `port`).
@@ -395,7 +326,7 @@ impl Switches {
                 PacketKind::Marker => {
                     // Never transmitted: its owner acts when it reaches the head.
                     fab.consume(pkt);
-                    self.fc.on_marker(port, &mut fab.ports, p.seq, fab.now);
+                    self.fc.on_marker(fab, port, p.seq);
                 }
                 _ => break (queue, pkt, p, false), // ACKs queued with data
             }
@@ -419,7 +350,7 @@ impl Switches {
         }
         fab.start_tx(port, pkt);
         if let Some(at) = fab.ports[port.idx()].queues.after_send(queue, size, fab.now) {
-            fab.schedule_policy_timer(crate::engine::PolicyTimerKind::Shaper, port.0, at);
+            fab.schedule_shaper(port, at);
         }
         fab.wake_if_more_work(port);
         if signal {
@@ -445,14 +376,9 @@ impl Switches {
         let s = &mut self.nodes[sw];
         s.mmu.used_bytes -= p.wire_bytes as u64;
         let local_in = p.ingress as u32;
-        let ingress = PortId(s.first_port + local_in);
-        let signal = if self.fc.carries_ext() {
-            self.departure_with_ext(fab, sw, ingress, port, queue, r, p)
-        } else {
-            let egress = &mut fab.ports[port.idx()];
-            self.fc.on_dequeue(sw, local_in, ingress, port, egress, queue, p, buffer, fab.now)
-        };
-        (sw, signal)
+        let in_port = PortId(s.first_port + local_in);
+        let hop = HopArgs { sw, in_port, local_in, egress: port, queue, pkt: p, r, buffer };
+        (sw, self.fc.on_dequeue(fab, hop))
     }
 
     /// RED decision at switch `sw` for a packet seeing `queue_bytes` in front of it on

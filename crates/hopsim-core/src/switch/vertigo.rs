@@ -49,7 +49,8 @@ impl Switches {
         queue: usize,
     ) -> Option<Vec<PacketRef>> {
         let rule = self.admission.rule;
-        let rank = fab.ext.get(r.index()).rank;
+        let field = self.rank_read.expect("Vertigo reads ranks");
+        let rank = fab.headers.get(r.index(), field);
         let size = fab.store.get(r).wire_bytes as u64;
         let used = self.nodes[sw].mmu.used_bytes;
         let cap = rule.capacity(used, self.cfg.buffer_bytes);
@@ -61,7 +62,7 @@ impl Switches {
         let mut at = p.queues.tail(queue);
         while level - freed + size > cap {
             let x = at?;
-            if fab.ext.get(x.index()).rank <= rank {
+            if fab.headers.get(x.index(), field) <= rank {
                 return None;
             }
             freed += fab.store.get(x).wire_bytes as u64;
@@ -83,7 +84,7 @@ impl Switches {
     fn vertigo_deflect(&mut self, fab: &mut Fabric, sw: usize, r: PacketRef, from: PortId) {
         let rule = self.admission.rule;
         let pkt = *fab.store.get(r);
-        let queue = self.classify(fab, sw, from, r, &pkt);
+        let queue = self.fc.classify(fab, sw, from, &pkt, r);
         let Deflection::Vertigo(v) = &mut self.admission.deflection else {
             unreachable!("Vertigo's surgery runs under Vertigo")
         };
@@ -92,7 +93,7 @@ impl Switches {
             return;
         };
         self.count_deflection(fab, from, to, r);
-        let queue = self.classify(fab, sw, to, r, &pkt);
+        let queue = self.fc.classify(fab, sw, to, &pkt, r);
         let size = pkt.wire_bytes as u64;
         let used = self.nodes[sw].mmu.used_bytes;
         let buffer = self.cfg.buffer_bytes;

@@ -24,17 +24,88 @@
 //! propagation delay. ACKs queued with data get FIDs of their own (their reversed 5-tuple);
 //! a host NIC never pauses ACKs, so an ACK from a host is never counted.
 
-use std::collections::VecDeque;
+use serde::{Deserialize, Serialize};
 
+use super::hooks::{Arrival, FcBuild, FcCx, FlowControlPolicy, Hop, Outbox};
 use super::keymap::{pair, KeyMap};
-use super::HopContext;
 use crate::engine::{pick_below, RngStream};
-use crate::fabric::frames::ControlPayload;
+use crate::fabric::frames::Frame;
+use crate::fabric::headers::{Field, HeaderLayout, Headers};
 use crate::fabric::packet::{Packet, PacketKind};
 use crate::fabric::port::Port;
+use crate::host::FlowKey;
 use crate::ids::{FlowId, PortId};
+use crate::scenario::error::{check, ScenarioError};
+use crate::scenario::units::two_f64;
 use crate::time::{Delta, SimTime};
-use crate::topology::routing::mix64;
+use crate::topology::routing::{mix64, Routing};
+use crate::topology::Topology;
+
+/// BFC parameters (`kind = "bfc"`). Defaults: 32 queues, as BFC's evaluation and Pyrrha's
+/// "BFC" (§6.1); the flow table and sticky time of the BFC mode of Pyrrha's authors'
+/// simulator (Pyrrha-NS3 `FLOWTB_SIZE 100`, `STICKY_TH 2`), which produced Pyrrha's BFC
+/// results.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct BfcSpec {
+    /// Physical queues per port (BFC-8 in Aquarius, BFC-32 / BFC-128 in Pyrrha). Replaces
+    /// `switch.queues` for BFC's ports.
+    #[serde(default = "bfc_queues")]
+    pub queues: u32,
+    /// Flow identifiers per switch = this × queues × ports (5-tuples hashed into them);
+    /// 0 gives every flow its own identifier.
+    #[serde(default = "bfc_fids_per_queue")]
+    pub fids_per_queue: u32,
+    /// One-hop RTTs a drained flow keeps its queue.
+    #[serde(default = "two_f64")]
+    pub sticky: f64,
+}
+
+fn bfc_queues() -> u32 {
+    32
+}
+fn bfc_fids_per_queue() -> u32 {
+    100
+}
+
+/// A BFC frame (BFC §3): stop (`pause`) or restart the upstream queue `queue` — a data
+/// queue of the port the frame arrives on, or, at a host NIC, the flow with that id (the
+/// NIC's queue pair).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BfcFrame {
+    pub queue: u32,
+    pub pause: bool,
+}
+
+impl Frame for BfcFrame {
+    const KINDS: &'static [&'static str] = &["bfc_pause", "bfc_resume"];
+    fn kind(&self) -> usize {
+        !self.pause as usize
+    }
+    fn pauses(&self) -> Option<bool> {
+        Some(self.pause)
+    }
+    fn subject(&self) -> u32 {
+        self.queue
+    }
+}
+
+/// The header fields a BFC packet carries: the queue it left at the previous hop, and
+/// whether it is counted in that queue's pause counter here.
+#[derive(Clone, Copy, Debug)]
+pub struct BfcFields {
+    pub upstream_queue: Field,
+    pub mark: Field,
+}
+
+impl BfcFields {
+    pub fn register(layout: &mut HeaderLayout) -> BfcFields {
+        BfcFields {
+            upstream_queue: layout.field("bfc.upstream_queue", 32),
+            mark: layout.field("bfc.mark", 8),
+        }
+    }
+}
 
 /// Parameters of BFC (`[switch.flow_control]` with `kind = "bfc"`).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -57,7 +128,7 @@ struct FlowEntry {
     last: SimTime,
 }
 
-/// The mark of a packet counted in its upstream queue's pause counter (`PacketExt::fc_mark`).
+/// The mark of a packet counted in its upstream queue's pause counter (`bfc.mark`).
 const COUNTED: u8 = 1;
 
 /// Counters of a BFC run.
@@ -92,8 +163,9 @@ pub struct Bfc {
     counters: KeyMap<u32>,
     /// Per flow: its source NIC was told to stop it.
     host_paused: Vec<bool>,
-    pub(super) pending: VecDeque<(PortId, ControlPayload)>,
+    outbox: Outbox<BfcFrame>,
     pub stats: BfcStats,
+    fields: BfcFields,
 }
 
 /// Per-port facts BFC is built from.
@@ -115,6 +187,7 @@ impl Bfc {
         seeds: Vec<u64>,
         rngs: Vec<RngStream>,
         flows: usize,
+        fields: BfcFields,
     ) -> Bfc {
         let queues = cfg.queues as usize;
         Bfc {
@@ -135,8 +208,9 @@ impl Bfc {
             queue_flows: vec![0; ports.len() * queues],
             counters: KeyMap::default(),
             host_paused: vec![false; flows],
-            pending: VecDeque::new(),
+            outbox: Outbox::new(),
             stats: BfcStats::default(),
+            fields,
         }
     }
 
@@ -155,7 +229,7 @@ impl Bfc {
     /// The queue of `pkt`'s flow at `egress`: its own while it is active (or sticky), else
     /// an empty queue, else a random one.
     #[inline(never)]
-    pub(super) fn classify(&mut self, sw: usize, egress: PortId, pkt: &Packet, now: SimTime) -> usize {
+    fn classify_flow(&mut self, sw: usize, egress: PortId, pkt: &Packet, now: SimTime) -> usize {
         let fid = self.fid(sw, pkt);
         let sticky = self.sticky[egress.idx()];
         let e = self.table.entry(pair(egress.0, fid)).or_insert(FlowEntry {
@@ -196,9 +270,8 @@ impl Bfc {
     /// The packet joins `queue` of `egress` (which will hold `bytes_after`): the flow is
     /// active; above the threshold the packet is counted for its upstream queue, which is
     /// paused when its counter leaves 0. Returns whether a frame waits.
-    #[inline(never)]
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn on_arrival(
+    fn arrive(
         &mut self,
         sw: usize,
         in_port: PortId,
@@ -207,12 +280,14 @@ impl Bfc {
         queue: usize,
         bytes_after: u64,
         pkt: &Packet,
-        hop: HopContext,
+        headers: &mut Headers,
+        slot: usize,
+        now: SimTime,
     ) -> bool {
         let fid = self.fid(sw, pkt);
         let e = self.table.get_mut(&pair(egress.0, fid)).expect("classified before arrival");
         e.packets += 1;
-        e.last = hop.now;
+        e.last = now;
         if e.packets == 1 {
             let n = &mut self.queue_flows[egress.idx() * self.queues + queue];
             *n += 1;
@@ -221,17 +296,18 @@ impl Bfc {
         let q = &port.queues;
         let joins_active = q.queue_len(queue) == 0 && !q.is_paused(queue);
         let active = (q.active_unpaused() + joins_active as u32).max(1) as u64;
-        let ext = hop.ext.get_mut(hop.slot);
-        ext.fc_mark = 0;
+        let f = self.fields;
+        headers.set(slot, f.mark, 0);
         if bytes_after <= self.hop_bdp[egress.idx()] / active {
             return false;
         }
-        let Some(up) = self.upstream(in_port, pkt, ext.upstream_queue) else { return false };
-        ext.fc_mark = COUNTED;
+        let upstream_queue = headers.get(slot, f.upstream_queue) as u32;
+        let Some(up) = self.upstream(in_port, pkt, upstream_queue) else { return false };
+        headers.set(slot, f.mark, COUNTED as u64);
         let c = self.counters.entry(pair(in_port.0, up)).or_insert(0);
         *c += 1;
         if *c == 1 {
-            self.pending.push_back((in_port, ControlPayload::Bfc { queue: up, pause: true }));
+            self.outbox.push_back((in_port, BfcFrame { queue: up, pause: true }));
             return true;
         }
         false
@@ -240,50 +316,51 @@ impl Bfc {
     /// The packet left `queue` of `egress`: the flow may become inactive; a counted packet
     /// leaving takes its upstream queue's counter down, to RESUME at 0. The packet now
     /// names this queue as its upstream. Returns whether a frame waits.
-    #[inline(never)]
-    pub(super) fn on_dequeue(
+    #[allow(clippy::too_many_arguments)]
+    fn depart(
         &mut self,
         sw: usize,
         in_port: PortId,
         egress: PortId,
         queue: usize,
         pkt: &Packet,
-        hop: HopContext,
+        headers: &mut Headers,
+        slot: usize,
+        now: SimTime,
     ) -> bool {
         let fid = self.fid(sw, pkt);
         let key = pair(egress.0, fid);
         let e = self.table.get_mut(&key).expect("a queued flow has an entry");
         e.packets -= 1;
-        e.last = hop.now;
+        e.last = now;
         if e.packets == 0 {
             self.queue_flows[egress.idx() * self.queues + e.queue as usize] -= 1;
             if self.sticky[egress.idx()] == Delta::ZERO {
                 self.table.remove(&key);
             }
         }
-        let ext = hop.ext.get_mut(hop.slot);
+        let f = self.fields;
         let mut signal = false;
-        if ext.fc_mark == COUNTED {
-            let up =
-                self.upstream(in_port, pkt, ext.upstream_queue).expect("counted packets have an upstream");
+        if headers.get(slot, f.mark) == COUNTED as u64 {
+            let upstream_queue = headers.get(slot, f.upstream_queue) as u32;
+            let up = self.upstream(in_port, pkt, upstream_queue).expect("counted packets have an upstream");
             let ckey = pair(in_port.0, up);
             let c = self.counters.get_mut(&ckey).expect("a counted packet has a counter");
             *c -= 1;
             if *c == 0 {
                 self.counters.remove(&ckey);
-                self.pending.push_back((in_port, ControlPayload::Bfc { queue: up, pause: false }));
+                self.outbox.push_back((in_port, BfcFrame { queue: up, pause: false }));
                 signal = true;
             }
         }
-        ext.fc_mark = 0;
-        ext.upstream_queue = queue as u32;
+        headers.set(slot, f.mark, 0);
+        headers.set(slot, f.upstream_queue, queue as u64);
         signal
     }
 
     /// A frame for upstream queue `queue` arrived on `port`: pause or resume that queue (at
     /// a host NIC: that flow). Returns whether something may send again.
-    #[inline(never)]
-    pub(super) fn on_frame(
+    fn on_frame_queue(
         &mut self,
         port: &mut Port,
         is_host: bool,
@@ -305,7 +382,7 @@ impl Bfc {
     }
 
     /// A host's link failed: its flows' pauses are gone.
-    pub(super) fn on_link_down(&mut self, host_flows: &[FlowId]) {
+    fn forget_hosts(&mut self, host_flows: &[FlowId]) {
         for f in host_flows {
             self.host_paused[f.idx()] = false;
         }
@@ -322,16 +399,127 @@ impl Bfc {
     }
 }
 
+impl FlowControlPolicy for Bfc {
+    const NAME: &'static str = "bfc";
+    type Spec = BfcSpec;
+    type Frame = BfcFrame;
+
+    fn validate(b: &BfcSpec) -> Result<(), ScenarioError> {
+        check(
+            (1..=1024).contains(&b.queues),
+            "switch.flow_control.queues",
+            format!("expected 1 to 1024 queues per port, got {}", b.queues),
+        )?;
+        check(
+            b.fids_per_queue <= 1_000_000,
+            "switch.flow_control.fids_per_queue",
+            format!("expected 0 (exact flow ids) to 1000000, got {}", b.fids_per_queue),
+        )?;
+        check(
+            b.sticky.is_finite() && b.sticky >= 0.0,
+            "switch.flow_control.sticky",
+            format!("expected a number of one-hop RTTs ≥ 0, got {}", b.sticky),
+        )
+    }
+
+    fn build(spec: &BfcSpec, b: &mut FcBuild) -> Self {
+        let cfg =
+            BfcConfig { queues: spec.queues, fids_per_queue: spec.fids_per_queue, sticky_hrtt: spec.sticky };
+        let ports: Vec<BfcPort> = (0..b.topo.ports.len())
+            .map(|i| BfcPort { hop_bdp: b.hop_bdp(i), hop_rtt: b.hop_rtt(i), peer_host: b.peer_host(i) })
+            .collect();
+        let port_counts: Vec<u32> = b.switches.iter().map(|n| b.topo.ports_of(*n).len() as u32).collect();
+        let seeds = b
+            .switches
+            .iter()
+            .map(|n| crate::engine::stream_seed(b.seed, &format!("switch/{}/bfc-fid", n.0)))
+            .collect();
+        let fields = BfcFields::register(b.headers);
+        Bfc::new(cfg, &ports, &port_counts, seeds, b.switch_streams("bfc"), b.flows, fields)
+    }
+
+    /// BFC's own number of physical queues replaces `switch.queues` at its ports.
+    fn data_queues(spec: &BfcSpec, _classes: usize) -> usize {
+        spec.queues as usize
+    }
+
+    fn describe(spec: &BfcSpec) -> String {
+        format!("bfc-{}", spec.queues)
+    }
+
+    fn outbox(&mut self) -> &mut Outbox<BfcFrame> {
+        &mut self.outbox
+    }
+
+    #[inline(never)]
+    fn classify(&mut self, cx: &mut FcCx, sw: usize, egress: PortId, pkt: &Packet, _slot: usize) -> usize {
+        self.classify_flow(sw, egress, pkt, cx.now)
+    }
+
+    #[inline(never)]
+    fn on_arrival(&mut self, cx: &mut FcCx, hop: &Hop, queue_bytes: u64) -> Arrival {
+        let after = queue_bytes + hop.pkt.wire_bytes as u64;
+        let port = &cx.ports[hop.egress.idx()];
+        let frames = self.arrive(
+            hop.sw,
+            hop.in_port,
+            hop.egress,
+            port,
+            hop.queue,
+            after,
+            hop.pkt,
+            cx.headers,
+            hop.slot,
+            cx.now,
+        );
+        Arrival::admitted(frames)
+    }
+
+    #[inline(never)]
+    fn on_dequeue(&mut self, cx: &mut FcCx, hop: &Hop) -> bool {
+        self.depart(hop.sw, hop.in_port, hop.egress, hop.queue, hop.pkt, cx.headers, hop.slot, cx.now)
+    }
+
+    #[inline(never)]
+    fn on_frame(&mut self, cx: &mut FcCx, port: PortId, is_host: bool, f: BfcFrame) -> bool {
+        self.on_frame_queue(&mut cx.ports[port.idx()], is_host, f.queue, f.pause, cx.now)
+    }
+
+    #[inline(never)]
+    fn nic_may_send(
+        &self,
+        _nic: PortId,
+        _port: &Port,
+        flow: &FlowKey,
+        _routing: &Routing,
+        _topo: &Topology,
+    ) -> bool {
+        !self.host_paused(flow.id)
+    }
+
+    fn on_link_down(&mut self, _cx: &mut FcCx, _port: PortId, _is_host: bool, host_flows: &[FlowId]) {
+        self.forget_hosts(host_flows);
+    }
+
+    fn held(&self) -> Option<usize> {
+        Some(Bfc::held(self))
+    }
+
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        vec![
+            ("bfc_assignments", self.stats.assignments),
+            ("bfc_shared_assignments", self.stats.shared_assignments),
+            ("bfc_max_flows_per_queue", self.stats.max_flows_per_queue as u64),
+        ]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::engine::rng_stream;
-    use crate::fabric::headers::ExtTable;
     use crate::fabric::packet::test_packet;
-    use crate::fabric::store::PacketStore;
     use crate::time::Rate;
-    use crate::topology::builders::leaf_spine;
-    use crate::topology::Routing;
 
     /// Four queues, one port: active flows take empty queues first, a fifth shares; a
     /// drained flow's queue is handed on once its sticky time is over.
@@ -339,17 +527,10 @@ mod tests {
     fn active_flows_take_empty_queues_then_share() {
         let ports = [BfcPort { hop_bdp: 25_000, hop_rtt: Delta::from_us(2), peer_host: false }];
         let cfg = BfcConfig { queues: 4, fids_per_queue: 0, sticky_hrtt: 1.0 };
-        let mut bfc = Bfc::new(cfg, &ports, &[1], vec![1], vec![rng_stream(1, "t")], 8);
-        let topo = leaf_spine(
-            1,
-            1,
-            2,
-            1,
-            (Rate::gbps(100), Delta::from_us(1)),
-            (Rate::gbps(100), Delta::from_us(1)),
-        );
-        let routing = Routing::new(&topo, crate::scenario::EcmpHash::Mix, 1);
-        let mut ext = ExtTable::enabled();
+        let mut layout = HeaderLayout::default();
+        let fields = BfcFields::register(&mut layout);
+        let mut bfc = Bfc::new(cfg, &ports, &[1], vec![1], vec![rng_stream(1, "t")], 8, fields);
+        let mut headers = Headers::new(&layout);
         let port = Port::new(
             crate::ids::NodeId(0),
             PortId(0),
@@ -359,7 +540,6 @@ mod tests {
             4,
             Default::default(),
         );
-        let mut store = PacketStore::new();
         let egress = PortId(0);
         let packet = |flow: u32| {
             let mut p = test_packet(0);
@@ -370,18 +550,9 @@ mod tests {
         let mut queues = Vec::new();
         for f in 0..5 {
             let p = packet(f);
-            let q = bfc.classify(0, egress, &p, now);
-            let r = store.insert(p);
-            ext.reset(r.index());
-            let hop = HopContext {
-                ext: &mut ext,
-                slot: r.index(),
-                store: &mut store,
-                routing: &routing,
-                topo: &topo,
-                now,
-            };
-            bfc.on_arrival(0, PortId(0), egress, &port, q, 1048, &p, hop);
+            let q = bfc.classify_flow(0, egress, &p, now);
+            headers.reset(f as usize);
+            bfc.arrive(0, PortId(0), egress, &port, q, 1048, &p, &mut headers, f as usize, now);
             queues.push(q);
         }
         assert_eq!(&queues[..4], &[0, 1, 2, 3], "empty queues first");
@@ -390,20 +561,11 @@ mod tests {
         assert_eq!(bfc.stats.max_flows_per_queue, 2);
         // Flow 0 leaves: its queue is free for a new flow once flow 0's sticky time is over.
         let p0 = packet(0);
-        let r = store.insert(p0);
-        ext.reset(r.index());
-        let hop = HopContext {
-            ext: &mut ext,
-            slot: r.index(),
-            store: &mut store,
-            routing: &routing,
-            topo: &topo,
-            now,
-        };
-        bfc.on_dequeue(0, PortId(0), egress, 0, &p0, hop);
+        headers.reset(7);
+        bfc.depart(0, PortId(0), egress, 0, &p0, &mut headers, 7, now);
         if queues[4] != 0 {
-            assert_eq!(bfc.classify(0, egress, &packet(6), SimTime(1)), 0, "queue 0 has no active flow");
+            assert_eq!(bfc.classify_flow(0, egress, &packet(6), SimTime(1)), 0, "queue 0 has no active flow");
         }
-        assert_eq!(bfc.classify(0, egress, &p0, SimTime(1)), 0, "flow 0 is still sticky");
+        assert_eq!(bfc.classify_flow(0, egress, &p0, SimTime(1)), 0, "flow 0 is still sticky");
     }
 }

@@ -1,480 +1,547 @@
 //! Flow control: the seam where per-hop flow-control mechanisms plug into the switch
 //! pipeline (and into the host NIC, the last upstream).
 //!
-//! A flow-control policy
+//! A flow-control policy ([`FlowControlPolicy`], in `hooks`)
 //! - **classifies** each admitted data packet to an egress queue of its port (PFC: the
 //!   queue of its priority class; per-flow: the flow's own queue);
-//! - decides, on **arrival**, whether the packet is lossless (and may emit a frame to the
+//! - decides, on **arrival**, whether the packet is lossless (and may send a frame to the
 //!   upstream it came from — PFC's XOFF) or leaves it to the admission policy (lossy);
-//! - reacts to **enqueue** and **dequeue** (per-flow PAUSE / RESUME, PFC's XON);
-//! - reacts to a **control frame** received from downstream by pausing or resuming queues of
-//!   the port it arrived on (the queues' eligibility is the scheduler's input), or flows of
-//!   a host NIC.
+//! - reacts to **dequeue** (per-flow RESUME, PFC's XON);
+//! - reacts to a **control frame** of its own kind received from downstream by pausing or
+//!   resuming queues of the port it arrived on (the queues' eligibility is the scheduler's
+//!   input), or flows of a host NIC ([`NicGate`]).
 //!
-//! Each policy keeps its own per-switch / per-port state in its own arrays. Dispatch is
-//! static (one enum, one `match` per hook), and a hook a policy does not use is an empty arm.
+//! Each mechanism is one file (or folder) here and one line in the registration list
+//! below, which generates the [`FlowControl`] enum (static dispatch, a one-byte tag), the
+//! [`ControlPayload`] enum of every mechanism's frames, the kind-tagged
+//! [`FlowControlSpec`] of `[switch.flow_control]`, and the dispatch of every hook. Each
+//! hook gets a context ([`FcCx`]) built in its own dispatch arm, so a mechanism that
+//! ignores it (PFC) pays nothing for it.
 
-mod bfc;
+mod hooks;
 mod keymap;
-mod per_flow;
-mod pfc;
+
+pub mod bfc;
+pub mod none;
+pub mod per_flow;
+pub mod pfc;
+pub mod pfc_spec;
 pub mod pyrrha;
 
-pub use bfc::{Bfc, BfcConfig, BfcPort, BfcStats};
-pub use per_flow::{PerFlow, PerFlowConfig};
-pub use pfc::{PfcConfig, PfcMode, PfcState};
-pub use pyrrha::{IqStructure, Pyrrha, PyrrhaConfig, PyrrhaPort, PyrrhaStats};
+pub use hooks::{Arrival, FcBuild, FcCx, FlowControlPolicy, Hop, Outbox};
 
-use std::collections::VecDeque;
-
-use crate::fabric::frames::ControlPayload;
-use crate::fabric::headers::ExtTable;
+use crate::engine::PolicyTimerKind;
+use crate::fabric::frames::Frame;
+use crate::fabric::headers::Headers;
 use crate::fabric::packet::Packet;
 use crate::fabric::port::Port;
-use crate::fabric::store::PacketStore;
+use crate::fabric::store::PacketRef;
+use crate::fabric::timers::Timers;
+use crate::fabric::Fabric;
 use crate::host::{FlowKey, NicGate};
-use crate::ids::{FlowId, PortId};
-use crate::metrics::DropCause;
+use crate::ids::{FlowId, NodeId, PortId};
+use crate::scenario::error::ScenarioError;
+use crate::scenario::tagged;
 use crate::time::SimTime;
 use crate::topology::routing::Routing;
 use crate::topology::Topology;
 
-/// What a hook may use besides its own state and the port: the packet's extension fields
-/// (at its store slot; `usize::MAX` for a hook about no packet, such as a frame's), the
-/// packet store (order marks, moves between queues), the routes and topology (onward
-/// paths), and the time. Policies that need none of it ignore it.
-pub struct HopContext<'a> {
-    pub ext: &'a mut ExtTable,
-    pub slot: usize,
-    pub store: &'a mut PacketStore,
-    pub routing: &'a Routing,
-    pub topo: &'a Topology,
-    pub now: SimTime,
-}
-
-/// Outcome of a packet's arrival for flow control.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Arrival {
-    /// A lossless packet, admitted (the shared buffer permitting).
-    Admit,
-    /// Admitted, and frames for upstream wait in [`FlowControl::take_pending`].
-    AdmitAndSignal,
-    /// A lossless packet that cannot be admitted.
-    Refuse(DropCause),
-    /// Not flow-controlled here: the admission policy decides.
-    Lossy,
-}
-
-/// The flow-control policy of every switch in a run (`[switch.flow_control]`). An explicit
-/// one-byte tag (no niche in a variant's fields) makes each hook's dispatch one compare.
-#[derive(Clone, Debug)]
-#[repr(u8)]
-pub enum FlowControl {
-    /// No per-hop flow control: every packet is lossy.
-    None,
-    /// IEEE 802.1Qbb priority flow control with ingress accounting per (port, priority).
-    Pfc(Pfc),
-    /// A queue per flow at every port, paused and resumed per flow (ideal per-flow FC).
-    PerFlow(PerFlow),
-    /// BFC: per-flow backpressure over a fixed number of queues per port.
-    Bfc(Bfc),
-    /// Pyrrha: congestion roots, isolation queues per root.
-    Pyrrha(Box<Pyrrha>),
-}
-
-/// PFC: one [`PfcState`] per switch.
-#[derive(Clone, Debug)]
-pub struct Pfc {
-    /// Per switch (by switch index): ingress accounting and pause state.
-    pub states: Vec<PfcState>,
-    /// Frames a hook asked to send (XOFF, XON), not sent yet.
-    pub pending: VecDeque<(PortId, ControlPayload)>,
-}
-
-impl FlowControl {
-    pub fn name(&self) -> &'static str {
-        match self {
-            FlowControl::None => "none",
-            FlowControl::Pfc(_) => "pfc",
-            FlowControl::PerFlow(_) => "per_flow",
-            FlowControl::Bfc(_) => "bfc",
-            FlowControl::Pyrrha(_) => "pyrrha",
+/// The context of a flow-control hook, borrowed from the fabric's fields one by one.
+macro_rules! fc_cx {
+    ($fab:expr) => {
+        FcCx {
+            now: $fab.now,
+            ports: &mut $fab.ports,
+            store: &mut $fab.store,
+            headers: &mut $fab.headers,
+            routing: &$fab.routing,
+            topo: &$fab.topo,
+            timers: Timers::new(&mut $fab.events, &mut $fab.timers, PolicyTimerKind::FlowControl),
+            flows_unfinished: $fab.flows_total - $fab.counters.flows_finished,
         }
-    }
+    };
+}
 
-    /// Whether this policy's hooks read and write packet extension fields (BFC, Pyrrha):
-    /// the switch then calls the `_ext` hooks with a [`HopContext`].
-    #[inline(always)]
-    pub fn carries_ext(&self) -> bool {
-        matches!(self, FlowControl::Bfc(_) | FlowControl::Pyrrha(_))
-    }
+/// Generates the family's enums and dispatch from the registration list.
+macro_rules! flow_control_registry {
+    ($( $variant:ident : $policy:ty => $stored:ty ),+ $(,)?) => {
+        /// The flow-control policy of every switch and NIC in a run
+        /// (`[switch.flow_control]`). An explicit one-byte tag makes each hook's dispatch one
+        /// compare.
+        #[derive(Clone, Debug)]
+        #[repr(u8)]
+        pub enum FlowControl {
+            $( $variant($stored), )+
+        }
 
-    /// The egress queue of data packet `pkt` at port `egress` of switch `sw`, for the
-    /// policies whose packets carry no extension fields (see [`classify_ext`](Self::classify_ext)).
+        /// A control-frame payload of any flow-control mechanism.
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        pub enum ControlPayload {
+            $( $variant(<$policy as FlowControlPolicy>::Frame), )+
+        }
+
+        /// `[switch.flow_control]`: a mechanism's kind and its table.
+        #[derive(Clone, Debug)]
+        pub enum FlowControlSpec {
+            $( $variant(<$policy as FlowControlPolicy>::Spec), )+
+        }
+
+        #[derive(Clone, Copy)]
+        #[repr(u8)]
+        enum Variant {
+            $( $variant, )+
+        }
+
+        /// Frame kinds per mechanism, in registration order.
+        const FRAME_KINDS: &[&[&str]] = &[$( <<$policy as FlowControlPolicy>::Frame as Frame>::KINDS ),+];
+
+        impl ControlPayload {
+            #[inline]
+            fn variant(&self) -> Variant {
+                match self {
+                    $( ControlPayload::$variant(_) => Variant::$variant, )+
+                }
+            }
+
+            /// Whether the frame stops (`Some(true)`) or restarts (`Some(false)`) traffic.
+            pub fn pauses(&self) -> Option<bool> {
+                match self {
+                    $( ControlPayload::$variant(f) => f.pauses(), )+
+                }
+            }
+
+            /// The class the frame names (priority, flow, queue, root).
+            pub fn subject(&self) -> u32 {
+                match self {
+                    $( ControlPayload::$variant(f) => f.subject(), )+
+                }
+            }
+
+            /// Bytes on the wire.
+            pub fn wire_bytes(&self) -> u16 {
+                match self {
+                    $( ControlPayload::$variant(f) => f.wire_bytes(), )+
+                }
+            }
+
+            /// The frame's kind, numbered over every mechanism's kinds (see [`frame_kinds`]).
+            pub fn kind_index(&self) -> usize {
+                let before: usize = FRAME_KINDS[..self.variant() as usize].iter().map(|k| k.len()).sum();
+                before + match self {
+                    $( ControlPayload::$variant(f) => f.kind(), )+
+                }
+            }
+
+            /// The frame's kind, by name.
+            pub fn kind_name(&self) -> &'static str {
+                let kinds = FRAME_KINDS[self.variant() as usize];
+                match self {
+                    $( ControlPayload::$variant(f) => kinds[f.kind()], )+
+                }
+            }
+        }
+
+        impl FlowControlSpec {
+            /// Every kind's name, in registration order.
+            pub const KINDS: &'static [&'static str] = &[$( <$policy as FlowControlPolicy>::NAME ),+];
+
+            /// The kind's name.
+            pub fn kind(&self) -> &'static str {
+                match self {
+                    $( FlowControlSpec::$variant(_) => <$policy as FlowControlPolicy>::NAME, )+
+                }
+            }
+
+            /// Check the mechanism's table.
+            pub fn validate(&self) -> Result<(), ScenarioError> {
+                match self {
+                    $( FlowControlSpec::$variant(s) => <$policy as FlowControlPolicy>::validate(s), )+
+                }
+            }
+
+            /// The mechanism at every switch and NIC.
+            pub fn build(&self, b: &mut FcBuild) -> FlowControl {
+                match self {
+                    $( FlowControlSpec::$variant(s) => {
+                        FlowControl::$variant(<$policy as FlowControlPolicy>::build(s, b).into())
+                    } )+
+                }
+            }
+
+            /// Data queues each switch port starts with.
+            pub fn data_queues(&self, classes: usize) -> usize {
+                match self {
+                    $( FlowControlSpec::$variant(s) => <$policy as FlowControlPolicy>::data_queues(s, classes), )+
+                }
+            }
+
+            /// One line for summaries.
+            pub fn describe(&self) -> String {
+                match self {
+                    $( FlowControlSpec::$variant(s) => <$policy as FlowControlPolicy>::describe(s), )+
+                }
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for FlowControlSpec {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let (kind, rest) = tagged::take_kind(d, FlowControlSpec::KINDS)?;
+                $( if kind == <$policy as FlowControlPolicy>::NAME {
+                    return tagged::inner(rest).map(FlowControlSpec::$variant);
+                } )+
+                unreachable!("take_kind checked the kind")
+            }
+        }
+
+        impl serde::Serialize for FlowControlSpec {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                match self {
+                    $( FlowControlSpec::$variant(spec) => tagged::serialize_with_kind(self.kind(), spec, s), )+
+                }
+            }
+        }
+
+        impl FlowControl {
+            /// The kind's name.
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $( FlowControl::$variant(_) => <$policy as FlowControlPolicy>::NAME, )+
+                }
+            }
+
+            /// The egress queue of data packet `pkt` (slot `slot`) at `egress` of switch `sw`.
+            #[inline(always)]
+            pub fn classify(&mut self, fab: &mut Fabric, sw: usize, egress: PortId, pkt: &Packet, r: PacketRef) -> usize {
+                match self {
+                    $( FlowControl::$variant(p) => {
+                        if <$policy as FlowControlPolicy>::INLINE {
+                            <$policy as FlowControlPolicy>::classify(p, &mut fc_cx!(fab), sw, egress, pkt, r.index())
+                        } else {
+                            out_of_line::classify::<$policy>(p, fab, sw, egress, r)
+                        }
+                    } )+
+                }
+            }
+
+            /// The packet of `hop` joins its queue, which holds `queue_bytes` before it. (The
+            /// [`Hop`] is built in each arm, so a mechanism whose hook is inlined keeps its
+            /// fields in registers.)
+            #[inline(always)]
+            pub fn on_arrival(&mut self, fab: &mut Fabric, hop: HopArgs, queue_bytes: u64) -> Arrival {
+                match self {
+                    $( FlowControl::$variant(p) => {
+                        if <$policy as FlowControlPolicy>::INLINE {
+                            <$policy as FlowControlPolicy>::on_arrival(p, &mut fc_cx!(fab), &hop.hop(), queue_bytes)
+                        } else {
+                            let HopArgs { sw, in_port, local_in, egress, queue, r, buffer, .. } = hop;
+                            out_of_line::on_arrival::<$policy>(p, fab, sw, in_port, local_in, egress, queue, r, buffer, queue_bytes)
+                        }
+                    } )+
+                }
+            }
+
+            /// The packet of `hop` left its queue. Returns whether frames wait.
+            #[inline(always)]
+            pub fn on_dequeue(&mut self, fab: &mut Fabric, hop: HopArgs) -> bool {
+                match self {
+                    $( FlowControl::$variant(p) => {
+                        if <$policy as FlowControlPolicy>::INLINE {
+                            <$policy as FlowControlPolicy>::on_dequeue(p, &mut fc_cx!(fab), &hop.hop())
+                        } else {
+                            let HopArgs { sw, in_port, local_in, egress, queue, r, buffer, .. } = hop;
+                            out_of_line::on_dequeue::<$policy>(p, fab, sw, in_port, local_in, egress, queue, r, buffer)
+                        }
+                    } )+
+                }
+            }
+
+            /// The next frame a hook asked to send: out of a port, towards its peer.
+            pub fn take_frame(&mut self) -> Option<(PortId, ControlPayload)> {
+                match self {
+                    $( FlowControl::$variant(p) => {
+                        <$policy as FlowControlPolicy>::outbox(p).pop_front().map(|(to, f)| (to, ControlPayload::$variant(f)))
+                    } )+
+                }
+            }
+
+            /// Frame `payload` from downstream arrived on `port` (of a switch, or a host's
+            /// NIC port). Returns whether something was resumed there.
+            pub fn on_frame(&mut self, fab: &mut Fabric, port: PortId, is_host: bool, payload: ControlPayload) -> bool {
+                match (self, payload) {
+                    $( (FlowControl::$variant(p), ControlPayload::$variant(f)) => {
+                        <$policy as FlowControlPolicy>::on_frame(p, &mut fc_cx!(fab), port, is_host, f)
+                    } )+
+                    #[allow(unreachable_patterns)]
+                    _ => false,
+                }
+            }
+
+            /// An order mark naming `id` reached the head of its queue at `port`.
+            #[inline(never)]
+            pub fn on_marker(&mut self, fab: &mut Fabric, port: PortId, id: u64) -> bool {
+                match self {
+                    $( FlowControl::$variant(p) => <$policy as FlowControlPolicy>::on_marker(p, &mut fc_cx!(fab), port, id), )+
+                }
+            }
+
+            /// The link of `port` failed.
+            pub fn on_link_down(&mut self, fab: &mut Fabric, port: PortId, is_host: bool, host_flows: &[FlowId]) {
+                match self {
+                    $( FlowControl::$variant(p) => <$policy as FlowControlPolicy>::on_link_down(p, &mut fc_cx!(fab), port, is_host, host_flows), )+
+                }
+            }
+
+            /// A timer of the policy fired.
+            #[inline(never)]
+            pub fn on_timer(&mut self, fab: &mut Fabric, target: u32) {
+                match self {
+                    $( FlowControl::$variant(p) => <$policy as FlowControlPolicy>::on_timer(p, &mut fc_cx!(fab), target), )+
+                }
+            }
+
+            /// The run starts.
+            pub fn on_start(&mut self, fab: &mut Fabric) {
+                match self {
+                    $( FlowControl::$variant(p) => <$policy as FlowControlPolicy>::on_start(p, &mut fc_cx!(fab)), )+
+                }
+            }
+
+            /// Queue length a departing data packet (slot `slot`) reports in INT at `port`.
+            #[inline]
+            pub fn int_queue_bytes(&self, port: &Port, slot: usize, headers: &Headers) -> u64 {
+                match self {
+                    $( FlowControl::$variant(p) => <$policy as FlowControlPolicy>::int_queue_bytes(p, port, slot, headers), )+
+                }
+            }
+
+            /// State still held: 0 once the network drained (`None` for PFC and none).
+            pub fn held(&self) -> Option<usize> {
+                match self {
+                    $( FlowControl::$variant(p) => <$policy as FlowControlPolicy>::held(p), )+
+                }
+            }
+
+            /// The policy's counters, by name.
+            pub fn counters(&self) -> Vec<(&'static str, u64)> {
+                match self {
+                    $( FlowControl::$variant(p) => <$policy as FlowControlPolicy>::counters(p), )+
+                }
+            }
+        }
+
+        impl NicGate for FlowControl {
+            #[inline(always)]
+            fn nic_may_send(&self, nic: PortId, port: &Port, flow: &FlowKey, routing: &Routing, topo: &Topology) -> bool {
+                match self {
+                    $( FlowControl::$variant(p) => {
+                        if <$policy as FlowControlPolicy>::INLINE {
+                            <$policy as FlowControlPolicy>::nic_may_send(p, nic, port, flow, routing, topo)
+                        } else {
+                            out_of_line::nic_may_send::<$policy>(p, nic, port, flow, routing, topo)
+                        }
+                    } )+
+                }
+            }
+        }
+
+        $(
+            impl AsPolicy<$policy> for FlowControl {
+                fn policy(&self) -> Option<&$policy> {
+                    match self {
+                        FlowControl::$variant(p) => Some(p),
+                        #[allow(unreachable_patterns)]
+                        _ => None,
+                    }
+                }
+            }
+        )+
+    };
+}
+
+/// The parts of a [`Hop`], handed to the dispatch by value: the [`Hop`] a hook borrows is
+/// made in the hook's own dispatch arm, so a mechanism whose hook is inlined (PFC) keeps
+/// the few fields it reads in registers, and the out-of-line arms read the packet again
+/// from the store (no reference into the event loop's locals escapes to them).
+#[derive(Clone, Copy)]
+pub struct HopArgs<'p> {
+    pub sw: usize,
+    pub in_port: PortId,
+    pub local_in: u32,
+    pub egress: PortId,
+    pub queue: usize,
+    /// The packet (a copy the caller holds) and its slot in the store.
+    pub pkt: &'p Packet,
+    pub r: PacketRef,
+    pub buffer: u64,
+}
+
+impl<'p> HopArgs<'p> {
     #[inline(always)]
-    pub fn classify(
-        &mut self,
+    fn hop(self) -> Hop<'p> {
+        let HopArgs { sw, in_port, local_in, egress, queue, pkt, r, buffer } = self;
+        Hop { sw, in_port, local_in, egress, queue, pkt, slot: r.index(), buffer }
+    }
+}
+
+/// The per-packet hooks of a mechanism that is not [`FlowControlPolicy::INLINE`], called
+/// out of the event loop's line (the loop of a PFC run carries none of their code). They
+/// take scalars only and read the packet from its slot.
+mod out_of_line {
+    use super::*;
+
+    #[cold]
+    #[inline(never)]
+    pub fn classify<P: FlowControlPolicy>(
+        p: &mut P,
+        fab: &mut Fabric,
         sw: usize,
         egress: PortId,
-        port: &mut Port,
-        pkt: &Packet,
-        now: SimTime,
+        r: PacketRef,
     ) -> usize {
-        match self {
-            FlowControl::None | FlowControl::Pfc(_) => pkt.priority as usize,
-            FlowControl::PerFlow(f) => f.classify(egress, port, pkt, now),
-            FlowControl::Bfc(b) => b.classify(sw, egress, pkt, now),
-            FlowControl::Pyrrha(_) => unreachable!("Pyrrha packets carry extension fields: classify_ext"),
-        }
+        let pkt = *fab.store.get(r);
+        p.classify(&mut fc_cx!(fab), sw, egress, &pkt, r.index())
     }
 
-    /// [`classify`](Self::classify) for the policies whose packets carry extension fields
-    /// (BFC, Pyrrha; [`carries_ext`](Self::carries_ext)). The switch calls one or the other, so a run
-    /// without extension fields (PFC) builds no [`HopContext`].
+    #[cold]
     #[inline(never)]
-    pub fn classify_ext(
-        &mut self,
-        sw: usize,
-        egress: PortId,
-        port: &mut Port,
-        pkt: &Packet,
-        hop: HopContext,
-    ) -> usize {
-        match self {
-            FlowControl::Pyrrha(p) => p.classify(egress, port, pkt, hop),
-            other => other.classify(sw, egress, port, pkt, hop.now),
-        }
-    }
-
-    /// A packet of `size` bytes for `queue` of port `egress` (holding `queue_bytes` before
-    /// it) arrived on local port `local_in` of switch `sw` (whose shared buffer is `buffer`
-    /// bytes), for the policies whose packets carry no extension fields.
-    #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    pub fn on_arrival(
-        &mut self,
+    pub fn on_arrival<P: FlowControlPolicy>(
+        p: &mut P,
+        fab: &mut Fabric,
         sw: usize,
+        in_port: PortId,
         local_in: u32,
-        in_port: PortId,
         egress: PortId,
         queue: usize,
-        queue_bytes: u64,
-        pkt: &Packet,
+        r: PacketRef,
         buffer: u64,
+        queue_bytes: u64,
     ) -> Arrival {
-        let size = pkt.wire_bytes as u64;
-        match self {
-            FlowControl::None => Arrival::Lossy,
-            FlowControl::Pfc(p) => match p.states[sw].on_arrival(local_in, pkt.priority, size, buffer) {
-                Some(false) => Arrival::Admit,
-                Some(true) => {
-                    p.pending
-                        .push_back((in_port, ControlPayload::Pfc { priority: pkt.priority, pause: true }));
-                    Arrival::AdmitAndSignal
-                }
-                None => Arrival::Refuse(DropCause::HeadroomOverflow),
-            },
-            FlowControl::PerFlow(f) => match f.on_arrival(in_port, egress, queue, queue_bytes + size, pkt) {
-                None => Arrival::Admit,
-                Some(frame) => {
-                    f.pending.push_back((in_port, frame));
-                    Arrival::AdmitAndSignal
-                }
-            },
-            FlowControl::Bfc(_) | FlowControl::Pyrrha(_) => {
-                unreachable!("BFC and Pyrrha packets carry extension fields: on_arrival_ext")
-            }
-        }
+        let pkt = *fab.store.get(r);
+        let hop = Hop { sw, in_port, local_in, egress, queue, pkt: &pkt, slot: r.index(), buffer };
+        p.on_arrival(&mut fc_cx!(fab), &hop, queue_bytes)
     }
 
-    /// [`on_arrival`](Self::on_arrival) for the policies whose packets carry extension fields.
+    #[cold]
     #[inline(never)]
     #[allow(clippy::too_many_arguments)]
-    pub fn on_arrival_ext(
-        &mut self,
+    pub fn on_dequeue<P: FlowControlPolicy>(
+        p: &mut P,
+        fab: &mut Fabric,
         sw: usize,
         in_port: PortId,
-        egress: PortId,
-        port: &Port,
-        queue: usize,
-        queue_bytes: u64,
-        pkt: &Packet,
-        hop: HopContext,
-    ) -> Arrival {
-        let after = queue_bytes + pkt.wire_bytes as u64;
-        match self {
-            FlowControl::Bfc(b) => signalled(b.on_arrival(sw, in_port, egress, port, queue, after, pkt, hop)),
-            FlowControl::Pyrrha(p) => signalled(p.on_arrival(in_port, egress, queue, after, pkt, hop)),
-            _ => unreachable!("only BFC and Pyrrha packets carry extension fields"),
-        }
-    }
-
-    /// Data packet `pkt` (which had arrived on local port `local_in`, global `in_port`) left
-    /// `queue` of port `egress`, for the policies whose packets carry no extension fields.
-    /// Returns whether frames for upstream wait in [`take_pending`](Self::take_pending).
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
-    pub fn on_dequeue(
-        &mut self,
-        sw: usize,
         local_in: u32,
-        in_port: PortId,
         egress: PortId,
-        port: &mut Port,
         queue: usize,
-        pkt: &Packet,
+        r: PacketRef,
         buffer: u64,
-        now: SimTime,
     ) -> bool {
-        match self {
-            FlowControl::None => false,
-            FlowControl::Pfc(p) => {
-                let s = &mut p.states[sw];
-                s.on_dequeue(local_in, pkt.priority, pkt.wire_bytes as u64);
-                let resume = s.take_resume(local_in, pkt.priority, buffer);
-                if resume {
-                    p.pending
-                        .push_back((in_port, ControlPayload::Pfc { priority: pkt.priority, pause: false }));
-                }
-                resume
-            }
-            FlowControl::PerFlow(f) => f.on_dequeue(egress, port, queue, pkt, now),
-            FlowControl::Bfc(_) | FlowControl::Pyrrha(_) => {
-                unreachable!("BFC and Pyrrha packets carry extension fields: on_dequeue_ext")
-            }
-        }
+        let pkt = *fab.store.get(r);
+        let hop = Hop { sw, in_port, local_in, egress, queue, pkt: &pkt, slot: r.index(), buffer };
+        p.on_dequeue(&mut fc_cx!(fab), &hop)
     }
 
-    /// [`on_dequeue`](Self::on_dequeue) for the policies whose packets carry extension
-    /// fields; `ports` holds `egress` (Pyrrha may unassign isolation queues elsewhere on
-    /// the switch).
+    #[cold]
     #[inline(never)]
-    #[allow(clippy::too_many_arguments)]
-    pub fn on_dequeue_ext(
-        &mut self,
-        sw: usize,
-        in_port: PortId,
-        egress: PortId,
-        ports: &mut [Port],
-        queue: usize,
-        pkt: &Packet,
-        hop: HopContext,
-    ) -> bool {
-        match self {
-            FlowControl::Bfc(b) => b.on_dequeue(sw, in_port, egress, queue, pkt, hop),
-            FlowControl::Pyrrha(p) => p.on_dequeue(ports, in_port, egress, queue, pkt, hop),
-            _ => unreachable!("only BFC and Pyrrha packets carry extension fields"),
-        }
-    }
-
-    /// The next frame a hook asked to send: out of a port, towards its peer (in the order
-    /// asked).
-    pub fn take_pending(&mut self) -> Option<(PortId, ControlPayload)> {
-        let pending = match self {
-            FlowControl::None => return None,
-            FlowControl::Pfc(p) => &mut p.pending,
-            FlowControl::PerFlow(f) => &mut f.pending,
-            FlowControl::Bfc(b) => &mut b.pending,
-            FlowControl::Pyrrha(p) => &mut p.pending,
-        };
-        pending.pop_front()
-    }
-
-    /// Frame `payload` from downstream arrived on `port_id` (of a switch, or a host's NIC
-    /// port), one of `ports`. Returns whether something was resumed (the port should try
-    /// to send).
-    #[allow(clippy::too_many_arguments)]
-    pub fn on_frame(
-        &mut self,
-        port_id: PortId,
-        ports: &mut [Port],
-        is_host: bool,
-        payload: ControlPayload,
-        now: SimTime,
-        ext: &mut ExtTable,
-        store: &mut PacketStore,
-        net: (&Routing, &Topology),
-    ) -> bool {
-        let port = &mut ports[port_id.idx()];
-        match payload {
-            ControlPayload::Pfc { priority, pause } => {
-                port.queues.set_paused(priority as usize, pause, now) && !pause
-            }
-            ControlPayload::Flow { flow, reverse, pause } => match self {
-                FlowControl::PerFlow(f) => f.on_frame(port_id, port, is_host, flow, reverse, pause, now),
-                _ => false,
-            },
-            ControlPayload::Bfc { queue, pause } => match self {
-                FlowControl::Bfc(b) => b.on_frame(port, is_host, queue, pause, now),
-                _ => false,
-            },
-            ControlPayload::Pyrrha { signal, root, old_root, hop } => match self {
-                FlowControl::Pyrrha(p) => {
-                    let (routing, topo) = net;
-                    let fabric = HopContext { ext, slot: usize::MAX, store, routing, topo, now };
-                    p.on_frame(ports, port_id, is_host, signal, root, old_root, hop, fabric)
-                }
-                _ => false,
-            },
-        }
-    }
-
-    /// [`NicGate::nic_may_send`]: under PFC (or none) the flow's priority decides; the
-    /// per-flow policies ask out of line.
-    #[inline(always)]
-    fn may_send(
-        &self,
-        port_id: PortId,
-        port: &Port,
-        flow: &FlowKey,
-        routing: &Routing,
-        topo: &Topology,
-    ) -> bool {
-        match self {
-            FlowControl::None | FlowControl::Pfc(_) => port.queues.may_send(flow.priority as usize),
-            _ => self.nic_may_send_flow(port_id, flow, routing, topo),
-        }
-    }
-
-    /// [`nic_may_send`](Self::nic_may_send) for the policies that stop single flows at NICs.
-    #[inline(never)]
-    fn nic_may_send_flow(&self, port_id: PortId, flow: &FlowKey, routing: &Routing, topo: &Topology) -> bool {
-        match self {
-            FlowControl::PerFlow(f) => !f.host_paused(flow.id),
-            FlowControl::Bfc(b) => !b.host_paused(flow.id),
-            FlowControl::Pyrrha(p) => p.nic_may_send(port_id, flow.tuple, routing, topo),
-            FlowControl::None | FlowControl::Pfc(_) => unreachable!("decided by priority"),
-        }
-    }
-
-    /// An order mark reached the head of its queue at `port_id` (one of `ports`). Returns
-    /// whether a queue it held may send now.
-    #[inline(never)]
-    pub fn on_marker(&mut self, port_id: PortId, ports: &mut [Port], id: u64, now: SimTime) -> bool {
-        match self {
-            FlowControl::Pyrrha(p) => p.on_marker(port_id, &mut ports[port_id.idx()], id, now),
-            _ => false,
-        }
-    }
-
-    /// The link of `port_id` failed (see `sim::faults`): forget the pauses that concern it
-    /// (`host_flows`: the flows sent from it, when it is a host's NIC port).
-    pub fn on_link_down(
-        &mut self,
-        port_id: PortId,
-        ports: &mut [Port],
-        is_host: bool,
-        host_flows: &[FlowId],
-        now: SimTime,
-    ) {
-        match self {
-            FlowControl::PerFlow(f) => f.on_link_down(port_id, &mut ports[port_id.idx()], host_flows, now),
-            FlowControl::Bfc(b) => b.on_link_down(host_flows),
-            FlowControl::Pyrrha(p) => p.on_link_down(ports, port_id, is_host, now),
-            _ => {}
-        }
-    }
-
-    /// Queue length a departing data packet reports in INT at `port`.
-    #[inline]
-    pub fn int_queue_bytes(&self, port: &Port, fc_mark: u8) -> u64 {
-        match self {
-            FlowControl::Pyrrha(p) => p.int_queue_bytes(port, fc_mark),
-            _ => port.queues.backlog_bytes,
-        }
-    }
-
-    /// Flow-control state still held (queues, pause states, counters, congestion trees):
-    /// 0 once the network drained. `None` for PFC and no flow control.
-    pub fn held(&self) -> Option<usize> {
-        match self {
-            FlowControl::PerFlow(f) => Some(f.entries()),
-            FlowControl::Bfc(b) => Some(b.held()),
-            FlowControl::Pyrrha(p) => Some(p.held()),
-            _ => None,
-        }
-    }
-
-    /// The policy's counters, by name (empty for PFC and no flow control).
-    pub fn counters(&self) -> Vec<(&'static str, u64)> {
-        match self {
-            FlowControl::Bfc(b) => vec![
-                ("bfc_assignments", b.stats.assignments),
-                ("bfc_shared_assignments", b.stats.shared_assignments),
-                ("bfc_max_flows_per_queue", b.stats.max_flows_per_queue as u64),
-            ],
-            FlowControl::Pyrrha(p) => {
-                let s = p.stats;
-                vec![
-                    ("pyrrha_roots_nominated", s.roots_nominated),
-                    ("pyrrha_merges", s.merges),
-                    ("pyrrha_iqs_assigned", s.iqs_assigned),
-                    ("pyrrha_iqs_hashed", s.iqs_hashed),
-                    ("pyrrha_iq_moves", s.iq_moves),
-                    ("pyrrha_soft_merge_moves", s.soft_merge_moves),
-                    ("pyrrha_order_marks", s.order_marks),
-                    ("pyrrha_own_root_pauses_ignored", s.own_root_pauses_ignored),
-                    ("pyrrha_max_iqs_per_port", s.max_iqs_per_port),
-                ]
-            }
-            _ => Vec::new(),
-        }
-    }
-
-    /// Bytes held in PFC ingress accounting across every switch (0 once drained).
-    pub fn pfc_ingress_bytes(&self) -> u64 {
-        match self {
-            FlowControl::Pfc(p) => p.states.iter().map(|s| s.total_ingress_bytes()).sum(),
-            _ => 0,
-        }
-    }
-
-    /// PFC state of switch `sw`, when PFC is the policy.
-    pub fn pfc_state(&self, sw: usize) -> Option<&PfcState> {
-        match self {
-            FlowControl::Pfc(p) => Some(&p.states[sw]),
-            _ => None,
-        }
-    }
-
-    /// Queues the policy holds allocated beyond the configured classes, and pause
-    /// states it still keeps (for drain checks).
-    pub fn per_flow_state(&self) -> Option<&PerFlow> {
-        match self {
-            FlowControl::PerFlow(f) => Some(f),
-            _ => None,
-        }
-    }
-
-    /// Pyrrha's state, when Pyrrha is the policy.
-    pub fn pyrrha(&self) -> Option<&Pyrrha> {
-        match self {
-            FlowControl::Pyrrha(p) => Some(p),
-            _ => None,
-        }
-    }
-}
-
-impl NicGate for FlowControl {
-    #[inline(always)]
-    fn nic_may_send(
-        &self,
+    pub fn nic_may_send<P: FlowControlPolicy>(
+        p: &P,
         nic: PortId,
         port: &Port,
         flow: &FlowKey,
         routing: &Routing,
         topo: &Topology,
     ) -> bool {
-        self.may_send(nic, port, flow, routing, topo)
+        p.nic_may_send(nic, port, flow, routing, topo)
     }
 }
 
-/// A hook's "frames wait" as an [`Arrival`] of a lossless packet.
-#[inline]
-fn signalled(frames: bool) -> Arrival {
-    if frames {
-        Arrival::AdmitAndSignal
-    } else {
-        Arrival::Admit
+/// A control frame sent out of `port` of `node` (`[output] control_frames`).
+#[derive(Clone, Copy, Debug)]
+pub struct ControlEvent {
+    pub time: SimTime,
+    pub node: NodeId,
+    pub port: PortId,
+    pub payload: ControlPayload,
+}
+
+/// Access to the state of one mechanism, when it is the run's (tests and reports).
+pub trait AsPolicy<P> {
+    fn policy(&self) -> Option<&P>;
+}
+
+/// Every frame kind's name, numbered as [`ControlPayload::kind_index`] numbers them.
+pub fn frame_kinds() -> Vec<&'static str> {
+    FRAME_KINDS.iter().flat_map(|k| k.iter().copied()).collect()
+}
+
+// The registration list: one line per mechanism (`Variant: Type => stored as`).
+flow_control_registry! {
+    None: none::NoFlowControl => none::NoFlowControl,
+    Pfc: pfc::Pfc => pfc::Pfc,
+    PerFlow: per_flow::PerFlow => per_flow::PerFlow,
+    Bfc: bfc::Bfc => Box<bfc::Bfc>,
+    Pyrrha: pyrrha::Pyrrha => Box<pyrrha::Pyrrha>,
+}
+
+impl FlowControl {
+    /// Access to mechanism `P`'s state, when it is the run's.
+    pub fn get<P>(&self) -> Option<&P>
+    where
+        Self: AsPolicy<P>,
+    {
+        self.policy()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bfc::BfcFrame;
+    use super::per_flow::FlowFrame;
+    use super::pfc::PfcFrame;
+    use super::pyrrha::frame::{PyrrhaFrame, RootSignal};
+    use super::*;
+
+    /// Every mechanism's frame kinds are numbered one after another in registration order,
+    /// and each payload says what it pauses, what it names and its size.
+    #[test]
+    fn frame_kinds_are_numbered_over_every_mechanism() {
+        let names = frame_kinds();
+        assert_eq!(&names[..4], ["pfc_pause", "pfc_resume", "flow_pause", "flow_resume"]);
+        assert_eq!(names.len(), 10, "PFC 2, per-flow 2, BFC 2, Pyrrha 4");
+        let p = ControlPayload::Pfc(PfcFrame { priority: 3, pause: true });
+        assert_eq!(
+            (p.kind_index(), p.kind_name(), p.pauses(), p.subject(), p.wire_bytes()),
+            (0, "pfc_pause", Some(true), 3, 64)
+        );
+        let f = ControlPayload::PerFlow(FlowFrame { flow: FlowId(42), reverse: false, pause: false });
+        assert_eq!(
+            (f.kind_index(), f.kind_name(), f.pauses(), f.subject()),
+            (3, "flow_resume", Some(false), 42)
+        );
+        let b = ControlPayload::Bfc(BfcFrame { queue: 17, pause: true });
+        assert_eq!(
+            (b.kind_index(), b.kind_name(), b.pauses(), b.subject()),
+            (4, "bfc_pause", Some(true), 17)
+        );
+        let m =
+            ControlPayload::Pyrrha(PyrrhaFrame { signal: RootSignal::Merge, root: 9, old_root: 4, hop: 2 });
+        assert_eq!((m.kind_index(), m.kind_name(), m.pauses(), m.subject()), (8, "pyrrha_merge", None, 9));
+        for (i, name) in names.iter().enumerate() {
+            assert_eq!(names.iter().position(|n| n == name), Some(i), "{name} is named once");
+        }
+        assert!(std::mem::size_of::<ControlPayload>() <= 16, "a payload stays small");
+    }
+
+    /// The kind-tagged table names its kinds, keeps field paths in errors, and writes
+    /// `kind` first when serialized.
+    #[test]
+    fn the_table_is_kind_tagged() {
+        let spec: FlowControlSpec = serde_json::from_str(r#"{"kind": "bfc", "queues": 8}"#).unwrap();
+        assert_eq!((spec.kind(), spec.describe()), ("bfc", "bfc-8".to_string()));
+        let text = serde_json::to_string(&spec).unwrap();
+        assert!(text.starts_with(r#"{"kind":"bfc","queues":8,"#), "{text}");
+        let err = serde_json::from_str::<FlowControlSpec>(r#"{"kind": "bfd"}"#).unwrap_err().to_string();
+        assert!(err.contains("unknown kind \"bfd\"") && err.contains("\"pyrrha\""), "{err}");
+        assert_eq!(FlowControlSpec::KINDS, ["none", "pfc", "per_flow", "bfc", "pyrrha"]);
     }
 }

@@ -15,15 +15,56 @@
 //! queue of their own on the reverse path (`reverse` in the key and the frame); a host NIC
 //! never pauses ACKs (they leave from its control queue).
 
-use std::collections::VecDeque;
+use serde::{Deserialize, Serialize};
 
+use super::hooks::{Arrival, FcBuild, FcCx, FlowControlPolicy, Hop, Outbox};
 use super::keymap::KeyMap;
-
-use crate::fabric::frames::ControlPayload;
+use crate::fabric::frames::Frame;
 use crate::fabric::packet::{Packet, PacketKind};
 use crate::fabric::port::Port;
+use crate::host::FlowKey;
 use crate::ids::{FlowId, PortId};
+use crate::scenario::error::{check, ScenarioError};
+use crate::scenario::units::{one_f64, two_f64};
 use crate::time::SimTime;
+use crate::topology::routing::Routing;
+use crate::topology::Topology;
+
+/// Per-flow flow control thresholds, in one-hop BDPs of the port (its rate × twice its
+/// propagation delay). Defaults: Pyrrha's K_pause 2 and K_resume 1 (Pyrrha §6,
+/// "Parameters"), since the papers give no thresholds for the per-flow baseline.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PerFlowSpec {
+    /// PAUSE the flow's upstream when its queue reaches this many one-hop BDPs.
+    #[serde(default = "two_f64")]
+    pub xoff: f64,
+    /// RESUME when it falls to this many.
+    #[serde(default = "one_f64")]
+    pub xon: f64,
+}
+
+/// A per-flow frame: stop (`pause`) or restart one flow at the upstream port. `reverse`
+/// names the flow's ACKs (queued per flow too when ACKs share the data queues).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlowFrame {
+    pub flow: FlowId,
+    pub reverse: bool,
+    pub pause: bool,
+}
+
+impl Frame for FlowFrame {
+    const KINDS: &'static [&'static str] = &["flow_pause", "flow_resume"];
+    fn kind(&self) -> usize {
+        !self.pause as usize
+    }
+    fn pauses(&self) -> Option<bool> {
+        Some(self.pause)
+    }
+    fn subject(&self) -> u32 {
+        self.flow.0
+    }
+}
 
 /// Parameters of per-flow flow control (`[switch.flow_control]` with `kind = "per_flow"`).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -65,7 +106,7 @@ pub struct PerFlow {
     /// Per flow: its source NIC was told to stop it.
     host_paused: Vec<bool>,
     /// Frames a hook asked to send, not sent yet.
-    pub(super) pending: VecDeque<(PortId, ControlPayload)>,
+    outbox: Outbox<FlowFrame>,
 }
 
 impl PerFlow {
@@ -77,7 +118,7 @@ impl PerFlow {
             xon: scale(cfg.xon_bdp),
             entries: KeyMap::default(),
             host_paused: vec![false; flows],
-            pending: VecDeque::new(),
+            outbox: Outbox::new(),
         }
     }
 
@@ -86,7 +127,7 @@ impl PerFlow {
     }
 
     /// The flow's queue at `egress` (taken now if it has none).
-    pub(super) fn classify(&mut self, egress: PortId, port: &mut Port, pkt: &Packet, now: SimTime) -> usize {
+    fn classify_flow(&mut self, egress: PortId, port: &mut Port, pkt: &Packet, now: SimTime) -> usize {
         let (flow, reverse) = Self::flow_of(pkt);
         let e = self.entries.entry(key(egress, flow, reverse)).or_insert_with(|| Entry {
             queue: NO_QUEUE,
@@ -105,14 +146,14 @@ impl PerFlow {
 
     /// The packet will make its flow's queue at `egress` hold `bytes_after`: PAUSE the
     /// upstream it came over if that reaches the threshold and it is not paused yet.
-    pub(super) fn on_arrival(
+    fn on_arrival_flow(
         &mut self,
         in_port: PortId,
         egress: PortId,
         _queue: usize,
         bytes_after: u64,
         pkt: &Packet,
-    ) -> Option<ControlPayload> {
+    ) -> Option<FlowFrame> {
         if bytes_after < self.xoff[egress.idx()] {
             return None;
         }
@@ -122,12 +163,12 @@ impl PerFlow {
             return None;
         }
         e.paused_upstreams.push(in_port);
-        Some(ControlPayload::Flow { flow, reverse, pause: true })
+        Some(FlowFrame { flow, reverse, pause: true })
     }
 
     /// A packet left the flow's queue: RESUME its upstreams once the queue is short enough,
     /// and give the queue back once it is empty and not paused.
-    pub(super) fn on_dequeue(
+    fn on_dequeue_flow(
         &mut self,
         egress: PortId,
         port: &mut Port,
@@ -141,8 +182,8 @@ impl PerFlow {
         let bytes = port.queues.queue_bytes(queue);
         let mut emit = false;
         if bytes <= self.xon[egress.idx()] && !e.paused_upstreams.is_empty() {
-            let frame = ControlPayload::Flow { flow, reverse, pause: false };
-            self.pending.extend(e.paused_upstreams.drain(..).map(|up| (up, frame)));
+            let frame = FlowFrame { flow, reverse, pause: false };
+            self.outbox.extend(e.paused_upstreams.drain(..).map(|up| (up, frame)));
             emit = true;
         }
         if port.queues.queue_len(queue) == 0 && !e.paused {
@@ -156,7 +197,7 @@ impl PerFlow {
     /// A frame for `flow` arrived on `port_id`: pause or resume the flow there. Returns
     /// whether the flow was resumed with packets waiting (the port should try to send).
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn on_frame(
+    fn on_frame_flow(
         &mut self,
         port_id: PortId,
         port: &mut Port,
@@ -190,13 +231,7 @@ impl PerFlow {
     }
 
     /// The link of `port_id` failed: its flows' pause states and empty queues go.
-    pub(super) fn on_link_down(
-        &mut self,
-        port_id: PortId,
-        port: &mut Port,
-        host_flows: &[FlowId],
-        now: SimTime,
-    ) {
+    fn on_link_down_flow(&mut self, port_id: PortId, port: &mut Port, host_flows: &[FlowId], now: SimTime) {
         for f in host_flows {
             self.host_paused[f.idx()] = false;
         }
@@ -224,5 +259,85 @@ impl PerFlow {
     /// Per-flow entries still held (queues or pause states); 0 once the network drained.
     pub fn entries(&self) -> usize {
         self.entries.len()
+    }
+}
+
+impl FlowControlPolicy for PerFlow {
+    const NAME: &'static str = "per_flow";
+    type Spec = PerFlowSpec;
+    type Frame = FlowFrame;
+
+    fn validate(p: &PerFlowSpec) -> Result<(), ScenarioError> {
+        check(
+            p.xoff.is_finite() && p.xoff > 0.0,
+            "switch.flow_control.xoff",
+            format!("expected a positive number of one-hop BDPs, got {}", p.xoff),
+        )?;
+        check(
+            p.xon.is_finite() && p.xon >= 0.0 && p.xon < p.xoff,
+            "switch.flow_control.xon",
+            format!("expected a number of one-hop BDPs in [0, xoff = {}), got {}", p.xoff, p.xon),
+        )
+    }
+
+    fn build(p: &PerFlowSpec, b: &mut FcBuild) -> Self {
+        let hop_bdp: Vec<u64> = (0..b.topo.ports.len()).map(|i| b.hop_bdp(i)).collect();
+        PerFlow::new(PerFlowConfig { xoff_bdp: p.xoff, xon_bdp: p.xon }, &hop_bdp, b.flows)
+    }
+
+    /// Queues are taken at run time, one per active flow.
+    fn data_queues(_spec: &PerFlowSpec, _classes: usize) -> usize {
+        0
+    }
+
+    fn outbox(&mut self) -> &mut Outbox<FlowFrame> {
+        &mut self.outbox
+    }
+
+    #[inline(never)]
+    fn classify(&mut self, cx: &mut FcCx, _sw: usize, egress: PortId, pkt: &Packet, _slot: usize) -> usize {
+        self.classify_flow(egress, &mut cx.ports[egress.idx()], pkt, cx.now)
+    }
+
+    #[inline(never)]
+    fn on_arrival(&mut self, _cx: &mut FcCx, hop: &Hop, queue_bytes: u64) -> Arrival {
+        let after = queue_bytes + hop.pkt.wire_bytes as u64;
+        match self.on_arrival_flow(hop.in_port, hop.egress, hop.queue, after, hop.pkt) {
+            None => Arrival::Admit,
+            Some(frame) => {
+                self.outbox.push_back((hop.in_port, frame));
+                Arrival::AdmitAndSignal
+            }
+        }
+    }
+
+    #[inline(never)]
+    fn on_dequeue(&mut self, cx: &mut FcCx, hop: &Hop) -> bool {
+        self.on_dequeue_flow(hop.egress, &mut cx.ports[hop.egress.idx()], hop.queue, hop.pkt, cx.now)
+    }
+
+    #[inline(never)]
+    fn on_frame(&mut self, cx: &mut FcCx, port: PortId, is_host: bool, f: FlowFrame) -> bool {
+        self.on_frame_flow(port, &mut cx.ports[port.idx()], is_host, f.flow, f.reverse, f.pause, cx.now)
+    }
+
+    #[inline(never)]
+    fn nic_may_send(
+        &self,
+        _nic: PortId,
+        _port: &Port,
+        flow: &FlowKey,
+        _routing: &Routing,
+        _topo: &Topology,
+    ) -> bool {
+        !self.host_paused(flow.id)
+    }
+
+    fn on_link_down(&mut self, cx: &mut FcCx, port: PortId, _is_host: bool, host_flows: &[FlowId]) {
+        self.on_link_down_flow(port, &mut cx.ports[port.idx()], host_flows, cx.now);
+    }
+
+    fn held(&self) -> Option<usize> {
+        Some(self.entries())
     }
 }

@@ -7,6 +7,120 @@
 //! XON when the headroom is empty and the shared usage has fallen `resume_offset` below
 //! the threshold. In dynamic mode the threshold is `alpha × (free shared pool)`.
 
+use super::hooks::{Arrival, FcBuild, FcCx, FlowControlPolicy, Hop, Outbox};
+use crate::fabric::frames::Frame;
+use crate::ids::PortId;
+use crate::metrics::DropCause;
+use crate::scenario::tagged::NoFields;
+
+/// An IEEE 802.1Qbb PFC frame for one priority: XOFF (`pause`) or XON.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PfcFrame {
+    pub priority: u8,
+    pub pause: bool,
+}
+
+impl Frame for PfcFrame {
+    const KINDS: &'static [&'static str] = &["pfc_pause", "pfc_resume"];
+    fn kind(&self) -> usize {
+        !self.pause as usize
+    }
+    fn pauses(&self) -> Option<bool> {
+        Some(self.pause)
+    }
+    fn subject(&self) -> u32 {
+        self.priority as u32
+    }
+}
+
+/// PFC at every switch: one [`PfcState`] per switch. Hosts obey PAUSE per traffic class.
+#[derive(Clone, Debug)]
+pub struct Pfc {
+    /// Per switch (by switch index): ingress accounting and pause state.
+    pub states: Vec<PfcState>,
+    outbox: Outbox<PfcFrame>,
+}
+
+impl Pfc {
+    /// Bytes held in ingress accounting across every switch (0 once drained).
+    pub fn ingress_bytes(&self) -> u64 {
+        self.states.iter().map(|s| s.total_ingress_bytes()).sum()
+    }
+}
+
+impl FlowControlPolicy for Pfc {
+    const NAME: &'static str = "pfc";
+    /// PFC's parameters are `[switch.pfc]` (see `pfc_spec`); `[switch.flow_control]` with
+    /// `kind = "pfc"` has no fields of its own.
+    type Spec = NoFields;
+    type Frame = PfcFrame;
+    const INLINE: bool = true;
+
+    fn build(_spec: &NoFields, b: &mut FcBuild) -> Self {
+        let cfg = b.pfc.config(b.classes).expect("validated");
+        let states = b
+            .switches
+            .iter()
+            .map(|&node| {
+                let per_port: Vec<(u64, f64)> = b
+                    .topo
+                    .ports_of(node)
+                    .map(|p| {
+                        let spec = &b.topo.ports[p as usize];
+                        let alpha = match cfg.mode {
+                            PfcMode::Dynamic { alpha } => {
+                                PfcConfig::alpha_for_rate(alpha, spec.rate, b.nic_rate)
+                            }
+                            PfcMode::Static { .. } => 1.0,
+                        };
+                        (cfg.headroom_for(spec.rate, spec.delay), alpha)
+                    })
+                    .collect();
+                PfcState::new(&cfg, &per_port)
+            })
+            .collect();
+        Pfc { states, outbox: Outbox::new() }
+    }
+
+    fn describe(_spec: &NoFields) -> String {
+        "pfc".to_string()
+    }
+
+    fn outbox(&mut self) -> &mut Outbox<PfcFrame> {
+        &mut self.outbox
+    }
+
+    #[inline(always)]
+    fn on_arrival(&mut self, _cx: &mut FcCx, hop: &Hop, _queue_bytes: u64) -> Arrival {
+        let (pkt, size) = (hop.pkt, hop.pkt.wire_bytes as u64);
+        match self.states[hop.sw].on_arrival(hop.local_in, pkt.priority, size, hop.buffer) {
+            Some(false) => Arrival::Admit,
+            Some(true) => {
+                self.outbox.push_back((hop.in_port, PfcFrame { priority: pkt.priority, pause: true }));
+                Arrival::AdmitAndSignal
+            }
+            None => Arrival::Refuse(DropCause::HeadroomOverflow),
+        }
+    }
+
+    #[inline(always)]
+    fn on_dequeue(&mut self, _cx: &mut FcCx, hop: &Hop) -> bool {
+        let s = &mut self.states[hop.sw];
+        let priority = hop.pkt.priority;
+        s.on_dequeue(hop.local_in, priority, hop.pkt.wire_bytes as u64);
+        let resume = s.take_resume(hop.local_in, priority, hop.buffer);
+        if resume {
+            self.outbox.push_back((hop.in_port, PfcFrame { priority, pause: false }));
+        }
+        resume
+    }
+
+    fn on_frame(&mut self, cx: &mut FcCx, port: PortId, _is_host: bool, frame: PfcFrame) -> bool {
+        let p = &mut cx.ports[port.idx()];
+        p.queues.set_paused(frame.priority as usize, frame.pause, cx.now) && !frame.pause
+    }
+}
+
 /// How the XOFF threshold is set.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum PfcMode {

@@ -5,7 +5,7 @@
 //! switch above has merged the trees and will pause the real root again if it must.
 
 use super::path::walk_onward;
-use super::RootId;
+use super::types::RootId;
 use crate::ids::PortId;
 use crate::topology::routing::{FiveTuple, Routing};
 use crate::topology::Topology;

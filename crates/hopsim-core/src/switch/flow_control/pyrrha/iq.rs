@@ -17,7 +17,7 @@
 //! hashed onto one of the IQs in use and shares it, "at a cost of sacrificing precise
 //! isolation".
 
-use super::RootId;
+use super::types::RootId;
 use crate::fabric::port::Port;
 use crate::fabric::store::PacketStore;
 use crate::time::SimTime;

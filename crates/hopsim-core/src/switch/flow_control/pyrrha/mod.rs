@@ -31,41 +31,87 @@
 //! the levels drain at the port's rate, each in FIFO order, and a flow's packets stay in
 //! order through root changes and soft-merging.
 
+pub mod frame;
 mod host;
 mod iq;
 pub(crate) mod path;
 mod roots;
+pub mod spec;
 mod tree;
+pub mod types;
 
 pub use iq::IqState;
-pub use tree::{IqUsageRecord, TreeRecord, TreeRole};
+pub use tree::{IqUsageRecord, TreeRecord, TreeRole, TreeSnapshots};
 
-use std::collections::VecDeque;
-
+use self::frame::{PyrrhaFrame, RootSignal};
 use self::host::HostPauses;
 use self::iq::{Assigned, PortIqs};
 use self::path::walk_onward;
 use self::roots::RootTable;
-use super::HopContext;
-use crate::fabric::frames::{ControlPayload, RootSignal};
+use self::spec::{IsolationQueues, PyrrhaSpec};
+use self::types::RootId;
+use super::hooks::{Arrival, FcBuild, FcCx, FlowControlPolicy, Hop, Outbox};
+use crate::fabric::headers::{Field, HeaderLayout, Headers};
 use crate::fabric::packet::Packet;
 use crate::fabric::port::Port;
 use crate::fabric::store::PacketRef;
-use crate::ids::PortId;
+use crate::host::FlowKey;
+use crate::ids::{FlowId, PortId};
+use crate::scenario::error::ScenarioError;
 use crate::time::SimTime;
 use crate::topology::routing::{routing_tuple, FiveTuple, Routing};
 use crate::topology::Topology;
 
-/// A congestion root: a switch egress port, by global port id (the paper's `switch:port`).
-pub type RootId = u32;
-
-/// No root (`PacketExt::root` of a packet not isolated).
+/// No root (`pyrrha.root` of a packet not isolated).
 const NO_ROOT: RootId = u32::MAX;
 
-/// `PacketExt::fc_mark` bits: the packet waited in an IQ at the current port; its bytes are
-/// counted for its upstream under `PacketExt::root` at the current switch.
+/// `pyrrha.mark` bits: the packet waited in an IQ at the current port; its bytes are
+/// counted for its upstream under `pyrrha.root` at the current switch.
 const ISOLATED: u8 = 1;
 const COUNTED: u8 = 2;
+
+/// The header fields a Pyrrha packet carries: the congestion root it is matched to, the
+/// level of the IQ it waits in (the root's distance), and its marks at the current hop.
+#[derive(Clone, Copy, Debug)]
+pub struct PyrrhaFields {
+    root: Field,
+    level: Field,
+    mark: Field,
+}
+
+impl PyrrhaFields {
+    pub fn register(layout: &mut HeaderLayout) -> PyrrhaFields {
+        PyrrhaFields {
+            root: layout.field("pyrrha.root", 32),
+            level: layout.field("pyrrha.iq_level", 8),
+            mark: layout.field("pyrrha.mark", 8),
+        }
+    }
+
+    #[inline]
+    fn root(&self, h: &Headers, slot: usize) -> RootId {
+        h.get(slot, self.root) as RootId
+    }
+    #[inline]
+    fn level(&self, h: &Headers, slot: usize) -> u8 {
+        h.get(slot, self.level) as u8
+    }
+    #[inline]
+    fn mark(&self, h: &Headers, slot: usize) -> u8 {
+        h.get(slot, self.mark) as u8
+    }
+    /// Set root, level and mark at once.
+    #[inline]
+    fn place(&self, h: &mut Headers, slot: usize, root: RootId, level: u8, mark: u8) {
+        h.set(slot, self.root, root as u64);
+        h.set(slot, self.level, level as u64);
+        h.set(slot, self.mark, mark as u64);
+    }
+    #[inline]
+    fn set_mark(&self, h: &mut Headers, slot: usize, mark: u8) {
+        h.set(slot, self.mark, mark as u64);
+    }
+}
 
 /// How isolation queues are organised (§4.3, Appendix C).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -141,10 +187,13 @@ pub struct Pyrrha {
     iqs: Vec<PortIqs>,
     roots: RootTable,
     hosts: HostPauses,
-    pub(super) pending: VecDeque<(PortId, ControlPayload)>,
+    outbox: Outbox<PyrrhaFrame>,
     pub stats: PyrrhaStats,
     /// Every change of a port's number of IQs.
     pub usage: Vec<IqUsageRecord>,
+    fields: PyrrhaFields,
+    /// `[output.congestion_trees]`: the instants asked and the snapshots taken.
+    pub trees: Option<TreeSnapshots>,
 }
 
 impl Pyrrha {
@@ -156,6 +205,7 @@ impl Pyrrha {
         first_port: Vec<u32>,
         classes: usize,
         adaptive: bool,
+        fields: PyrrhaFields,
     ) -> Pyrrha {
         let scale = |k: f64| ports.iter().map(|p| (p.hop_bdp as f64 * k).ceil() as u64).collect();
         Pyrrha {
@@ -170,9 +220,11 @@ impl Pyrrha {
             iqs: vec![PortIqs::default(); ports.len()],
             roots: RootTable::new(ports.len()),
             hosts: HostPauses::new(ports.len()),
-            pending: VecDeque::new(),
+            outbox: Outbox::new(),
             stats: PyrrhaStats::default(),
             usage: Vec::new(),
+            fields,
+            trees: None,
         }
     }
 
@@ -182,7 +234,7 @@ impl Pyrrha {
     }
 
     fn send(&mut self, out: PortId, signal: RootSignal, root: RootId, old_root: RootId, hop: u8) {
-        self.pending.push_back((out, ControlPayload::Pyrrha { signal, root, old_root, hop }));
+        self.outbox.push_back((out, PyrrhaFrame { signal, root, old_root, hop }));
     }
 
     /// The nearest root `port` knows on the onward path of `tuple` beyond distance `after`:
@@ -229,37 +281,28 @@ impl Pyrrha {
 
     /// The queue of data packet `pkt` at `egress`: the IQ of the nearest root it crosses
     /// (hierarchical) or of the set of roots it crosses (single tier), else its OQ.
-    #[inline(never)]
-    pub(super) fn classify(
-        &mut self,
-        egress: PortId,
-        port: &mut Port,
-        pkt: &Packet,
-        hop: HopContext,
-    ) -> usize {
+    fn classify_packet(&mut self, cx: &mut FcCx, egress: PortId, pkt: &Packet, slot: usize) -> usize {
         let oq = pkt.priority as usize;
-        let ext = hop.ext.get_mut(hop.slot);
-        ext.fc_mark = 0;
-        ext.root = NO_ROOT;
-        ext.iq_level = 0;
+        let f = self.fields;
+        f.place(cx.headers, slot, NO_ROOT, 0, 0);
         if self.iqs[egress.idx()].known.is_empty() {
             return oq;
         }
         let tuple = routing_tuple(pkt);
+        let port = &mut cx.ports[egress.idx()];
         match self.cfg.structure {
             IqStructure::Hierarchical => {
-                let Some((i, d)) = self.next_level(port, hop.routing, hop.topo, egress, tuple, 0) else {
+                let Some((i, d)) = self.next_level(port, cx.routing, cx.topo, egress, tuple, 0) else {
                     return oq;
                 };
                 let k = self.iqs[egress.idx()].known[i];
-                let ext = hop.ext.get_mut(hop.slot);
-                (ext.root, ext.iq_level, ext.fc_mark) = (k.root, d, ISOLATED);
+                f.place(cx.headers, slot, k.root, d, ISOLATED);
                 k.queue as usize
             }
             IqStructure::SingleTier => {
                 let known = &self.iqs[egress.idx()].known;
                 let mut set: Vec<(RootId, u8)> = Vec::new();
-                walk_onward(hop.routing, hop.topo, egress, tuple, self.adaptive, |d, p| {
+                walk_onward(cx.routing, cx.topo, egress, tuple, self.adaptive, |d, p| {
                     if let Some(p) = p.filter(|p| known.iter().any(|k| k.root == p.0)) {
                         set.push((p.0, d));
                     }
@@ -271,7 +314,7 @@ impl Pyrrha {
                 let roots: Vec<RootId> = set.iter().map(|s| s.0).collect();
                 let iqs = &mut self.iqs[egress.idx()];
                 let (queue, how) =
-                    iqs.queue_for_set(port, hop.store, self.cfg.iq_limit as usize, self.classes, &roots);
+                    iqs.queue_for_set(port, cx.store, self.cfg.iq_limit as usize, self.classes, &roots);
                 if let Some(how) = how {
                     let marks = self.iqs[egress.idx()]
                         .slots
@@ -280,9 +323,9 @@ impl Pyrrha {
                         .map_or(0, |s| s.order_blocks);
                     self.stats.order_marks += marks as u64;
                     self.assigned(how);
-                    self.iqs[egress.idx()].refresh(port, hop.now);
+                    self.iqs[egress.idx()].refresh(port, cx.now);
                     if matches!(how, Assigned::New(_)) {
-                        self.log_usage(egress, hop.now);
+                        self.log_usage(egress, cx.now);
                     }
                 }
                 // Its bytes count for the nearest paused root it crosses (what holds it).
@@ -292,8 +335,7 @@ impl Pyrrha {
                     .copied()
                     .find(|(r, _)| iqs.state_of(*r) == Some(IqState::Paused))
                     .unwrap_or(set[0]);
-                let ext = hop.ext.get_mut(hop.slot);
-                (ext.root, ext.iq_level, ext.fc_mark) = (root, d, ISOLATED);
+                f.place(cx.headers, slot, root, d, ISOLATED);
                 queue as usize
             }
         }
@@ -303,22 +345,16 @@ impl Pyrrha {
     /// `bytes_after`): an OQ past K_pause makes the port a root pausing that upstream; an IQ
     /// counts the packet for its upstream, pausing it past K_pause. Returns whether a
     /// frame waits.
-    #[inline(never)]
-    pub(super) fn on_arrival(
-        &mut self,
-        in_port: PortId,
-        egress: PortId,
-        queue: usize,
-        bytes_after: u64,
-        pkt: &Packet,
-        hop: HopContext,
-    ) -> bool {
-        if queue < self.classes {
-            return self.root_check(egress, in_port, bytes_after);
+    fn arrive(&mut self, headers: &mut Headers, hop: &Hop, bytes_after: u64) -> bool {
+        if hop.queue < self.classes {
+            return self.root_check(hop.egress, hop.in_port, bytes_after);
         }
-        let ext = hop.ext.get_mut(hop.slot);
-        let root = ext.root;
-        self.count(egress, in_port, root, pkt.wire_bytes as u64, &mut ext.fc_mark)
+        let f = self.fields;
+        let root = f.root(headers, hop.slot);
+        let mut mark = f.mark(headers, hop.slot);
+        let frames = self.count(hop.egress, hop.in_port, root, hop.pkt.wire_bytes as u64, &mut mark);
+        f.set_mark(headers, hop.slot, mark);
+        frames
     }
 
     /// An OQ of `egress` holds `oq_bytes` after a packet from `in_port` joined it.
@@ -355,26 +391,20 @@ impl Pyrrha {
 
     /// The packet (counted under its root) leaves an IQ: uncount it, resuming its upstream
     /// below K_resume (and tidying the root's IQs at the switch, which may now be leaves).
-    fn uncount(
-        &mut self,
-        ports: &mut [Port],
-        egress: PortId,
-        in_port: PortId,
-        bytes: u64,
-        hop: &mut HopContext,
-    ) -> bool {
-        let ext = hop.ext.get_mut(hop.slot);
-        if ext.fc_mark & COUNTED == 0 {
+    fn uncount(&mut self, cx: &mut FcCx, egress: PortId, in_port: PortId, bytes: u64, slot: usize) -> bool {
+        let f = self.fields;
+        let mark = f.mark(cx.headers, slot);
+        if mark & COUNTED == 0 {
             return false;
         }
-        ext.fc_mark &= !COUNTED;
-        let root = ext.root;
+        f.set_mark(cx.headers, slot, mark & !COUNTED);
+        let root = f.root(cx.headers, slot);
         let sw = self.sw(egress);
         if !self.roots.uncount(sw, root, in_port, bytes, self.resume_at[egress.idx()]) {
             return false;
         }
         self.send(in_port, RootSignal::Resume, root, NO_ROOT, 0);
-        self.tidy_root(ports, sw, root, hop.now);
+        self.tidy_root(cx.ports, sw, root, cx.now);
         true
     }
 
@@ -382,27 +412,18 @@ impl Pyrrha {
 
     /// Data packet `pkt` left `queue` of `egress` (sent, or dropped with a failed link): an
     /// IQ uncounts it and may be unassigned; a root's OQ below K_resume resumes its upstreams.
-    #[inline(never)]
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn on_dequeue(
-        &mut self,
-        ports: &mut [Port],
-        in_port: PortId,
-        egress: PortId,
-        queue: usize,
-        pkt: &Packet,
-        mut hop: HopContext,
-    ) -> bool {
-        let mut signal = self.uncount(ports, egress, in_port, pkt.wire_bytes as u64, &mut hop);
+    fn depart(&mut self, cx: &mut FcCx, hop: &Hop) -> bool {
+        let (egress, queue) = (hop.egress, hop.queue);
+        let mut signal = self.uncount(cx, egress, hop.in_port, hop.pkt.wire_bytes as u64, hop.slot);
         if queue < self.classes {
             if !self.roots.self_children[egress.idx()].is_empty()
-                && ports[egress.idx()].queues.queue_bytes(queue) < self.resume_at[egress.idx()]
+                && cx.ports[egress.idx()].queues.queue_bytes(queue) < self.resume_at[egress.idx()]
             {
                 signal |= self.root_resumes(egress);
             }
-            signal |= self.pump(ports, egress, &mut hop);
+            signal |= self.pump(cx, egress);
         } else {
-            signal |= self.tidy(ports, egress, hop.now);
+            signal |= self.tidy(cx.ports, egress, cx.now);
         }
         signal
     }
@@ -414,14 +435,9 @@ impl Pyrrha {
         let mut signal = false;
         for c in children.iter_mut().filter(|c| c.paused) {
             c.paused = false;
-            self.pending.push_back((
+            self.outbox.push_back((
                 c.ingress,
-                ControlPayload::Pyrrha {
-                    signal: RootSignal::Resume,
-                    root: egress.0,
-                    old_root: NO_ROOT,
-                    hop: 1,
-                },
+                PyrrhaFrame { signal: RootSignal::Resume, root: egress.0, old_root: NO_ROOT, hop: 1 },
             ));
             signal = true;
         }
@@ -433,45 +449,34 @@ impl Pyrrha {
     /// Hierarchical: packet `r` (`pkt`), taken from the head of an IQ of `egress`, moves
     /// to its next level — the IQ of the next root on its path (straight through any that
     /// is empty and not held), or its OQ, which may make the port a root.
-    fn pass_on(
-        &mut self,
-        ports: &mut [Port],
-        egress: PortId,
-        r: PacketRef,
-        pkt: &Packet,
-        hop: &mut HopContext,
-    ) -> bool {
+    fn pass_on(&mut self, cx: &mut FcCx, egress: PortId, r: PacketRef, pkt: &Packet) -> bool {
         let sw = self.sw(egress);
+        let slot = r.index();
         let in_port = PortId(self.first_port[sw] + pkt.ingress as u32);
         let bytes = pkt.wire_bytes as u64;
-        let mut signal = self.uncount(ports, egress, in_port, bytes, hop);
+        let mut signal = self.uncount(cx, egress, in_port, bytes, slot);
         self.stats.iq_moves += 1;
-        let ext = *hop.ext.get(hop.slot);
-        if self.iqs[egress.idx()].state_of(ext.root) == Some(IqState::Merging) {
+        let f = self.fields;
+        let (root, level) = (f.root(cx.headers, slot), f.level(cx.headers, slot));
+        if self.iqs[egress.idx()].state_of(root) == Some(IqState::Merging) {
             self.stats.soft_merge_moves += 1;
         }
-        let next = self.next_level(
-            &ports[egress.idx()],
-            hop.routing,
-            hop.topo,
-            egress,
-            routing_tuple(pkt),
-            ext.iq_level,
-        );
-        let port = &mut ports[egress.idx()];
+        let next =
+            self.next_level(&cx.ports[egress.idx()], cx.routing, cx.topo, egress, routing_tuple(pkt), level);
+        let port = &mut cx.ports[egress.idx()];
         match next {
             Some((i, d)) => {
                 let k = self.iqs[egress.idx()].known[i];
-                port.queues.enqueue(hop.store, k.queue as usize, r);
-                let e = hop.ext.get_mut(hop.slot);
-                (e.root, e.iq_level) = (k.root, d);
-                signal |= self.count(egress, in_port, k.root, bytes, &mut e.fc_mark);
+                port.queues.enqueue(cx.store, k.queue as usize, r);
+                let mut mark = f.mark(cx.headers, slot);
+                signal |= self.count(egress, in_port, k.root, bytes, &mut mark);
+                f.place(cx.headers, slot, k.root, d, mark);
             }
             None => {
                 let oq = pkt.priority as usize;
-                port.queues.enqueue(hop.store, oq, r);
-                let e = hop.ext.get_mut(hop.slot);
-                (e.root, e.iq_level) = (NO_ROOT, 0);
+                port.queues.enqueue(cx.store, oq, r);
+                let mark = f.mark(cx.headers, slot);
+                f.place(cx.headers, slot, NO_ROOT, 0, mark);
                 let oq_bytes = port.queues.queue_bytes(oq);
                 signal |= self.root_check(egress, in_port, oq_bytes);
             }
@@ -507,8 +512,8 @@ impl Pyrrha {
     /// head to its next level, round after round while the port would otherwise idle (a
     /// round may only move packets between levels), so an IQ free to drain never waits
     /// behind an idle port. Returns whether frames wait.
-    fn pump(&mut self, ports: &mut [Port], egress: PortId, fabric: &mut HopContext) -> bool {
-        if self.cfg.structure != IqStructure::Hierarchical || ports[egress.idx()].down {
+    fn pump(&mut self, cx: &mut FcCx, egress: PortId) -> bool {
+        if self.cfg.structure != IqStructure::Hierarchical || cx.ports[egress.idx()].down {
             return false;
         }
         let mut signal = false;
@@ -519,27 +524,19 @@ impl Pyrrha {
             };
             let mut moved = false;
             for q in queues {
-                let Some(r) = ports[egress.idx()].queues.dequeue(fabric.store, q as usize) else {
+                let Some(r) = cx.ports[egress.idx()].queues.dequeue(cx.store, q as usize) else {
                     continue;
                 };
                 moved = true;
-                let pkt = *fabric.store.get(r);
-                let mut hop = HopContext {
-                    ext: &mut *fabric.ext,
-                    slot: r.index(),
-                    store: &mut *fabric.store,
-                    routing: fabric.routing,
-                    topo: fabric.topo,
-                    now: fabric.now,
-                };
-                signal |= self.pass_on(ports, egress, r, &pkt, &mut hop);
+                let pkt = *cx.store.get(r);
+                signal |= self.pass_on(cx, egress, r, &pkt);
             }
             // Every move raises a packet's level, so the rounds end.
-            if !moved || ports[egress.idx()].queues.next_queue().is_some() {
+            if !moved || cx.ports[egress.idx()].queues.next_queue().is_some() {
                 break;
             }
         }
-        signal | self.tidy(ports, egress, fabric.now)
+        signal | self.tidy(cx.ports, egress, cx.now)
     }
 
     // ---------------------------------------------------------------- unassigning
@@ -595,20 +592,9 @@ impl Pyrrha {
 
     /// A Pyrrha frame arrived on `port_id` (a host NIC's port when `is_host`). Returns
     /// whether the port may send something it held.
-    #[inline(never)]
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn on_frame(
-        &mut self,
-        ports: &mut [Port],
-        port_id: PortId,
-        is_host: bool,
-        signal: RootSignal,
-        root: RootId,
-        old_root: RootId,
-        hop: u8,
-        mut fabric: HopContext,
-    ) -> bool {
-        let now = fabric.now;
+    fn frame(&mut self, cx: &mut FcCx, port_id: PortId, is_host: bool, frame: PyrrhaFrame) -> bool {
+        let PyrrhaFrame { signal, root, old_root, hop } = frame;
+        let now = cx.now;
         if is_host {
             match signal {
                 RootSignal::Pause => self.hosts.pause(port_id, root),
@@ -623,7 +609,7 @@ impl Pyrrha {
         }
         let sw = self.sw(port_id);
         match signal {
-            RootSignal::Pause => self.on_pause(ports, port_id, sw, root, hop, now),
+            RootSignal::Pause => self.on_pause(cx.ports, port_id, sw, root, hop, now),
             RootSignal::Resume => {
                 if let Some(i) = self.iqs[port_id.idx()].find(root) {
                     let k = &mut self.iqs[port_id.idx()].known[i];
@@ -631,14 +617,14 @@ impl Pyrrha {
                         k.state = IqState::Resumed;
                     }
                 }
-                self.iqs[port_id.idx()].refresh(&mut ports[port_id.idx()], now);
-                self.pump(ports, port_id, &mut fabric);
-                self.tidy(ports, port_id, now);
+                self.iqs[port_id.idx()].refresh(&mut cx.ports[port_id.idx()], now);
+                self.pump(cx, port_id);
+                self.tidy(cx.ports, port_id, now);
                 true
             }
             RootSignal::Merge => {
-                self.on_merge(ports, port_id, sw, root, old_root, hop, now);
-                self.pump(ports, port_id, &mut fabric);
+                self.on_merge(cx.ports, port_id, sw, root, old_root, hop, now);
+                self.pump(cx, port_id);
                 true
             }
             RootSignal::Unassign => {
@@ -648,7 +634,7 @@ impl Pyrrha {
                     return false;
                 }
                 self.roots.remove_child(sw, root, port_id);
-                self.tidy_root(ports, sw, root, now);
+                self.tidy_root(cx.ports, sw, root, now);
                 false
             }
         }
@@ -778,8 +764,7 @@ impl Pyrrha {
     }
 
     /// An order mark named `id` (the IQ it holds) reached the head of its queue at `port_id`.
-    #[inline(never)]
-    pub(super) fn on_marker(&mut self, port_id: PortId, port: &mut Port, id: u64, now: SimTime) -> bool {
+    fn marker(&mut self, port_id: PortId, port: &mut Port, id: u64, now: SimTime) -> bool {
         self.iqs[port_id.idx()].mark_passed(id as u32);
         self.iqs[port_id.idx()].refresh(port, now)
     }
@@ -787,15 +772,19 @@ impl Pyrrha {
     // ---------------------------------------------------------------- hosts, failures
 
     /// May the NIC on `nic` send a packet of `tuple` (no paused root on its path)?
-    #[inline(never)]
-    pub fn nic_may_send(&self, nic: PortId, tuple: FiveTuple, routing: &Routing, topo: &Topology) -> bool {
+    pub fn nic_may_send_tuple(
+        &self,
+        nic: PortId,
+        tuple: FiveTuple,
+        routing: &Routing,
+        topo: &Topology,
+    ) -> bool {
         self.hosts.may_send(nic, tuple, routing, topo, self.adaptive)
     }
 
     /// The link of `port_id` failed (its queues already drained): a root there resumes its
     /// upstreams (Appendix A); its IQs go; the upstream behind it is no child any more.
-    #[inline(never)]
-    pub(super) fn on_link_down(&mut self, ports: &mut [Port], port_id: PortId, is_host: bool, now: SimTime) {
+    fn link_down(&mut self, ports: &mut [Port], port_id: PortId, is_host: bool, now: SimTime) {
         if is_host {
             self.hosts.clear(port_id);
             return;
@@ -834,9 +823,8 @@ impl Pyrrha {
     /// Queue length a departing packet reports in INT (HPCC, §6.2.2): an isolated packet
     /// the whole port's backlog (OQs and IQs, as the authors' simulator does), any other
     /// packet its OQs only, so uncongested flows do not slow down for isolated traffic.
-    #[inline(never)]
-    pub fn int_queue_bytes(&self, port: &Port, fc_mark: u8) -> u64 {
-        if fc_mark & ISOLATED != 0 {
+    fn int_bytes(&self, port: &Port, mark: u8) -> u64 {
+        if mark & ISOLATED != 0 {
             return port.queues.backlog_bytes;
         }
         (0..self.classes.min(port.queues.len())).map(|q| port.queues.queue_bytes(q)).sum()
@@ -917,5 +905,169 @@ impl Pyrrha {
     /// Physical IQs in use now, over all ports.
     pub fn iqs_in_use(&self) -> usize {
         self.iqs.iter().map(|i| i.in_use()).sum()
+    }
+}
+
+/// The timer of the congestion-tree snapshots (`[output.congestion_trees]`).
+const SNAPSHOT_TIMER: u32 = 0;
+
+impl Pyrrha {
+    /// Set the timer of the next congestion-tree snapshot, if one is due.
+    fn schedule_snapshot(&mut self, cx: &mut FcCx) {
+        let Some(t) = &self.trees else { return };
+        let next = [t.at.last().copied(), t.next_periodic].into_iter().flatten().min();
+        if let Some(at) = next {
+            cx.timers.set(SNAPSHOT_TIMER, at.max(cx.now));
+        }
+    }
+
+    /// Record the congestion trees now; periodic snapshots go on while flows remain or
+    /// packets are in the network.
+    #[cold]
+    #[inline(never)]
+    fn take_snapshot(&mut self, cx: &mut FcCx) {
+        let now = cx.now;
+        let running = cx.flows_unfinished > 0 || cx.store.live() > 0;
+        let records = self.snapshot(now, cx.ports);
+        let Some(t) = &mut self.trees else { return };
+        t.records.extend(records);
+        while t.at.last().is_some_and(|a| *a <= now) {
+            t.at.pop();
+        }
+        if let (Some(next), Some(interval)) = (t.next_periodic, t.interval) {
+            if next <= now {
+                t.next_periodic = running.then_some(next + interval);
+            }
+        }
+        self.schedule_snapshot(cx);
+    }
+
+    /// `[output.congestion_trees]` records, in time order.
+    pub fn tree_records(&self) -> &[TreeRecord] {
+        self.trees.as_ref().map_or(&[], |t| &t.records)
+    }
+}
+
+impl FlowControlPolicy for Pyrrha {
+    const NAME: &'static str = "pyrrha";
+    type Spec = PyrrhaSpec;
+    type Frame = PyrrhaFrame;
+
+    fn validate(spec: &PyrrhaSpec) -> Result<(), ScenarioError> {
+        spec.validate()
+    }
+
+    fn build(spec: &PyrrhaSpec, b: &mut FcBuild) -> Self {
+        let cfg = PyrrhaConfig {
+            k_pause: spec.k_pause,
+            k_resume: spec.k_resume,
+            iq_limit: spec.iq_limit,
+            merge: spec.merge,
+            structure: match spec.isolation_queues {
+                IsolationQueues::Hierarchical => IqStructure::Hierarchical,
+                IsolationQueues::SingleTier => IqStructure::SingleTier,
+            },
+        };
+        let mut switch_of = vec![None; b.topo.ports.len()];
+        for (s, n) in b.switches.iter().enumerate() {
+            for port in b.topo.ports_of(*n) {
+                switch_of[port as usize] = Some(s as u32);
+            }
+        }
+        let ports: Vec<PyrrhaPort> = (0..b.topo.ports.len())
+            .map(|i| PyrrhaPort { hop_bdp: b.hop_bdp(i), switch: switch_of[i], peer_host: b.peer_host(i) })
+            .collect();
+        let first_port = b.switches.iter().map(|n| b.topo.ports_of(*n).start).collect();
+        let fields = PyrrhaFields::register(b.headers);
+        let mut p = Pyrrha::new(cfg, &ports, first_port, b.classes, b.adaptive_routing, fields);
+        p.trees = b.output.congestion_trees.as_ref().map(|t| {
+            let mut at: Vec<SimTime> = t.at.iter().map(|d| SimTime(d.0 .0)).collect();
+            at.sort_unstable_by(|a, b| b.cmp(a));
+            at.dedup();
+            TreeSnapshots {
+                at,
+                interval: t.interval.map(|i| i.0),
+                next_periodic: t.interval.map(|_| SimTime::ZERO),
+                records: Vec::new(),
+            }
+        });
+        p
+    }
+
+    fn outbox(&mut self) -> &mut Outbox<PyrrhaFrame> {
+        &mut self.outbox
+    }
+
+    #[inline(never)]
+    fn classify(&mut self, cx: &mut FcCx, _sw: usize, egress: PortId, pkt: &Packet, slot: usize) -> usize {
+        self.classify_packet(cx, egress, pkt, slot)
+    }
+
+    #[inline(never)]
+    fn on_arrival(&mut self, cx: &mut FcCx, hop: &Hop, queue_bytes: u64) -> Arrival {
+        Arrival::admitted(self.arrive(cx.headers, hop, queue_bytes + hop.pkt.wire_bytes as u64))
+    }
+
+    #[inline(never)]
+    fn on_dequeue(&mut self, cx: &mut FcCx, hop: &Hop) -> bool {
+        self.depart(cx, hop)
+    }
+
+    #[inline(never)]
+    fn on_frame(&mut self, cx: &mut FcCx, port: PortId, is_host: bool, frame: PyrrhaFrame) -> bool {
+        self.frame(cx, port, is_host, frame)
+    }
+
+    #[inline(never)]
+    fn nic_may_send(
+        &self,
+        nic: PortId,
+        _port: &Port,
+        flow: &FlowKey,
+        routing: &Routing,
+        topo: &Topology,
+    ) -> bool {
+        self.nic_may_send_tuple(nic, flow.tuple, routing, topo)
+    }
+
+    fn on_marker(&mut self, cx: &mut FcCx, port: PortId, id: u64) -> bool {
+        self.marker(port, &mut cx.ports[port.idx()], id, cx.now)
+    }
+
+    fn on_link_down(&mut self, cx: &mut FcCx, port: PortId, is_host: bool, _host_flows: &[FlowId]) {
+        self.link_down(cx.ports, port, is_host, cx.now);
+    }
+
+    fn on_start(&mut self, cx: &mut FcCx) {
+        self.schedule_snapshot(cx);
+    }
+
+    fn on_timer(&mut self, cx: &mut FcCx, target: u32) {
+        debug_assert_eq!(target, SNAPSHOT_TIMER);
+        self.take_snapshot(cx);
+    }
+
+    #[inline(never)]
+    fn int_queue_bytes(&self, port: &Port, slot: usize, headers: &Headers) -> u64 {
+        self.int_bytes(port, self.fields.mark(headers, slot))
+    }
+
+    fn held(&self) -> Option<usize> {
+        Some(Pyrrha::held(self))
+    }
+
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        let s = self.stats;
+        vec![
+            ("pyrrha_roots_nominated", s.roots_nominated),
+            ("pyrrha_merges", s.merges),
+            ("pyrrha_iqs_assigned", s.iqs_assigned),
+            ("pyrrha_iqs_hashed", s.iqs_hashed),
+            ("pyrrha_iq_moves", s.iq_moves),
+            ("pyrrha_soft_merge_moves", s.soft_merge_moves),
+            ("pyrrha_order_marks", s.order_marks),
+            ("pyrrha_own_root_pauses_ignored", s.own_root_pauses_ignored),
+            ("pyrrha_max_iqs_per_port", s.max_iqs_per_port),
+        ]
     }
 }

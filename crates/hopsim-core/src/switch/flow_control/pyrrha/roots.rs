@@ -13,7 +13,7 @@
 //! thresholds, as the paper says.
 
 use super::super::keymap::{pair, KeyMap};
-use super::RootId;
+use super::types::RootId;
 use crate::ids::PortId;
 
 /// An upstream port a root's traffic arrives from.

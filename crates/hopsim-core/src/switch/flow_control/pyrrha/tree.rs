@@ -4,7 +4,7 @@
 //! trees can be drawn on the topology at chosen instants.
 
 use crate::ids::PortId;
-use crate::time::SimTime;
+use crate::time::{Delta, SimTime};
 
 /// The number of physical isolation queues of a port changed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,4 +51,15 @@ pub struct TreeRecord {
     pub bytes: u64,
     /// Upstreams the port holds paused for the root.
     pub paused_children: u32,
+}
+
+/// `[output.congestion_trees]`: the instants still to snapshot and the records so far.
+#[derive(Clone, Debug, Default)]
+pub struct TreeSnapshots {
+    /// Instants not reached yet, latest first.
+    pub at: Vec<SimTime>,
+    pub interval: Option<Delta>,
+    /// When the periodic snapshot fires next.
+    pub next_periodic: Option<SimTime>,
+    pub records: Vec<TreeRecord>,
 }

@@ -1,0 +1,105 @@
+//! `[switch.pfc]`: PFC's table. It is read whether or not `[switch.flow_control]` is
+//! given: without that table, `enabled` chooses between PFC and no flow control.
+
+use serde::{Deserialize, Serialize};
+
+use super::pfc::{PfcConfig, PfcMode};
+use crate::scenario::error::{check, fraction, ScenarioError};
+use crate::scenario::units::{yes, Bytes};
+
+/// Priority flow control (IEEE 802.1Qbb).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PfcSpec {
+    /// PFC on (default) or off, when `[switch.flow_control]` is not given; that table,
+    /// when given, decides (and `enabled = false` with its kind `"pfc"` is an error).
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// How the XOFF threshold is set.
+    #[serde(default)]
+    pub threshold: PfcThreshold,
+    /// Dynamic mode: XOFF when an ingress (port, priority) uses more shared buffer than
+    /// `alpha × (free shared buffer)`. Default 1/8: the HPCC simulator's `pfc_a_shift` 3.
+    #[serde(default = "default_pfc_alpha")]
+    pub alpha: f64,
+    /// Static mode: XOFF when the ingress (port, priority) holds this many bytes.
+    #[serde(default)]
+    pub xoff_bytes: Option<Bytes>,
+    /// Static mode: XON when it falls to this many bytes.
+    #[serde(default)]
+    pub xon_bytes: Option<Bytes>,
+    /// Headroom per (ingress port, priority) absorbing what arrives after XOFF. Default:
+    /// computed per port from its rate and delay (see `docs/model.md`).
+    #[serde(default)]
+    pub headroom_bytes: Option<Bytes>,
+    /// Bytes per (ingress port, priority) reserved before the shared pool is used.
+    /// Default 4 KB, as in the HPCC simulator's MMU.
+    #[serde(default = "default_reserve")]
+    pub reserve_bytes: Bytes,
+    /// XON hysteresis in dynamic mode: resume when usage + offset ≤ threshold.
+    /// Default 3 KB, as in the HPCC simulator's MMU.
+    #[serde(default = "default_resume_offset")]
+    pub resume_offset_bytes: Bytes,
+}
+
+impl Default for PfcSpec {
+    fn default() -> Self {
+        PfcSpec {
+            enabled: true,
+            threshold: PfcThreshold::Dynamic,
+            alpha: default_pfc_alpha(),
+            xoff_bytes: None,
+            xon_bytes: None,
+            headroom_bytes: None,
+            reserve_bytes: default_reserve(),
+            resume_offset_bytes: default_resume_offset(),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum PfcThreshold {
+    #[default]
+    Dynamic,
+    Static,
+}
+
+fn default_pfc_alpha() -> f64 {
+    0.125
+}
+fn default_reserve() -> Bytes {
+    Bytes(4_000)
+}
+fn default_resume_offset() -> Bytes {
+    Bytes(3_000)
+}
+
+impl PfcSpec {
+    /// Check the table and resolve it into the settings PFC runs with (`classes`: traffic
+    /// classes per port).
+    pub fn config(&self, classes: usize) -> Result<PfcConfig, ScenarioError> {
+        let mode = match self.threshold {
+            PfcThreshold::Dynamic => {
+                fraction(self.alpha, "switch.pfc.alpha", true)?;
+                PfcMode::Dynamic { alpha: self.alpha }
+            }
+            PfcThreshold::Static => {
+                let required =
+                    |f: &str| ScenarioError::field(f, "required when switch.pfc.threshold = \"static\"");
+                let xoff = self.xoff_bytes.ok_or_else(|| required("switch.pfc.xoff_bytes"))?;
+                let xon = self.xon_bytes.ok_or_else(|| required("switch.pfc.xon_bytes"))?;
+                check(xon.0 <= xoff.0, "switch.pfc.xon_bytes", "expected xon_bytes ≤ xoff_bytes")?;
+                check(xoff.0 > 0, "switch.pfc.xoff_bytes", "expected a positive size")?;
+                PfcMode::Static { xoff: xoff.0, xon: xon.0 }
+            }
+        };
+        Ok(PfcConfig {
+            mode,
+            headroom: self.headroom_bytes.map(|b| b.0),
+            reserve: self.reserve_bytes.0,
+            resume_offset: self.resume_offset_bytes.0,
+            classes,
+        })
+    }
+}
