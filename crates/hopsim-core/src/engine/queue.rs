@@ -63,12 +63,10 @@ pub enum PolicyTimerKind {
     FlowControl,
     /// A timer of the load balancer.
     LoadBalance,
-    /// A timer of the admission / deflection policy.
-    Admission,
 }
 
 impl PolicyTimerKind {
-    pub const COUNT: usize = 4;
+    pub const COUNT: usize = 3;
 }
 
 /// A scheduled happening. Small and `Copy`: it names its target by id.

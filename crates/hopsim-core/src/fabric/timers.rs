@@ -17,7 +17,7 @@ impl PolicyTimers {
     /// Timers for `ports` ports (targets of port timers).
     pub fn new(ports: usize) -> PolicyTimers {
         PolicyTimers {
-            generation: [vec![0; ports], Vec::new(), Vec::new(), Vec::new()],
+            generation: [vec![0; ports], Vec::new(), Vec::new()],
             shaper_due: vec![SimTime::NEVER; ports],
         }
     }

@@ -28,7 +28,7 @@ mod workload;
 pub use error::ScenarioError;
 pub use faults::FaultSpec;
 pub use output::*;
-pub use policies::{DeflectionChoice, LoadBalancerChoice, Policies};
+pub use policies::Policies;
 pub use routing::*;
 pub use switch::*;
 pub use tcp::{BoltSpec, RankSpec, SwiftSpec, TcpSpec, TransportKind};

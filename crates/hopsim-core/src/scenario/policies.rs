@@ -2,55 +2,18 @@
 //! `[switch.deflection]`, `[routing]` load balancer, `switch.ack_queue`, the ECN random
 //! stream — and of `[[faults]]`, resolved into the choices the simulator is built from.
 
-use super::error::{check, fraction};
+use super::error::check;
 use super::tagged::NoFields;
 use super::{
-    AckQueue, AdmissionSpec, DeflectionSpec, DrillSpec, DynamicThresholdSpec, FlowControlSpec,
-    LoadBalancerKind, PdAlgorithm, PriorityEstimate, RandomStream, Scenario, ScenarioError,
-    StaticPerPortSpec,
+    AckQueue, AdmissionSpec, DeflectionSpec, DynamicThresholdSpec, FlowControlSpec, LoadBalancerSpec,
+    RandomStream, Scenario, ScenarioError, StaticPerPortSpec,
 };
 use crate::ids::{NodeId, PortId};
 use crate::sim::LinkFault;
-use crate::switch::admission::{AifoConfig, DibsConfig, PreemptiveConfig, RelativePriority};
 use crate::switch::flow_control::pfc::PfcConfig;
-use crate::switch::load_balance::DrillConfig;
 use crate::switch::BufferRule;
 use crate::time::{Delta, SimTime};
 use crate::topology::Topology;
-
-/// The deflection policy chosen.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum DeflectionChoice {
-    None,
-    Dibs(DibsConfig),
-    /// Simple Deflection, with its bitmap refresh interval.
-    Simple {
-        update_interval: Delta,
-    },
-    Preemptive {
-        cfg: PreemptiveConfig,
-        update_interval: Delta,
-    },
-    Vertigo,
-    Aifo(AifoConfig),
-}
-
-impl DeflectionChoice {
-    /// Whether the policy reads packet ranks (senders then mark SRPT unless told otherwise).
-    pub fn reads_rank(&self) -> bool {
-        matches!(
-            self,
-            DeflectionChoice::Preemptive { .. } | DeflectionChoice::Vertigo | DeflectionChoice::Aifo(_)
-        )
-    }
-}
-
-/// The load balancer chosen.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LoadBalancerChoice {
-    Ecmp,
-    Drill(DrillConfig),
-}
 
 /// Every policy of a run, validated.
 #[derive(Clone, Debug)]
@@ -61,10 +24,10 @@ pub struct Policies {
     /// PFC's settings, when PFC is the flow control.
     pub pfc: Option<PfcConfig>,
     pub buffer_rule: BufferRule,
-    pub deflection: DeflectionChoice,
+    pub deflection: DeflectionSpec,
     /// Hop limit (IP TTL) packets leave their hosts with.
     pub hop_limit: u8,
-    pub load_balancer: LoadBalancerChoice,
+    pub load_balancer: LoadBalancerSpec,
     pub ack_in_data_queue: bool,
     pub ecn_shared_stream: bool,
     pub faults: Vec<LinkFault>,
@@ -103,7 +66,10 @@ impl Policies {
             buffer_rule,
             deflection,
             hop_limit,
-            load_balancer: load_balancer(s)?,
+            load_balancer: {
+                s.routing.load_balancer.validate()?;
+                s.routing.load_balancer.clone()
+            },
             ack_in_data_queue: s.switch.ack_queue == AckQueue::Data,
             ecn_shared_stream: s.switch.ecn.random_stream == RandomStream::Shared,
             faults: faults(s, topo)?,
@@ -147,94 +113,19 @@ fn buffer_rule(a: &AdmissionSpec) -> Result<BufferRule, ScenarioError> {
     })
 }
 
-fn deflection(d: &DeflectionSpec, fc: &FlowControlSpec) -> Result<(DeflectionChoice, u8), ScenarioError> {
-    let field = |name: &str| format!("switch.deflection.{name}");
-    let positive = |v: u32, name: &str, what: &str| {
-        check((1..=100_000).contains(&v), &field(name), format!("expected 1 to 100,000 {what}, got {v}"))
-    };
-    let (choice, hop_limit) = match d {
-        DeflectionSpec::None(_) => return Ok((DeflectionChoice::None, 64)),
-        DeflectionSpec::Dibs(s) => (DeflectionChoice::Dibs(DibsConfig { filter_full: true }), s.hop_limit),
-        DeflectionSpec::DibsNaive(s) => {
-            (DeflectionChoice::Dibs(DibsConfig { filter_full: false }), s.hop_limit)
-        }
-        DeflectionSpec::Vertigo(s) => (DeflectionChoice::Vertigo, s.hop_limit),
-        DeflectionSpec::Simple(s) => {
-            check(s.update_interval.0 >= Delta::ZERO, &field("update_interval"), "expected a duration ≥ 0")?;
-            (DeflectionChoice::Simple { update_interval: s.update_interval.0 }, s.hop_limit)
-        }
-        DeflectionSpec::Preemptive(s) => {
-            fraction(s.alpha, &field("alpha"), false)?;
-            positive(s.window, "window", "samples")?;
-            positive(s.sample_every, "sample_every", "packets")?;
-            check(s.update_interval.0 >= Delta::ZERO, &field("update_interval"), "expected a duration ≥ 0")?;
-            let probabilistic = s.algorithm == PdAlgorithm::Probabilistic;
-            check(
-                !probabilistic || s.min_th.0 > 0,
-                &field("min_th"),
-                "expected a positive size for the probabilistic algorithm",
-            )?;
-            let cfg = PreemptiveConfig {
-                priority: match s.priority {
-                    PriorityEstimate::Quantile => RelativePriority::Quantile,
-                    PriorityEstimate::Distribution => RelativePriority::Distribution,
-                },
-                alpha: s.alpha,
-                window: s.window as usize,
-                sample_every: s.sample_every,
-                min_th: probabilistic.then_some(s.min_th.0),
-            };
-            (DeflectionChoice::Preemptive { cfg, update_interval: s.update_interval.0 }, s.hop_limit)
-        }
-        DeflectionSpec::Aifo(s) => {
-            check(
-                s.k.is_finite() && (0.0..1.0).contains(&s.k),
-                &field("k"),
-                format!("expected a number in [0, 1), got {}", s.k),
-            )?;
-            positive(s.window, "window", "samples")?;
-            positive(s.sample_every, "sample_every", "packets")?;
-            let cfg = AifoConfig { k: s.k, window: s.window as usize, sample_every: s.sample_every };
-            (DeflectionChoice::Aifo(cfg), s.hop_limit)
-        }
-    };
+/// `[switch.deflection]`, checked, and the hop limit packets leave their hosts with.
+fn deflection(d: &DeflectionSpec, fc: &FlowControlSpec) -> Result<(DeflectionSpec, u8), ScenarioError> {
+    if d.is_none() {
+        return Ok((d.clone(), d.hop_limit()));
+    }
+    d.validate()?;
     check(
         matches!(fc, FlowControlSpec::None(_)),
         "switch.deflection.kind",
         "deflection acts on packets a lossy queue refuses; it needs switch.flow_control.kind = \"none\" \
          (or switch.pfc.enabled = false)",
     )?;
-    check(
-        (1..=255).contains(&hop_limit),
-        "switch.deflection.hop_limit",
-        format!("expected a hop limit from 1 to 255, got {hop_limit}"),
-    )?;
-    Ok((choice, hop_limit as u8))
-}
-
-fn load_balancer(s: &Scenario) -> Result<LoadBalancerChoice, ScenarioError> {
-    let r = &s.routing;
-    match (r.load_balancer, &r.drill) {
-        (LoadBalancerKind::Ecmp, None) => Ok(LoadBalancerChoice::Ecmp),
-        (LoadBalancerKind::Ecmp, Some(_)) => Err(ScenarioError::field(
-            "routing.drill",
-            "given, but routing.load_balancer is \"ecmp\"; set load_balancer = \"drill\" or drop it",
-        )),
-        (LoadBalancerKind::Drill, spec) => {
-            let DrillSpec { samples, memory } = spec.clone().unwrap_or_default();
-            check(
-                (1..=64).contains(&samples),
-                "routing.drill.samples",
-                format!("expected 1 to 64 sampled ports, got {samples}"),
-            )?;
-            check(
-                memory <= 64,
-                "routing.drill.memory",
-                format!("expected 0 to 64 remembered ports, got {memory}"),
-            )?;
-            Ok(LoadBalancerChoice::Drill(DrillConfig { samples, memory }))
-        }
-    }
+    Ok((d.clone(), d.hop_limit()))
 }
 
 fn faults(s: &Scenario, topo: &Topology) -> Result<Vec<LinkFault>, ScenarioError> {

@@ -1,63 +1,97 @@
-//! `[routing]`: shortest-path routing and the load balancer among equal-cost next hops.
+//! `[routing]`: shortest-path routing, its ECMP hash, and the load balancer among
+//! equal-cost next hops (`load_balancer = NAME`, its parameters in `[routing.NAME]`; each
+//! balancer owns its table, see `switch::load_balance`).
 
+use serde::de::{self, Deserializer};
+use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::tagged;
+pub use crate::switch::load_balance::LoadBalancerSpec;
 
 /// Routing and load balancing.
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, Default)]
 pub struct RoutingSpec {
-    /// Load balancer among equal-cost next hops.
-    #[serde(default)]
-    pub load_balancer: LoadBalancerKind,
+    /// Load balancer among equal-cost next hops, with its table. Default ECMP.
+    pub load_balancer: LoadBalancerSpec,
     /// Hash function of ECMP over the 5-tuple, with a per-switch seed.
-    #[serde(default)]
     pub hash: EcmpHash,
-    /// DRILL's parameters (with `load_balancer = "drill"`).
-    #[serde(default)]
-    pub drill: Option<DrillSpec>,
 }
 
-impl Default for RoutingSpec {
-    fn default() -> Self {
-        RoutingSpec { load_balancer: LoadBalancerKind::Ecmp, hash: EcmpHash::Mix, drill: None }
+impl<'de> Deserialize<'de> for RoutingSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut map = serde_json::Map::<String, Value>::deserialize(d)?;
+        let hash = match map.remove("hash") {
+            Some(v) => tagged::inner(v).map_err(|e: D::Error| rename(e, "hash"))?,
+            None => EcmpHash::default(),
+        };
+        let kind = match map.remove("load_balancer") {
+            Some(Value::String(k)) => k,
+            Some(other) => {
+                return Err(tagged::nested(
+                    "load_balancer",
+                    format!("expected a load balancer name, got {other}"),
+                ))
+            }
+            None => "ecmp".to_string(),
+        };
+        if !LoadBalancerSpec::KINDS.contains(&kind.as_str()) {
+            let expected =
+                LoadBalancerSpec::KINDS.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
+            return Err(tagged::nested(
+                "load_balancer",
+                format!("unknown variant `{kind}`, expected one of {expected}"),
+            ));
+        }
+        // A table for another balancer than the one chosen is a mistake the user should hear of.
+        if let Some(other) = map.keys().find(|k| LoadBalancerSpec::KINDS.contains(&k.as_str()) && **k != kind)
+        {
+            return Err(tagged::nested(
+                other,
+                format!("given, but routing.load_balancer is \"{kind}\"; set load_balancer = \"{other}\" or drop it"),
+            ));
+        }
+        let table = map.remove(&kind);
+        if let Some(unknown) = map.keys().next() {
+            let mut expected = vec!["`load_balancer`".to_string(), "`hash`".to_string()];
+            expected.extend(LoadBalancerSpec::KINDS.iter().map(|k| format!("`{k}`")));
+            return Err(de::Error::custom(format!(
+                "unknown field `{unknown}`, expected one of {}",
+                expected.join(", ")
+            )));
+        }
+        let load_balancer = LoadBalancerSpec::with_table::<D::Error>(&kind, table).map_err(|e| {
+            let msg = e.to_string();
+            match tagged::split_nested(&msg) {
+                Some((p, m)) => tagged::nested(&tagged::join_path(&kind, p), m),
+                None => tagged::nested(&kind, msg),
+            }
+        })?;
+        Ok(RoutingSpec { load_balancer, hash })
     }
 }
 
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum LoadBalancerKind {
-    /// Per-flow hashing over the shortest-path next hops.
-    #[default]
-    Ecmp,
-    /// DRILL (Ghorbani et al., SIGCOMM 2017): per packet, the least-loaded of `samples`
-    /// random next hops and `memory` remembered ones.
-    Drill,
-}
-
-/// DRILL(d, m). Defaults d = 2, m = 1: DRILL(2, 1), the setting the DRILL authors
-/// recommend (as ConWeave's evaluation uses it, SIGCOMM 2023 §6).
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct DrillSpec {
-    /// Random next hops sampled per packet (d).
-    #[serde(default = "two")]
-    pub samples: u32,
-    /// Least-loaded next hops remembered between decisions (m).
-    #[serde(default = "one_u32")]
-    pub memory: u32,
-}
-
-impl Default for DrillSpec {
-    fn default() -> Self {
-        DrillSpec { samples: 2, memory: 1 }
+/// An error inside the value of field `field`, with that field in its path.
+fn rename<E: de::Error>(e: E, field: &str) -> E {
+    let msg = e.to_string();
+    match tagged::split_nested(&msg) {
+        Some((p, m)) => tagged::nested(&tagged::join_path(field, p), m),
+        None => tagged::nested(field, msg),
     }
 }
 
-fn two() -> u32 {
-    2
-}
-fn one_u32() -> u32 {
-    1
+impl Serialize for RoutingSpec {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let table = self.load_balancer.table();
+        let mut map = s.serialize_map(Some(2 + table.is_some() as usize))?;
+        map.serialize_entry("load_balancer", self.load_balancer.kind())?;
+        map.serialize_entry("hash", &self.hash)?;
+        if let Some(t) = table {
+            map.serialize_entry(self.load_balancer.kind(), &t)?;
+        }
+        map.end()
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]

@@ -1,7 +1,7 @@
 //! Network construction from a validated scenario (`scenario::ValidScenario`): ports,
 //! switches, hosts, flows and observers. Cannot fail: every check happened in validation.
 
-use crate::engine::{rng_stream, Event};
+use crate::engine::Event;
 use crate::fabric::frames::FrameCounters;
 use crate::fabric::headers::{HeaderLayout, Headers};
 use crate::fabric::port::Port;
@@ -11,13 +11,12 @@ use crate::ids::{FlowId, NodeId, PortId};
 use crate::metrics::Counters;
 use crate::observe::{HopTier, Observers, PacketTrace, QueueSampler, Throughput};
 use crate::scenario::{
-    BdpScope, CcKind, DeflectionChoice, LoadBalancerChoice, OutputSpec, Policies, SourcePorts, ValidScenario,
-    WindowSpec,
+    BdpScope, CcKind, LoadBalancerSpec, OutputSpec, Policies, SourcePorts, ValidScenario, WindowSpec,
 };
-use crate::switch::admission::{Aifo, Dibs, Preemptive, SimpleDeflection, Snapshot, Vertigo};
+use crate::switch::admission::AdmBuild;
 use crate::switch::flow_control::{frame_kinds, FcBuild};
-use crate::switch::load_balance::Drill;
-use crate::switch::{Admission, Deflection, EcnStreams, LoadBalancer, RedProfile, SharedBuffer, Switch};
+use crate::switch::load_balance::LbBuild;
+use crate::switch::{Admission, EcnStreams, RedProfile, SharedBuffer, Switch};
 use crate::time::{Delta, Rate, SimTime};
 use crate::topology::{FiveTuple, NodeKind, Routing, Topology};
 use std::collections::HashMap;
@@ -93,7 +92,7 @@ pub fn build(v: ValidScenario) -> Simulator {
                 });
             }
             // Vertigo serves every switch queue shortest-remaining first.
-            if is_switch && policies.deflection == DeflectionChoice::Vertigo {
+            if is_switch && policies.deflection.rank_ordered() {
                 for q in 0..port.queues.len() {
                     port.queues.set_order(q, crate::fabric::queues::QueueOrder::Rank);
                 }
@@ -241,7 +240,7 @@ pub fn build(v: ValidScenario) -> Simulator {
         flows: flows.len(),
         classes: q,
         nic_rate,
-        adaptive_routing: !matches!(policies.load_balancer, LoadBalancerChoice::Ecmp),
+        adaptive_routing: !matches!(policies.load_balancer, LoadBalancerSpec::Ecmp(_)),
         pfc: &scenario.switch.pfc,
         output: &scenario.output,
         headers: &mut layout,
@@ -261,7 +260,12 @@ pub fn build(v: ValidScenario) -> Simulator {
         ))
     });
 
-    let lb = load_balancer(&policies, &topo, &switch_nodes, scenario.seed);
+    let lb = policies.load_balancer.build(&mut LbBuild {
+        topo: &topo,
+        switches: &switch_nodes,
+        seed: scenario.seed,
+        headers: &mut layout,
+    });
     let admission = admission(&policies, &topo, &switch_nodes, scenario.seed);
     let ecn_rngs = EcnStreams::new(scenario.seed, &switch_nodes, policies.ecn_shared_stream);
     let timers = crate::fabric::timers::PolicyTimers::new(ports.len());
@@ -282,7 +286,7 @@ pub fn build(v: ValidScenario) -> Simulator {
         flows_total: flows.len() as u64,
     };
     let ttl = transport.ttl;
-    let vertigo = policies.deflection == DeflectionChoice::Vertigo;
+    let rank_ordered = policies.deflection.rank_ordered();
     let switches = crate::switch::Switches {
         nodes: switches,
         cfg: switch_cfg,
@@ -297,7 +301,7 @@ pub fn build(v: ValidScenario) -> Simulator {
         control_log: (scenario.output.pfc_events || scenario.output.control_frames).then(Vec::new),
         log_all_frames: scenario.output.control_frames,
         rank_read: rank_field.filter(|_| policies.deflection.reads_rank()),
-        rank_order: rank_field.filter(|_| vertigo),
+        rank_order: rank_field.filter(|_| rank_ordered),
     };
     let int_enabled = switches.cfg.int_enabled;
     let hosts = crate::host::Hosts {
@@ -307,7 +311,7 @@ pub fn build(v: ValidScenario) -> Simulator {
         cfg: transport,
         int_enabled,
         flow_int,
-        extra_hops: (policies.deflection != DeflectionChoice::None).then(Vec::new),
+        extra_hops: (!policies.deflection.is_none()).then(Vec::new),
         next_flow_to_schedule: 0,
         rank_field,
         bolt_flags,
@@ -367,67 +371,8 @@ fn max_rtt_and_bdp(topo: &Topology, routing: &Routing, mtu: u32, header: u32) ->
     worst
 }
 
-/// One named random stream per switch for `component` (`switch/<node>/<component>`).
-fn switch_streams(seed: u64, switches: &[NodeId], component: &str) -> Vec<crate::engine::RngStream> {
-    switches.iter().map(|n| rng_stream(seed, &format!("switch/{}/{component}", n.0))).collect()
-}
-
-fn load_balancer(p: &Policies, topo: &Topology, switches: &[NodeId], seed: u64) -> LoadBalancer {
-    match p.load_balancer {
-        LoadBalancerChoice::Ecmp => LoadBalancer::Ecmp,
-        LoadBalancerChoice::Drill(cfg) => {
-            LoadBalancer::Drill(Drill::new(cfg, topo, switch_streams(seed, switches, "drill")))
-        }
-    }
-}
-
 fn admission(p: &Policies, topo: &Topology, switches: &[NodeId], seed: u64) -> Admission {
-    // Each switch's ports towards another switch (the port a packet came in on included).
-    let candidates = || -> Vec<Vec<PortId>> {
-        switches
-            .iter()
-            .map(|&n| {
-                topo.ports_of(n)
-                    .map(PortId)
-                    .filter(|p| !topo.is_host(topo.ports[topo.ports[p.idx()].peer.idx()].node))
-                    .collect()
-            })
-            .collect()
-    };
-    let snapshot = |interval: Delta| {
-        let ports_of: Vec<(u32, u32)> = switches
-            .iter()
-            .map(|&n| {
-                let r = topo.ports_of(n);
-                (r.start, r.len() as u32)
-            })
-            .collect();
-        Snapshot::new(interval, &ports_of)
-    };
-    let deflection = match p.deflection {
-        DeflectionChoice::None => Deflection::None,
-        DeflectionChoice::Dibs(cfg) => {
-            Deflection::Dibs(Dibs::new(cfg, candidates(), switch_streams(seed, switches, "dibs")))
-        }
-        DeflectionChoice::Simple { update_interval } => Deflection::Simple(SimpleDeflection::new(
-            candidates(),
-            switch_streams(seed, switches, "simple-deflection"),
-            snapshot(update_interval),
-        )),
-        DeflectionChoice::Preemptive { cfg, update_interval } => {
-            Deflection::Preemptive(Box::new(Preemptive::new(
-                cfg,
-                candidates(),
-                switch_streams(seed, switches, "preemptive-deflection"),
-                snapshot(update_interval),
-                topo.ports.len(),
-            )))
-        }
-        DeflectionChoice::Vertigo => {
-            Deflection::Vertigo(Vertigo::new(candidates(), switch_streams(seed, switches, "vertigo")))
-        }
-        DeflectionChoice::Aifo(cfg) => Deflection::Aifo(Aifo::new(cfg, topo.ports.len())),
-    };
+    let deflection = p.deflection.build(&mut AdmBuild { topo, switches, seed });
     Admission { rule: p.buffer_rule, deflection }
 }
 

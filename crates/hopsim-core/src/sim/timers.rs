@@ -23,9 +23,7 @@ impl Simulator {
                 self.switches.fc.on_timer(&mut self.fab, target);
                 self.switches.send_pending_frames(&mut self.fab);
             }
-            PolicyTimerKind::LoadBalance | PolicyTimerKind::Admission => {
-                unreachable!("no load balancer or admission policy sets timers")
-            }
+            PolicyTimerKind::LoadBalance => self.switches.lb.on_timer(&mut self.fab, target),
         }
     }
 }

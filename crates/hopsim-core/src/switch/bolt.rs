@@ -128,9 +128,9 @@ impl Switches {
             enq_ns: 0,
             ttl: self.ttl,
         };
-        let egress = self.lb.select(&fab.routing, node, sw, &src, &fab.ports);
         let s = fab.store.insert(src);
         fab.headers.reset(s.index());
+        let egress = self.lb.select(fab, node, sw, &src, s);
         if egress == PortId::NONE {
             fab.consume(s);
             return;

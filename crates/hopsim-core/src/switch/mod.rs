@@ -30,7 +30,7 @@ mod control;
 pub mod flow_control;
 mod int;
 pub mod load_balance;
-mod vertigo;
+mod preempt;
 
 pub use crate::fabric::ecn::RedProfile;
 pub use crate::fabric::int::{IntHop, IntStack, INT_MAX_HOPS};
@@ -120,7 +120,7 @@ impl Switches {
     pub(crate) fn switch_receive(&mut self, fab: &mut Fabric, sw: usize, in_port: PortId, r: PacketRef) {
         let node = self.nodes[sw].node;
         let pkt = *fab.store.get(r);
-        let egress = self.lb.select(&fab.routing, node, sw, &pkt, &fab.ports);
+        let egress = self.lb.select(fab, node, sw, &pkt, r);
         if egress == PortId::NONE {
             self.drop_at(fab, sw, r, in_port, 0, DropCause::NoRoute);
             return;
@@ -208,7 +208,7 @@ impl Switches {
                 }
             }
             Verdict::MakeRoom => {
-                self.vertigo_make_room(fab, sw, r, local_in, egress, queue);
+                self.make_room(fab, sw, r, local_in, egress, queue);
                 None
             }
         }

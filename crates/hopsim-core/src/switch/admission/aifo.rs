@@ -5,10 +5,37 @@
 //! drops as drop-tail does. No deflection. Window, sampling and quantile as the
 //! deflection paper's artifact runs AIFO (`window` 20, one sample per 15 packets, k 0.1).
 
-use super::window::RankWindow;
-use super::{Arrival, BufferRule, Verdict};
+use serde::{Deserialize, Serialize};
+
+use super::hooks::{
+    check_hop_limit, default_hop_limit, AdmBuild, AdmCx, Arrival, BufferRule, DeflectionPolicy, Verdict,
+};
+use super::window::{check_count, default_window, RankWindow};
 use crate::fabric::port::Port;
 use crate::metrics::DropCause;
+use crate::scenario::error::{check, ScenarioError};
+
+/// AIFO parameters; defaults as the deflection paper's artifact runs AIFO (k 0.1, window
+/// 20, one sample per 15 packets).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct AifoSpec {
+    #[serde(default = "default_hop_limit")]
+    pub hop_limit: u32,
+    #[serde(default = "default_aifo_k")]
+    pub k: f64,
+    #[serde(default = "default_window")]
+    pub window: u32,
+    #[serde(default = "default_aifo_sample")]
+    pub sample_every: u32,
+}
+
+fn default_aifo_k() -> f64 {
+    0.1
+}
+fn default_aifo_sample() -> u32 {
+    15
+}
 
 /// AIFO's parameters (`[switch.deflection]`, `kind = "aifo"`).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -30,13 +57,7 @@ impl Aifo {
         Aifo { cfg, windows: vec![RankWindow::new(cfg.window); ports] }
     }
 
-    pub(super) fn admit(
-        &mut self,
-        rule: &BufferRule,
-        a: &Arrival<'_>,
-        fits: bool,
-        ports: &[Port],
-    ) -> Verdict {
+    fn decide(&mut self, rule: &BufferRule, a: &Arrival<'_>, fits: bool, ports: &[Port]) -> Verdict {
         if !fits {
             return Verdict::Drop(DropCause::EgressAdmission);
         }
@@ -50,5 +71,38 @@ impl Aifo {
         } else {
             Verdict::Drop(DropCause::RankAdmission)
         }
+    }
+}
+
+impl DeflectionPolicy for Aifo {
+    const NAME: &'static str = "aifo";
+    type Spec = AifoSpec;
+    const READS_RANK: bool = true;
+
+    fn validate(s: &AifoSpec) -> Result<(), ScenarioError> {
+        check_hop_limit(s.hop_limit)?;
+        check(
+            s.k.is_finite() && (0.0..1.0).contains(&s.k),
+            "switch.deflection.k",
+            format!("expected a number in [0, 1), got {}", s.k),
+        )?;
+        check_count(s.window, "window", "samples")?;
+        check_count(s.sample_every, "sample_every", "packets")
+    }
+
+    fn hop_limit(s: &AifoSpec) -> u8 {
+        s.hop_limit as u8
+    }
+
+    fn build(s: &AifoSpec, b: &mut AdmBuild) -> Self {
+        let cfg = AifoConfig { k: s.k, window: s.window as usize, sample_every: s.sample_every };
+        Aifo::new(cfg, b.topo.ports.len())
+    }
+
+    fn admit(&mut self, cx: &AdmCx, a: &mut Arrival, fits: bool) -> Verdict {
+        if !a.spend_hop() {
+            return Verdict::Drop(DropCause::HopLimit);
+        }
+        self.decide(cx.rule, a, fits, cx.ports)
     }
 }

@@ -12,11 +12,14 @@
 //! picks any switch-facing port at random, and the packet is dropped if that port is
 //! full too.
 
-use super::{Arrival, BufferRule, Verdict};
+use super::hooks::{
+    check_hop_limit, AdmBuild, AdmCx, Arrival, BufferRule, DeflectionPolicy, HopLimitSpec, Verdict,
+};
 use crate::engine::{pick_below, RngStream};
 use crate::fabric::port::Port;
 use crate::ids::PortId;
 use crate::metrics::DropCause;
+use crate::scenario::error::ScenarioError;
 
 /// Parameters of DIBS (`[switch.deflection]`, `kind = "dibs"` or `"dibs_naive"`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,9 +54,8 @@ impl Dibs {
         }
     }
 
-    pub(super) fn admit(&mut self, rule: &BufferRule, a: Arrival<'_>, fits: bool, ports: &[Port]) -> Verdict {
-        *a.ttl = a.ttl.saturating_sub(1);
-        if *a.ttl == 0 {
+    fn decide(&mut self, rule: &BufferRule, a: &mut Arrival<'_>, fits: bool, ports: &[Port]) -> Verdict {
+        if !a.spend_hop() {
             return Verdict::Drop(DropCause::HopLimit);
         }
         if fits {
@@ -75,6 +77,58 @@ impl Dibs {
             0 => Verdict::Drop(DropCause::EgressAdmission),
             n => Verdict::Deflect(self.scratch[pick_below(rng, n)]),
         }
+    }
+}
+
+impl DeflectionPolicy for Dibs {
+    const NAME: &'static str = "dibs";
+    type Spec = HopLimitSpec;
+
+    fn validate(spec: &HopLimitSpec) -> Result<(), ScenarioError> {
+        check_hop_limit(spec.hop_limit)
+    }
+
+    fn hop_limit(spec: &HopLimitSpec) -> u8 {
+        spec.hop_limit as u8
+    }
+
+    fn build(_spec: &HopLimitSpec, b: &mut AdmBuild) -> Self {
+        Dibs::new(DibsConfig { filter_full: true }, b.switch_facing_ports(), b.switch_streams("dibs"))
+    }
+
+    fn admit(&mut self, cx: &AdmCx, a: &mut Arrival, fits: bool) -> Verdict {
+        self.decide(cx.rule, a, fits, cx.ports)
+    }
+}
+
+/// DIBS without the full-port filter (the practical-deflection paper's naive variant, §2):
+/// any switch-facing port at random, the packet dropped if that port is full too.
+#[derive(Clone, Debug)]
+pub struct DibsNaive(Dibs);
+
+impl DeflectionPolicy for DibsNaive {
+    const NAME: &'static str = "dibs_naive";
+    type Spec = HopLimitSpec;
+
+    fn validate(spec: &HopLimitSpec) -> Result<(), ScenarioError> {
+        check_hop_limit(spec.hop_limit)
+    }
+
+    fn hop_limit(spec: &HopLimitSpec) -> u8 {
+        spec.hop_limit as u8
+    }
+
+    fn build(_spec: &HopLimitSpec, b: &mut AdmBuild) -> Self {
+        // The same random stream name as DIBS proper: the variants differ in the filter only.
+        DibsNaive(Dibs::new(
+            DibsConfig { filter_full: false },
+            b.switch_facing_ports(),
+            b.switch_streams("dibs"),
+        ))
+    }
+
+    fn admit(&mut self, cx: &AdmCx, a: &mut Arrival, fits: bool) -> Verdict {
+        self.0.decide(cx.rule, a, fits, cx.ports)
     }
 }
 
@@ -112,7 +166,7 @@ mod tests {
 
     fn decide(d: &mut Dibs, ports: &[Port], ttl: &mut u8) -> Verdict {
         let rule = BufferRule::StaticPerPort { bytes: 3_000 };
-        let a = Arrival {
+        let mut a = Arrival {
             sw: 0,
             egress: PortId(1),
             queue: 0,
@@ -123,7 +177,7 @@ mod tests {
             rank: 0,
             now: crate::time::SimTime::ZERO,
         };
-        d.admit(&rule, a, false, ports)
+        d.decide(&rule, &mut a, false, ports)
     }
 
     /// DIBS picks uniformly among the switch-facing ports that can take the packet — never a

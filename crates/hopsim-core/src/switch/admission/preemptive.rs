@@ -19,14 +19,76 @@
 //! quantiles count strictly more urgent samples over the window's full size; `M` is the
 //! exact mean of the queued packets' ranks; only the destination port samples ranks.
 
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+
+use super::hooks::{
+    check_hop_limit, default_hop_limit, pick_two, AdmBuild, AdmCx, Arrival, BufferRule, DeflectionPolicy,
+    Verdict,
+};
 use super::snapshot::Snapshot;
-use super::window::{QueuedRanks, RankWindow};
-use super::{pick_two, Arrival, BufferRule, Verdict};
+use super::window::{check_count, default_window, QueuedRanks, RankWindow};
 use crate::engine::RngStream;
 use crate::fabric::port::Port;
 use crate::ids::PortId;
 use crate::metrics::DropCause;
-use rand::Rng;
+use crate::scenario::error::{check, fraction, ScenarioError};
+use crate::scenario::units::{zero_duration, Bytes, Duration};
+use crate::time::Delta;
+
+/// How Preemptive Deflection estimates relative priority (`priority`).
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum PriorityEstimate {
+    /// Quantile among a window of sampled ranks (Quantile-PD, §3.1).
+    #[default]
+    Quantile,
+    /// `1 − e^(−x/M)`, M the mean rank queued (Distribution-PD, §3.1, Appendix B).
+    Distribution,
+}
+
+/// Preemptive Deflection's decision rule (`algorithm`).
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum PdAlgorithm {
+    /// Deflect above `τ = Q·(1 − α·R)` (§3.2, Eq. 1).
+    #[default]
+    Deterministic,
+    /// RED-like: above `min_th`, deflect with probability `R·(q − min_th)/(Q − min_th)` (§6).
+    Probabilistic,
+}
+
+/// Preemptive Deflection parameters; defaults from the deflection paper §5.2 (α 0.1,
+/// window 20, one sample per 20 packets) and its artifact (`min_th` 75 KB).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PreemptiveSpec {
+    #[serde(default = "default_hop_limit")]
+    pub hop_limit: u32,
+    #[serde(default)]
+    pub priority: PriorityEstimate,
+    #[serde(default = "default_pd_alpha")]
+    pub alpha: f64,
+    #[serde(default = "default_window")]
+    pub window: u32,
+    #[serde(default = "default_window")]
+    pub sample_every: u32,
+    /// Queue-occupancy refresh at the ingress pipeline. Default 0 (live, as §5's runs).
+    #[serde(default = "zero_duration")]
+    pub update_interval: Duration,
+    #[serde(default)]
+    pub algorithm: PdAlgorithm,
+    /// The probabilistic algorithm's lower threshold. Default 75 KB.
+    #[serde(default = "default_min_th")]
+    pub min_th: Bytes,
+}
+
+fn default_pd_alpha() -> f64 {
+    0.1
+}
+fn default_min_th() -> Bytes {
+    Bytes(75_000)
+}
 
 /// How relative priority is estimated (`priority`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -121,13 +183,7 @@ impl Preemptive {
         }
     }
 
-    pub(super) fn admit(
-        &mut self,
-        rule: &BufferRule,
-        a: &Arrival<'_>,
-        fits: bool,
-        ports: &[Port],
-    ) -> Verdict {
+    fn decide(&mut self, rule: &BufferRule, a: &Arrival<'_>, fits: bool, ports: &[Port]) -> Verdict {
         self.snapshot.refresh(a.sw, a.now, rule, a.queue, ports);
         let take = self.takes(a, a.egress, rule, ports);
         self.windows[a.egress.idx()].observe(a.rank, self.cfg.sample_every);
@@ -165,6 +221,56 @@ impl Preemptive {
             }
             _ => Verdict::Drop(DropCause::RankAdmission),
         }
+    }
+}
+
+impl DeflectionPolicy for Preemptive {
+    const NAME: &'static str = "preemptive";
+    type Spec = PreemptiveSpec;
+    const READS_RANK: bool = true;
+
+    fn validate(s: &PreemptiveSpec) -> Result<(), ScenarioError> {
+        check_hop_limit(s.hop_limit)?;
+        fraction(s.alpha, "switch.deflection.alpha", false)?;
+        check_count(s.window, "window", "samples")?;
+        check_count(s.sample_every, "sample_every", "packets")?;
+        check(
+            s.update_interval.0 >= Delta::ZERO,
+            "switch.deflection.update_interval",
+            "expected a duration ≥ 0",
+        )?;
+        check(
+            s.algorithm != PdAlgorithm::Probabilistic || s.min_th.0 > 0,
+            "switch.deflection.min_th",
+            "expected a positive size for the probabilistic algorithm",
+        )
+    }
+
+    fn hop_limit(s: &PreemptiveSpec) -> u8 {
+        s.hop_limit as u8
+    }
+
+    fn build(s: &PreemptiveSpec, b: &mut AdmBuild) -> Self {
+        let cfg = PreemptiveConfig {
+            priority: match s.priority {
+                PriorityEstimate::Quantile => RelativePriority::Quantile,
+                PriorityEstimate::Distribution => RelativePriority::Distribution,
+            },
+            alpha: s.alpha,
+            window: s.window as usize,
+            sample_every: s.sample_every,
+            min_th: (s.algorithm == PdAlgorithm::Probabilistic).then_some(s.min_th.0),
+        };
+        let snapshot = Snapshot::new(s.update_interval.0, &b.ports_of());
+        let streams = b.switch_streams("preemptive-deflection");
+        Preemptive::new(cfg, b.switch_facing_ports(), streams, snapshot, b.topo.ports.len())
+    }
+
+    fn admit(&mut self, cx: &AdmCx, a: &mut Arrival, fits: bool) -> Verdict {
+        if !a.spend_hop() {
+            return Verdict::Drop(DropCause::HopLimit);
+        }
+        self.decide(cx.rule, a, fits, cx.ports)
     }
 }
 
@@ -219,18 +325,18 @@ mod tests {
             );
             // The packets queued (and sampled) are small flows' packets, rank 10.
             for _ in 0..20 {
-                pd.admit(&rule, &arrival(&mut 250, 10), true, &ports);
+                pd.decide(&rule, &arrival(&mut 250, 10), true, &ports);
             }
             pd.queued[0].sync(0);
             for _ in 0..9 {
                 pd.queued[0].push(10);
             }
             assert_eq!(
-                pd.admit(&rule, &arrival(&mut 250, 5), true, &ports),
+                pd.decide(&rule, &arrival(&mut 250, 5), true, &ports),
                 Verdict::Enqueue,
                 "{priority:?}"
             );
-            match pd.admit(&rule, &arrival(&mut 250, 5_000_000), true, &ports) {
+            match pd.decide(&rule, &arrival(&mut 250, 5_000_000), true, &ports) {
                 Verdict::Deflect(p) => assert!(p == PortId(1) || p == PortId(2)),
                 v => panic!("{priority:?}: the large-flow packet is deflected, got {v:?}"),
             }
@@ -261,7 +367,7 @@ mod tests {
             3,
         );
         for rank in [0, 1, 1_000_000] {
-            assert_eq!(pd.admit(&rule, &arrival(&mut 250, rank), true, &ports), Verdict::Enqueue);
+            assert_eq!(pd.decide(&rule, &arrival(&mut 250, rank), true, &ports), Verdict::Enqueue);
         }
     }
 }

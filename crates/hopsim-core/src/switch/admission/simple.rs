@@ -5,12 +5,36 @@
 //! start `r`, scanning circularly — uniform over the unmarked ports when ports are
 //! congested alike (Appendix E). If every port is marked the packet is dropped.
 
+use serde::{Deserialize, Serialize};
+
+use super::hooks::{
+    check_hop_limit, default_hop_limit, AdmBuild, AdmCx, Arrival, BufferRule, DeflectionPolicy, Verdict,
+};
 use super::snapshot::Snapshot;
-use super::{Arrival, BufferRule, Verdict};
 use crate::engine::{pick_below, RngStream};
 use crate::fabric::port::Port;
 use crate::ids::PortId;
 use crate::metrics::DropCause;
+use crate::scenario::error::{check, ScenarioError};
+use crate::scenario::units::Duration;
+use crate::time::Delta;
+
+/// Simple Deflection parameters.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimpleSpec {
+    #[serde(default = "default_hop_limit")]
+    pub hop_limit: u32,
+    /// How often the ingress pipeline's congested-port bitmap is refreshed. Default
+    /// 1.7 µs: the recirculation gap the deflection paper measured on Tofino (§6,
+    /// Appendix D); `"0us"` reads the queues live, as the paper's simulations do.
+    #[serde(default = "default_update_interval")]
+    pub update_interval: Duration,
+}
+
+fn default_update_interval() -> Duration {
+    Duration(Delta::from_ns(1700))
+}
 
 /// Simple Deflection at every switch.
 #[derive(Clone, Debug)]
@@ -27,13 +51,7 @@ impl SimpleDeflection {
         SimpleDeflection { candidates, rngs, snapshot }
     }
 
-    pub(super) fn admit(
-        &mut self,
-        rule: &BufferRule,
-        a: &Arrival<'_>,
-        fits: bool,
-        ports: &[Port],
-    ) -> Verdict {
+    fn decide(&mut self, rule: &BufferRule, a: &Arrival<'_>, fits: bool, ports: &[Port]) -> Verdict {
         self.snapshot.refresh(a.sw, a.now, rule, a.queue, ports);
         let congested = |p: PortId| !self.snapshot.fits(a, p, rule, ports);
         if !congested(a.egress) {
@@ -49,6 +67,36 @@ impl SimpleDeflection {
             .map(|i| candidates[(r + i) % n])
             .find(|&p| !congested(p))
             .map_or(Verdict::Drop(DropCause::EgressAdmission), Verdict::Deflect)
+    }
+}
+
+impl DeflectionPolicy for SimpleDeflection {
+    const NAME: &'static str = "simple";
+    type Spec = SimpleSpec;
+
+    fn validate(s: &SimpleSpec) -> Result<(), ScenarioError> {
+        check_hop_limit(s.hop_limit)?;
+        check(
+            s.update_interval.0 >= Delta::ZERO,
+            "switch.deflection.update_interval",
+            "expected a duration ≥ 0",
+        )
+    }
+
+    fn hop_limit(s: &SimpleSpec) -> u8 {
+        s.hop_limit as u8
+    }
+
+    fn build(s: &SimpleSpec, b: &mut AdmBuild) -> Self {
+        let snapshot = Snapshot::new(s.update_interval.0, &b.ports_of());
+        SimpleDeflection::new(b.switch_facing_ports(), b.switch_streams("simple-deflection"), snapshot)
+    }
+
+    fn admit(&mut self, cx: &AdmCx, a: &mut Arrival, fits: bool) -> Verdict {
+        if !a.spend_hop() {
+            return Verdict::Drop(DropCause::HopLimit);
+        }
+        self.decide(cx.rule, a, fits, cx.ports)
     }
 }
 
@@ -122,7 +170,7 @@ mod tests {
                 rank: 0,
                 now: SimTime::ZERO,
             };
-            if let Verdict::Deflect(p) = sd.admit(&rule, &a, false, &fresh) {
+            if let Verdict::Deflect(p) = sd.decide(&rule, &a, false, &fresh) {
                 assert!(fresh[p.idx()].backlog_bytes() == 0, "never a congested port");
                 counts[p.idx() - 1] += 1;
                 draws += 1;

@@ -5,7 +5,7 @@
 //! always current): the first decision after each interval boundary reads the live
 //! queues, later ones in the interval reuse that copy.
 
-use super::{Arrival, BufferRule};
+use super::hooks::{Arrival, BufferRule};
 use crate::fabric::port::Port;
 use crate::ids::PortId;
 use crate::time::{Delta, SimTime};

@@ -4,6 +4,22 @@
 
 use std::collections::VecDeque;
 
+use crate::scenario::error::{check, ScenarioError};
+
+/// Samples in a rank window, by default (the deflection paper §5.2: 20).
+pub(crate) fn default_window() -> u32 {
+    20
+}
+
+/// Check a window size or sampling period `field` of `[switch.deflection]`.
+pub fn check_count(v: u32, field: &str, what: &str) -> Result<(), ScenarioError> {
+    check(
+        (1..=100_000).contains(&v),
+        &format!("switch.deflection.{field}"),
+        format!("expected 1 to 100,000 {what}, got {v}"),
+    )
+}
+
 /// A circular window of the last `size` sampled ranks; one packet in `sample_every` is
 /// sampled (every evaluated packet counts, admitted or not).
 #[derive(Clone, Debug)]

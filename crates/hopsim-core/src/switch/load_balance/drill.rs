@@ -12,11 +12,41 @@
 //! DRILL's decomposition of asymmetric topologies into symmetric components is not
 //! modelled: every shortest-path next hop is a candidate.
 
+use serde::{Deserialize, Serialize};
+
+use super::hooks::{LbBuild, LbCx, LoadBalancerPolicy};
 use crate::engine::{pick_below, RngStream};
-use crate::fabric::packet::PacketKind;
+use crate::fabric::packet::{Packet, PacketKind};
 use crate::fabric::port::Port;
 use crate::ids::{NodeId, PortId};
-use crate::topology::routing::{FiveTuple, Routing};
+use crate::scenario::error::{check, ScenarioError};
+use crate::topology::routing::{routing_tuple, FiveTuple, Routing};
+
+/// DRILL(d, m) (`[routing.drill]`). Defaults d = 2, m = 1: DRILL(2, 1), the setting the
+/// DRILL authors recommend (as ConWeave's evaluation uses it, SIGCOMM 2023 §6).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DrillSpec {
+    /// Random next hops sampled per packet (d).
+    #[serde(default = "two")]
+    pub samples: u32,
+    /// Least-loaded next hops remembered between decisions (m).
+    #[serde(default = "one")]
+    pub memory: u32,
+}
+
+impl Default for DrillSpec {
+    fn default() -> Self {
+        DrillSpec { samples: 2, memory: 1 }
+    }
+}
+
+fn two() -> u32 {
+    2
+}
+fn one() -> u32 {
+    1
+}
 
 /// DRILL(d, m) (`[routing.drill]`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,7 +80,7 @@ impl Drill {
         Drill { cfg, hosts, host_index, remembered: vec![PortId::NONE; slots], rngs, scratch: Vec::new() }
     }
 
-    pub(super) fn select(
+    fn choose(
         &mut self,
         routing: &Routing,
         node: NodeId,
@@ -108,5 +138,32 @@ impl Drill {
             }
         }
         best
+    }
+}
+
+impl LoadBalancerPolicy for Drill {
+    const NAME: &'static str = "drill";
+    type Spec = DrillSpec;
+
+    fn validate(spec: &DrillSpec) -> Result<(), ScenarioError> {
+        check(
+            (1..=64).contains(&spec.samples),
+            "routing.drill.samples",
+            format!("expected 1 to 64 sampled ports, got {}", spec.samples),
+        )?;
+        check(
+            spec.memory <= 64,
+            "routing.drill.memory",
+            format!("expected 0 to 64 remembered ports, got {}", spec.memory),
+        )
+    }
+
+    fn build(spec: &DrillSpec, b: &mut LbBuild) -> Self {
+        let cfg = DrillConfig { samples: spec.samples, memory: spec.memory };
+        Drill::new(cfg, b.topo, b.switch_streams("drill"))
+    }
+
+    fn select(&mut self, cx: &mut LbCx, node: NodeId, sw: usize, pkt: &Packet, _slot: usize) -> PortId {
+        self.choose(cx.routing, node, sw, routing_tuple(pkt), pkt.kind, cx.ports)
     }
 }

@@ -1,55 +1,170 @@
 //! Load balancing: the seam where a switch chooses among the equal-cost egress ports
 //! towards a packet's destination.
 //!
-//! A load balancer may read the packet's fields and the switch's own port state, keep
-//! per-switch state (remembered choices, flowlet tables, congestion registers), use the
-//! clock and draw from its own random stream per switch. ECMP (per-flow hashing, in
-//! `topology::routing`) is the default; DRILL decides per packet from local queue lengths.
+//! Each mechanism is one file here behind [`LoadBalancerPolicy`] (in `hooks`) and one line
+//! in the registration list below, which generates the [`LoadBalancer`] enum (static
+//! dispatch, a one-byte tag), the [`LoadBalancerSpec`] a scenario's `[routing]` section
+//! resolves to (`load_balancer = NAME` with `[routing.NAME]`), and the dispatch. ECMP's hook
+//! is inlined into the event loop; every other balancer's is called out of line, so a run
+//! that does not use it carries none of its code.
 
-mod drill;
+mod hooks;
 
-pub use drill::{Drill, DrillConfig};
+pub mod drill;
+pub mod ecmp;
 
+pub use hooks::{LbBuild, LbCx, LoadBalancerPolicy};
+
+use crate::engine::PolicyTimerKind;
 use crate::fabric::packet::Packet;
-use crate::fabric::port::Port;
+use crate::fabric::store::PacketRef;
+use crate::fabric::timers::Timers;
+use crate::fabric::Fabric;
 use crate::ids::{NodeId, PortId};
-use crate::topology::routing::{routing_tuple, Routing};
+use crate::scenario::error::ScenarioError;
+use crate::scenario::tagged;
 
-/// The load balancer of every switch in a run (`[routing] load_balancer`), with a one-byte
-/// tag (see `FlowControl`).
-#[derive(Clone, Debug)]
-#[repr(u8)]
-pub enum LoadBalancer {
-    /// Hash of the 5-tuple with a per-switch seed: one path per flow.
-    Ecmp,
-    /// DRILL (Ghorbani et al., SIGCOMM 2017): per packet, the shortest of a few sampled
-    /// local queues.
-    Drill(Drill),
+/// The context of a load balancer's hook, borrowed from the fabric's fields one by one.
+macro_rules! lb_cx {
+    ($fab:expr) => {
+        LbCx {
+            now: $fab.now,
+            ports: &$fab.ports,
+            routing: &$fab.routing,
+            topo: &$fab.topo,
+            headers: &mut $fab.headers,
+            timers: Timers::new(&mut $fab.events, &mut $fab.timers, PolicyTimerKind::LoadBalance),
+        }
+    };
 }
 
-impl LoadBalancer {
-    pub fn name(&self) -> &'static str {
-        match self {
-            LoadBalancer::Ecmp => "ecmp",
-            LoadBalancer::Drill(_) => "drill",
-        }
-    }
+/// The hook of a balancer that is not [`LoadBalancerPolicy::INLINE`], out of the event
+/// loop's line: scalars in, the packet read from its slot.
+#[cold]
+#[inline(never)]
+fn select_out_of_line<P: LoadBalancerPolicy>(
+    p: &mut P,
+    fab: &mut Fabric,
+    node: NodeId,
+    sw: usize,
+    r: PacketRef,
+) -> PortId {
+    let pkt = *fab.store.get(r);
+    p.select(&mut lb_cx!(fab), node, sw, &pkt, r.index())
+}
 
-    /// The egress port switch `node` (switch index `sw`) uses for `pkt`; `PortId::NONE`
-    /// when link failures left no route.
-    #[inline(always)]
-    pub fn select(
-        &mut self,
-        routing: &Routing,
-        node: NodeId,
-        sw: usize,
-        pkt: &Packet,
-        ports: &[Port],
-    ) -> PortId {
-        let tuple = routing_tuple(pkt);
-        match self {
-            LoadBalancer::Ecmp => routing.select(node, tuple),
-            LoadBalancer::Drill(d) => d.select(routing, node, sw, tuple, pkt.kind, ports),
+/// Generates the family's enums and dispatch from the registration list.
+macro_rules! load_balancer_registry {
+    ($( $variant:ident => $policy:ty ),+ $(,)?) => {
+        /// The load balancer of every switch in a run, with a one-byte tag.
+        #[derive(Clone, Debug)]
+        #[repr(u8)]
+        pub enum LoadBalancer {
+            $( $variant($policy), )+
         }
+
+        /// `[routing] load_balancer = NAME` with its table `[routing.NAME]`.
+        #[derive(Clone, Debug)]
+        pub enum LoadBalancerSpec {
+            $( $variant(<$policy as LoadBalancerPolicy>::Spec), )+
+        }
+
+        impl LoadBalancerSpec {
+            /// Every kind's name, in registration order.
+            pub const KINDS: &'static [&'static str] = &[$( <$policy as LoadBalancerPolicy>::NAME ),+];
+
+            /// The kind's name.
+            pub fn kind(&self) -> &'static str {
+                match self {
+                    $( LoadBalancerSpec::$variant(_) => <$policy as LoadBalancerPolicy>::NAME, )+
+                }
+            }
+
+            /// Kind `kind` with its table (`None`: every field at its default); errors
+            /// carry the table's inner path.
+            pub fn with_table<E: serde::de::Error>(kind: &str, table: Option<serde_json::Value>) -> Result<Self, E> {
+                $( if kind == <$policy as LoadBalancerPolicy>::NAME {
+                    return match table {
+                        Some(t) => tagged::inner(t).map(LoadBalancerSpec::$variant),
+                        None => Ok(LoadBalancerSpec::$variant(Default::default())),
+                    };
+                } )+
+                let expected = Self::KINDS.iter().map(|k| format!("\"{k}\"")).collect::<Vec<_>>().join(", ");
+                Err(E::custom(format!("unknown load balancer \"{kind}\"; expected one of {expected}")))
+            }
+
+            /// The table as a JSON value (`None` for a table with no fields).
+            pub fn table(&self) -> Option<serde_json::Value> {
+                let value = match self {
+                    $( LoadBalancerSpec::$variant(s) => serde_json::to_value(s).expect("a table serializes"), )+
+                };
+                value.as_object().is_some_and(|m| !m.is_empty()).then_some(value)
+            }
+
+            /// Check the balancer's table.
+            pub fn validate(&self) -> Result<(), ScenarioError> {
+                match self {
+                    $( LoadBalancerSpec::$variant(s) => <$policy as LoadBalancerPolicy>::validate(s), )+
+                }
+            }
+
+            /// The balancer at every switch.
+            pub fn build(&self, b: &mut LbBuild) -> LoadBalancer {
+                match self {
+                    $( LoadBalancerSpec::$variant(s) => LoadBalancer::$variant(<$policy as LoadBalancerPolicy>::build(s, b)), )+
+                }
+            }
+        }
+
+        impl LoadBalancer {
+            /// The kind's name.
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $( LoadBalancer::$variant(_) => <$policy as LoadBalancerPolicy>::NAME, )+
+                }
+            }
+
+            /// The egress port switch `node` (switch index `sw`) uses for `pkt` (slot `r`);
+            /// `PortId::NONE` when link failures left no route.
+            #[inline(always)]
+            pub fn select(&mut self, fab: &mut Fabric, node: NodeId, sw: usize, pkt: &Packet, r: PacketRef) -> PortId {
+                match self {
+                    $( LoadBalancer::$variant(p) => {
+                        if <$policy as LoadBalancerPolicy>::INLINE {
+                            <$policy as LoadBalancerPolicy>::select(p, &mut lb_cx!(fab), node, sw, pkt, r.index())
+                        } else {
+                            select_out_of_line::<$policy>(p, fab, node, sw, r)
+                        }
+                    } )+
+                }
+            }
+
+            /// A timer of the balancer fired.
+            #[inline(never)]
+            pub fn on_timer(&mut self, fab: &mut Fabric, target: u32) {
+                match self {
+                    $( LoadBalancer::$variant(p) => <$policy as LoadBalancerPolicy>::on_timer(p, &mut lb_cx!(fab), target), )+
+                }
+            }
+
+            /// The balancer's counters, by name.
+            pub fn counters(&self) -> Vec<(&'static str, u64)> {
+                match self {
+                    $( LoadBalancer::$variant(p) => <$policy as LoadBalancerPolicy>::counters(p), )+
+                }
+            }
+        }
+    };
+}
+
+// The registration list: one line per mechanism (`Variant => Type`).
+load_balancer_registry! {
+    Ecmp => ecmp::Ecmp,
+    Drill => drill::Drill,
+}
+
+impl Default for LoadBalancerSpec {
+    fn default() -> Self {
+        LoadBalancerSpec::Ecmp(Default::default())
     }
 }

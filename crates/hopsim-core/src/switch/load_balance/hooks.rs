@@ -1,0 +1,86 @@
+//! The shape of a load-balancer plug-in: the [`LoadBalancerPolicy`] trait, the context its
+//! hook receives ([`LbCx`]: the clock, the ports it may compare, the routes, the packets'
+//! header fields, its timers) and what it gets at build time ([`LbBuild`]).
+//!
+//! A load balancer chooses, at every switch, the egress port of each packet among the
+//! equal-cost next hops towards its destination (`LbCx::routing`). It keeps its own state
+//! per switch in its own arrays (remembered choices, flowlet tables, congestion
+//! registers), may use the clock, its own random stream per switch, and header fields it
+//! registers (a path id, piggybacked feedback), and owns its scenario table
+//! (`[routing.<name>]`).
+
+use crate::engine::RngStream;
+use crate::fabric::headers::{HeaderLayout, Headers};
+use crate::fabric::packet::Packet;
+use crate::fabric::port::Port;
+use crate::fabric::timers::Timers;
+use crate::ids::{NodeId, PortId};
+use crate::scenario::error::ScenarioError;
+use crate::time::SimTime;
+use crate::topology::routing::Routing;
+use crate::topology::Topology;
+
+/// What a load balancer's hook may use besides its own state.
+pub struct LbCx<'a> {
+    pub now: SimTime,
+    /// Every port (read: queue lengths, rates, whether a link is down).
+    pub ports: &'a [Port],
+    pub routing: &'a Routing,
+    pub topo: &'a Topology,
+    /// Header fields of the packets.
+    pub headers: &'a mut Headers,
+    /// The load-balancing family's timers.
+    pub timers: Timers<'a>,
+}
+
+/// What a load balancer is built from.
+pub struct LbBuild<'a> {
+    pub topo: &'a Topology,
+    /// Node id of each switch, in switch order.
+    pub switches: &'a [NodeId],
+    pub seed: u64,
+    /// Where the policy registers the header fields its packets carry.
+    pub headers: &'a mut HeaderLayout,
+}
+
+impl LbBuild<'_> {
+    /// One named random stream per switch (`switch/<node>/<component>`).
+    pub fn switch_streams(&self, component: &str) -> Vec<RngStream> {
+        self.switches
+            .iter()
+            .map(|n| crate::engine::rng_stream(self.seed, &format!("switch/{}/{component}", n.0)))
+            .collect()
+    }
+}
+
+/// A load balancer (`[routing] load_balancer = NAME`, its parameters in
+/// `[routing.NAME]`).
+pub trait LoadBalancerPolicy: Sized {
+    /// The kind's name in scenarios.
+    const NAME: &'static str;
+    /// Its table, `[routing.NAME]` (all fields defaulted: the table may be left out).
+    type Spec: Default;
+    /// Whether its hook is inlined into the event loop (ECMP's is; the others are called
+    /// out of line, so runs that do not use them carry none of their code).
+    const INLINE: bool = false;
+
+    /// Check the table; errors name the field (`routing.NAME.<field>`).
+    fn validate(_spec: &Self::Spec) -> Result<(), ScenarioError> {
+        Ok(())
+    }
+
+    /// The balancer at every switch.
+    fn build(spec: &Self::Spec, b: &mut LbBuild) -> Self;
+
+    /// The egress port switch `node` (switch index `sw`) uses for `pkt` (in slot `slot`);
+    /// `PortId::NONE` when link failures left no route.
+    fn select(&mut self, cx: &mut LbCx, node: NodeId, sw: usize, pkt: &Packet, slot: usize) -> PortId;
+
+    /// A timer the balancer set fired.
+    fn on_timer(&mut self, _cx: &mut LbCx, _target: u32) {}
+
+    /// The balancer's own counters, by name (prefixed with the kind's name).
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
+}
