@@ -1,26 +1,11 @@
-//! A flow: one RDMA message from a source host to a destination host, with both its
-//! sender state (at the source) and receiver state (at the destination).
+//! A flow: one message from a source host to a destination host — what it is, and the
+//! sender and receiver state every transport shares (the transport's own per-flow state
+//! is the transport's, see `transport`).
 
-use super::cc::Cc;
-use super::irn::{IrnSender, PacketBitmap};
-use super::tcp::TcpFlow;
+use super::cc::{Cc, CcFlow};
 use crate::ids::{FlowId, NodeId};
 use crate::metrics::FlowRecord;
 use crate::time::{Delta, SimTime};
-
-/// IRN state of a flow: sender recovery and receiver out-of-order bitmap.
-#[derive(Clone, Debug, Default)]
-pub struct IrnFlow {
-    pub sender: IrnSender,
-    pub received: PacketBitmap,
-}
-
-impl IrnFlow {
-    /// Bytes allocated for this state (the box and the bitmap).
-    pub fn heap_bytes(&self) -> u64 {
-        std::mem::size_of::<IrnFlow>() as u64 + self.received.heap_bytes()
-    }
-}
 
 /// One flow.
 #[derive(Clone, Debug)]
@@ -66,10 +51,6 @@ pub struct Flow {
     /// Generation per `TimerKind`; bumping one cancels its pending timer.
     pub timer_gen: [u32; 3],
     pub cc: Cc,
-    /// IRN selective retransmission (`None`: go-back-N).
-    pub irn: Option<Box<IrnFlow>>,
-    /// TCP state (`transport.kind = "tcp"`; `None`: the RoCE transport).
-    pub tcp: Option<Box<TcpFlow>>,
     /// Slow-start threshold of window-based congestion control, bytes.
     pub ssthresh: u64,
     pub finish: Option<SimTime>,
@@ -81,47 +62,10 @@ pub struct Flow {
     pub rcv_nxt: u64,
     /// Receiver: reordered arrivals.
     pub reorder: ReorderCounter,
-    pub unacked_packets: u32,
-    pub last_nack_seq: Option<u64>,
-    pub nack_timer: SimTime,
     pub ce_pending: bool,
-    pub last_cnp: Option<SimTime>,
 }
 
 impl Flow {
-    /// The next segment to send: a hole to retransmit first (IRN, TCP), else new data at
-    /// `snd_nxt`. Returns (sequence, is a retransmitted hole).
-    #[inline(always)]
-    pub fn next_segment(&mut self, mtu: u32) -> Option<(u64, bool)> {
-        if self.irn.is_some() || self.tcp.is_some() {
-            return self.next_segment_with_holes(mtu);
-        }
-        (self.snd_nxt < self.size).then_some((self.snd_nxt, false))
-    }
-
-    /// [`next_segment`](Self::next_segment) of a flow that keeps holes to resend (out of
-    /// line: go-back-N flows never take it).
-    #[inline(never)]
-    fn next_segment_with_holes(&mut self, mtu: u32) -> Option<(u64, bool)> {
-        if let Some(irn) = &mut self.irn {
-            if let Some(seq) = irn.sender.next_hole(mtu as u64) {
-                return Some((seq, true));
-            }
-        }
-        if let Some(tcp) = &mut self.tcp {
-            if let Some(seq) = tcp.next_retransmission(mtu as u64) {
-                return Some((seq, true));
-            }
-        }
-        (self.snd_nxt < self.size).then_some((self.snd_nxt, false))
-    }
-
-    /// Nothing is left to send (new data or IRN holes).
-    #[inline]
-    pub fn all_sent(&mut self, mtu: u32) -> bool {
-        self.next_segment(mtu).is_none()
-    }
-
     /// The sending window is full.
     #[inline]
     pub fn window_bound(&self) -> bool {
@@ -138,8 +82,29 @@ impl Flow {
         }
     }
 
-    /// The flow's record; `deflections`: times a packet of it was deflected.
-    pub fn record(&self, tags: &[String], deflections: u32) -> FlowRecord {
+    /// The flow's record; `deflections`: times a packet of it was deflected;
+    /// `loss_recovery`: how its transport recovers losses.
+    /// The congestion control of the flow and its view of the flow (split borrows).
+    pub(crate) fn cc_parts(&mut self, now: SimTime, packet_bytes: u64, mss: u64) -> (&mut Cc, CcFlow<'_>) {
+        let view = CcFlow {
+            now,
+            rate: &mut self.rate,
+            window: &mut self.window,
+            line_rate: self.line_rate,
+            base_rtt: self.base_rtt,
+            bdp: self.bdp,
+            snd_nxt: self.snd_nxt,
+            packet_bytes,
+            timer: None,
+            ssthresh: &mut self.ssthresh,
+            in_recovery: false,
+            mss,
+            hops: self.path_hops,
+        };
+        (&mut self.cc, view)
+    }
+
+    pub fn record(&self, tags: &[String], deflections: u32, loss_recovery: &'static str) -> FlowRecord {
         FlowRecord {
             flow_id: self.id.0,
             src: self.src.0,
@@ -151,12 +116,7 @@ impl Flow {
             tag: tags[self.tag as usize].clone(),
             query_id: self.query,
             cc: self.cc.name(),
-            loss_recovery: match (&self.irn, &self.tcp) {
-                (Some(_), _) => "irn",
-                (None, Some(tcp)) if tcp.scoreboard.is_some() => "tcp_sack",
-                (None, Some(_)) => "tcp_newreno",
-                (None, None) => "go_back_n",
-            },
+            loss_recovery,
             priority: self.priority,
             retransmitted_bytes: self.retransmitted_bytes,
             timeouts: self.timeouts,

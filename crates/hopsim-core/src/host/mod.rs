@@ -20,28 +20,29 @@
 //! (ECMP hashes it) and may change mid-flow: nothing caches it.
 
 pub mod cc;
+mod core;
 mod flow;
-pub mod irn;
 pub mod nic;
-mod receiver;
-mod roce;
-pub mod tcp;
+pub mod transport;
 
+pub use self::core::HostCore;
 pub use cc::{
     Cc, CcParams, CongestionControl, Dcqcn, DcqcnParams, Dctcp, DctcpParams, Hpcc, HpccParams, Timely,
     TimelyParams,
 };
-pub use flow::Flow;
+pub use flow::{Flow, ReorderCounter};
 pub use nic::{FlowKey, NicGate};
-pub use tcp::{TcpFlow, TcpParams};
+pub use transport::tcp::{TcpFlow, TcpParams};
+pub use transport::Transport;
 
-use crate::engine::Event;
-use crate::fabric::packet::PacketKind;
+use crate::engine::TimerKind;
+use crate::fabric::packet::{PacketFlags, PacketKind};
 use crate::fabric::store::PacketRef;
 use crate::fabric::Fabric;
 use crate::ids::{FlowId, NodeId, PortId};
 use crate::scenario::CcKind;
 use crate::time::{Delta, SimTime};
+use transport::HostCx;
 
 /// Transport settings resolved from the scenario.
 #[derive(Clone, Debug)]
@@ -96,26 +97,10 @@ pub struct IrnParams {
     pub rto_low_packets: u32,
 }
 
-/// Every host of a run: their NICs, the flows and the transport they run.
+/// Every host of a run: their shared state and the transport they run.
 pub struct Hosts {
-    /// Per host (by host index).
-    pub nodes: Vec<Host>,
-    pub flows: Vec<Flow>,
-    /// Flow tags, by tag index.
-    pub tags: Vec<String>,
-    pub cfg: TransportConfig,
-    /// Data packets carry INT (`switch.int`).
-    pub int_enabled: bool,
-    /// Per flow: the INT stack of the last ACK the sender received.
-    pub flow_int: Vec<crate::fabric::int::IntStack>,
-    /// With a deflection policy: data packets delivered per extra switch hops taken.
-    pub extra_hops: Option<Vec<u64>>,
-    /// Next flow (in start order) whose `FlowStart` has not been scheduled yet.
-    pub next_flow_to_schedule: usize,
-    /// The header field senders write ranks in (when switches read ranks).
-    pub rank_field: Option<crate::fabric::headers::Field>,
-    /// Bolt's header bits (FIRST, LAST, INC, DEC), when hosts run Bolt.
-    pub bolt_flags: Option<crate::fabric::headers::Field>,
+    pub core: HostCore,
+    pub transport: Transport,
 }
 
 /// One host: its NIC port and the flows it is sending.
@@ -136,84 +121,77 @@ impl Host {
 }
 
 impl Hosts {
-    /// Data packet `r` arrived with a deflection policy running: count the switch hops it
-    /// took beyond its flow's routed path (every switch spent one of its hop limit).
-    #[cold]
-    #[inline(never)]
-    fn count_extra_hops(&mut self, fab: &mut Fabric, r: PacketRef) {
-        let p = fab.store.get(r);
-        let taken = self.cfg.ttl.saturating_sub(p.ttl) as u32;
-        let routed = self.flows[p.flow.idx()].path_hops.saturating_sub(1);
-        let extra = taken.saturating_sub(routed) as usize;
-        let h = self.extra_hops.as_mut().expect("counting");
-        if h.len() <= extra {
-            h.resize(extra + 1, 0);
-        }
-        h[extra] += 1;
-    }
-
-    /// Put flow `f` in host `h`'s round-robin list (once; the flow's flag says whether it
-    /// is there, so this costs no scan on every ACK).
-    pub(crate) fn activate(&mut self, h: usize, f: FlowId) {
-        let flow = &mut self.flows[f.idx()];
-        if !flow.in_active {
-            flow.in_active = true;
-            self.nodes[h].active.push(f);
-        }
-    }
-
     /// A packet reached host `h`.
     pub(crate) fn host_receive<G: NicGate>(&mut self, fab: &mut Fabric, gate: &G, h: usize, r: PacketRef) {
-        let tcp = self.cfg.tcp.is_some();
         let kind = fab.store.get(r).kind;
-        if kind == PacketKind::Data && self.extra_hops.is_some() {
-            self.count_extra_hops(fab, r);
+        if kind == PacketKind::Data && self.core.extra_hops.is_some() {
+            self.core.count_extra_hops(fab, r);
         }
-        match kind {
-            PacketKind::Data if tcp => self.tcp_receive_data(fab, gate, h, r),
-            PacketKind::Data => self.receive_data(fab, gate, h, r),
+        let kick = match kind {
+            PacketKind::Data => self.transport.on_data(&mut HostCx { fab, core: &mut self.core }, h, r),
             PacketKind::Ack | PacketKind::Nack => {
                 let pkt = *fab.store.get(r);
+                let core = &mut self.core;
                 if pkt.has_int() {
-                    self.flow_int[pkt.flow.idx()] = fab.int_stacks[r.index()];
+                    core.flow_int[pkt.flow.idx()] = fab.int_stacks[r.index()];
                 }
-                let echo = self.bolt_flags.map_or(0, |f| fab.headers.get(r.index(), f) as u8);
+                let echo = core.bolt_flags.map_or(0, |f| fab.headers.get(r.index(), f) as u8);
                 fab.consume(r);
-                if tcp {
-                    self.tcp_receive_ack(fab, gate, h, &pkt, echo);
-                } else {
-                    self.receive_ack(fab, gate, h, &pkt);
-                }
+                self.transport.on_ack(&mut HostCx { fab, core }, h, &pkt, echo)
             }
             PacketKind::Cnp => {
                 let pkt = fab.consume(r);
-                if pkt.flags.contains(crate::fabric::packet::PacketFlags::SOURCE_NOTICE) {
-                    self.on_source_notice(fab, gate, &pkt);
+                if pkt.flags.contains(PacketFlags::SOURCE_NOTICE) {
+                    let in_recovery = self.transport.in_recovery(pkt.flow);
+                    self.core.on_source_notice(fab, &pkt, in_recovery)
                 } else {
-                    self.on_congestion_notification(fab, pkt.flow);
+                    self.core.on_congestion_notification(fab, pkt.flow);
+                    None
                 }
             }
             PacketKind::Control | PacketKind::Marker => {
                 unreachable!("control frames are consumed at the port, markers never leave a queue")
             }
+        };
+        if let Some(h) = kick {
+            self.nic_try_send(fab, gate, h);
         }
     }
 
     pub(crate) fn on_flow_start<G: NicGate>(&mut self, fab: &mut Fabric, gate: &G, flow: FlowId) {
-        self.schedule_next_flow_start(fab);
-        let src = self.flows[flow.idx()].src;
+        self.core.schedule_next_flow_start(fab);
+        let src = self.core.flows[flow.idx()].src;
         let h = fab.node_slot[src.idx()] as usize;
-        self.flows[flow.idx()].last_progress = fab.now;
-        self.activate(h, flow);
+        self.core.flows[flow.idx()].last_progress = fab.now;
+        self.core.activate(h, flow);
         self.nic_try_send(fab, gate, h);
     }
 
-    /// Flows start in time order; only the next start is ever pending.
-    pub(crate) fn schedule_next_flow_start(&mut self, fab: &mut Fabric) {
-        if let Some(f) = self.flows.get(self.next_flow_to_schedule) {
-            fab.events
-                .schedule(f.start, Event::FlowStart { flow: FlowId(self.next_flow_to_schedule as u32) });
-            self.next_flow_to_schedule += 1;
+    /// A timer of flow `f` fired (stale ones, and those of finished flows, do nothing).
+    pub(crate) fn on_flow_timer<G: NicGate>(
+        &mut self,
+        fab: &mut Fabric,
+        gate: &G,
+        f: FlowId,
+        kind: TimerKind,
+        generation: u32,
+    ) {
+        let flow = &self.core.flows[f.idx()];
+        if flow.timer_gen[kind.slot()] != generation || flow.finish.is_some() {
+            return;
         }
+        let kick = self.transport.on_timer(&mut HostCx { fab, core: &mut self.core }, f, kind, generation);
+        if let Some(h) = kick {
+            self.nic_try_send(fab, gate, h);
+        }
+    }
+
+    /// The record of every flow, in flow-id order (`deflections`: per flow).
+    pub fn flow_records(&self, deflections: &[u32]) -> Vec<crate::metrics::FlowRecord> {
+        let c = &self.core;
+        c.flows
+            .iter()
+            .map(|f| f.record(&c.tags, deflections[f.id.idx()], self.transport.loss_recovery(f.id)))
+            .collect()
     }
 }

@@ -6,7 +6,8 @@ use crate::fabric::frames::FrameCounters;
 use crate::fabric::headers::{HeaderLayout, Headers};
 use crate::fabric::port::Port;
 use crate::host::cc::{Bolt, LineRate, Reno, Swift, TcpDctcp};
-use crate::host::{Cc, Dcqcn, Dctcp, Flow, Host, Hpcc, Rank, TcpFlow, Timely};
+use crate::host::transport::{roce::Roce, tcp::Tcp};
+use crate::host::{Cc, Dcqcn, Dctcp, Flow, Host, Hpcc, Rank, Timely, Transport};
 use crate::ids::{FlowId, NodeId, PortId};
 use crate::metrics::Counters;
 use crate::observe::{HopTier, Observers, PacketTrace, QueueSampler, Throughput};
@@ -209,8 +210,6 @@ pub fn build(v: ValidScenario) -> Simulator {
                     (CcKind::Swift, _) => Cc::Swift(Swift::new((window / mss) as f64)),
                     (CcKind::Bolt, _) => Cc::Bolt(Bolt::new(window)),
                 },
-                irn: (t.loss_recovery == crate::scenario::LossRecovery::Irn).then(Default::default),
-                tcp: transport.tcp.as_ref().map(|p| Box::new(TcpFlow::new(p))),
                 ssthresh: u64::MAX / 2,
                 finish: None,
                 retransmitted_bytes: 0,
@@ -218,11 +217,7 @@ pub fn build(v: ValidScenario) -> Simulator {
                 cnps_received: 0,
                 rcv_nxt: 0,
                 reorder: Default::default(),
-                unacked_packets: 0,
-                last_nack_seq: None,
-                nack_timer: SimTime::ZERO,
                 ce_pending: false,
-                last_cnp: None,
             }
         })
         .collect();
@@ -304,7 +299,13 @@ pub fn build(v: ValidScenario) -> Simulator {
         rank_order: rank_field.filter(|_| rank_ordered),
     };
     let int_enabled = switches.cfg.int_enabled;
-    let hosts = crate::host::Hosts {
+    let transport_state = match &transport.tcp {
+        Some(p) => Transport::Tcp(Tcp::new(p.clone(), flows.len())),
+        None => {
+            Transport::Roce(Roce::new(flows.len(), t.loss_recovery == crate::scenario::LossRecovery::Irn))
+        }
+    };
+    let core = crate::host::HostCore {
         nodes: hosts,
         flows,
         tags,
@@ -316,6 +317,7 @@ pub fn build(v: ValidScenario) -> Simulator {
         rank_field,
         bolt_flags,
     };
+    let hosts = crate::host::Hosts { core, transport: transport_state };
     let mut sim = Simulator {
         fab,
         switches,
@@ -331,7 +333,7 @@ pub fn build(v: ValidScenario) -> Simulator {
         limit: scenario.duration.map_or(SimTime::NEVER, |d| SimTime(d.0 .0)),
         seed: scenario.seed,
     };
-    sim.hosts.schedule_next_flow_start(&mut sim.fab);
+    sim.hosts.core.schedule_next_flow_start(&mut sim.fab);
     if !sim.trace_flows.is_empty() {
         sim.fab.events.schedule(SimTime::ZERO, crate::engine::Event::TraceSample);
     }

@@ -62,9 +62,9 @@ impl Simulator {
             let tuple = FiveTuple { src: f.src, dst: f.dst, sport: f.sport, dport: f.dport };
             self.fab.routing.path_of(&self.fab.topo, tuple)
         };
-        let (mtu, header) = (self.hosts.cfg.mtu as u64, self.hosts.cfg.header_bytes as u64);
+        let (mtu, header) = (self.hosts.core.cfg.mtu as u64, self.hosts.core.cfg.header_bytes as u64);
         let mut arrivals: Vec<Vec<(SimTime, Delta)>> = vec![Vec::new(); self.fab.ports.len()];
-        for f in self.hosts.flows.iter().filter(|f| f.incast) {
+        for f in self.hosts.core.flows.iter().filter(|f| f.incast) {
             let wire = f.size + f.size.div_ceil(mtu) * header;
             for p in path(f) {
                 arrivals[p.idx()].push((f.start, self.fab.topo.ports[p.idx()].rate.tx_time(wire)));
@@ -72,6 +72,7 @@ impl Simulator {
         }
         let busy: Vec<Vec<(SimTime, SimTime)>> = arrivals.into_iter().map(episodes).collect();
         self.hosts
+            .core
             .flows
             .iter()
             .map(|f| {
@@ -91,7 +92,7 @@ impl Simulator {
     /// Source and destination (UDP) port of every flow, in flow-id order: with the hosts,
     /// the 5-tuple that ECMP hashes (the HPCC simulator's `fct.txt` lists them).
     pub fn flow_ports(&self) -> Vec<(u16, u16)> {
-        self.hosts.flows.iter().map(|f| (f.sport, f.dport)).collect()
+        self.hosts.core.flows.iter().map(|f| (f.sport, f.dport)).collect()
     }
 }
 

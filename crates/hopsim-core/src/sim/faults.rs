@@ -65,7 +65,7 @@ impl Simulator {
             self.drain_for_failure(p);
         }
         let host_flows: Vec<_> = if is_host {
-            self.hosts.flows.iter().filter(|f| f.src == node).map(|f| f.id).collect()
+            self.hosts.core.flows.iter().filter(|f| f.src == node).map(|f| f.id).collect()
         } else {
             Vec::new()
         };

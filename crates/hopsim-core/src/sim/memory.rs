@@ -39,8 +39,8 @@ impl MemoryReport {
 
 impl Simulator {
     pub fn memory_report(&self) -> MemoryReport {
-        let flow_bytes = (self.hosts.flows.capacity() * size_of::<crate::host::Flow>()) as u64
-            + self.hosts.flows.iter().filter_map(|f| f.irn.as_ref()).map(|irn| irn.heap_bytes()).sum::<u64>();
+        let flow_bytes = (self.hosts.core.flows.capacity() * size_of::<crate::host::Flow>()) as u64
+            + self.hosts.transport.state_bytes();
         MemoryReport {
             packet_store_bytes: self.fab.store.allocated_bytes(),
             port_bytes: (self.fab.ports.capacity() * size_of::<crate::fabric::port::Port>()) as u64,
@@ -49,7 +49,7 @@ impl Simulator {
             routing_bytes: self.fab.routing.table.allocated_bytes(),
             int_bytes: (self.fab.int_stacks.capacity() * size_of::<crate::switch::IntStack>()) as u64,
             peak_packets_in_flight: self.fab.store.peak(),
-            flows: self.hosts.flows.len() as u64,
+            flows: self.hosts.core.flows.len() as u64,
         }
     }
 }

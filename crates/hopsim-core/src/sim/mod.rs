@@ -142,7 +142,7 @@ impl Simulator {
     fn is_stale(&self, ev: &Event) -> bool {
         match *ev {
             Event::FlowTimer { flow, kind, generation } => {
-                let f = &self.hosts.flows[flow.idx()];
+                let f = &self.hosts.core.flows[flow.idx()];
                 f.finish.is_some() || f.timer_gen[kind.slot()] != generation
             }
             Event::PolicyTimer { kind, target, generation } => {
@@ -172,7 +172,7 @@ impl Simulator {
             }
             Event::NicWake { node } => {
                 let h = self.fab.node_slot[node.idx()] as usize;
-                self.hosts.nodes[h].wake_at = SimTime::NEVER;
+                self.hosts.core.nodes[h].wake_at = SimTime::NEVER;
                 self.hosts.nic_try_send(&mut self.fab, &self.switches.fc, h);
             }
             Event::FlowStart { flow } => self.hosts.on_flow_start(&mut self.fab, &self.switches.fc, flow),
@@ -230,7 +230,7 @@ impl Simulator {
     fn on_trace_sample(&mut self) {
         let mut pending = false;
         for &f in &self.trace_flows {
-            let flow = &self.hosts.flows[f.idx()];
+            let flow = &self.hosts.core.flows[f.idx()];
             if flow.finish.is_some() {
                 continue;
             }
@@ -259,11 +259,7 @@ impl Simulator {
 
     /// One record per flow, in flow-id order.
     pub fn flow_records(&self) -> Vec<FlowRecord> {
-        self.hosts
-            .flows
-            .iter()
-            .map(|f| f.record(&self.hosts.tags, self.fab.flow_deflections[f.id.idx()]))
-            .collect()
+        self.hosts.flow_records(&self.fab.flow_deflections)
     }
 
     /// One record per port.
@@ -322,7 +318,7 @@ impl Simulator {
             seed: self.seed,
             events: self.fab.counters.events,
             sim_time: self.fab.now,
-            flows_total: self.hosts.flows.len() as u64,
+            flows_total: self.hosts.core.flows.len() as u64,
             flows_finished: self.fab.counters.flows_finished,
             packet_hops: self.fab.counters.packet_hops,
             data_packets_sent: self.fab.counters.data_packets_sent,
@@ -345,33 +341,21 @@ impl Simulator {
             peak_packets_in_flight: self.fab.store.peak(),
             buffer_bytes_in_use: buffer_in_use,
             max_buffer_bytes: self.switches.nodes.iter().map(|s| s.mmu.peak_bytes).max().unwrap_or(0),
-            retransmitted_bytes: self.hosts.flows.iter().map(|f| f.retransmitted_bytes).sum(),
-            timeouts: self.hosts.flows.iter().map(|f| f.timeouts as u64).sum(),
-            cnps: self.hosts.flows.iter().map(|f| f.cnps_received as u64).sum(),
+            retransmitted_bytes: self.hosts.core.flows.iter().map(|f| f.retransmitted_bytes).sum(),
+            timeouts: self.hosts.core.flows.iter().map(|f| f.timeouts as u64).sum(),
+            cnps: self.hosts.core.flows.iter().map(|f| f.cnps_received as u64).sum(),
             ecn_marks: self.fab.counters.ecn_marks,
             reordering_ratio: if self.fab.counters.data_packets_delivered == 0 {
                 0.0
             } else {
-                self.hosts.flows.iter().map(|f| f.reorder.reordered as f64).sum::<f64>()
+                self.hosts.core.flows.iter().map(|f| f.reorder.reordered as f64).sum::<f64>()
                     / self.fab.counters.data_packets_delivered as f64
             },
             packet_trace_dropped: self.fab.obs.packet_trace.as_ref().map_or(0, |t| t.dropped),
-            reorder_held: self
-                .hosts
-                .flows
-                .iter()
-                .filter_map(|f| f.tcp.as_ref())
-                .map(|t| t.held_packets as u64)
-                .sum(),
-            reorder_released: self
-                .hosts
-                .flows
-                .iter()
-                .filter_map(|f| f.tcp.as_ref())
-                .map(|t| t.released_packets as u64)
-                .sum(),
+            reorder_held: self.transport_counter("reorder_held"),
+            reorder_released: self.transport_counter("reorder_released"),
             bolt_srcs: self.switches.bolt.as_ref().map_or(0, |b| b.srcs),
-            deflection_extra_hops: self.hosts.extra_hops.clone().unwrap_or_default(),
+            deflection_extra_hops: self.hosts.core.extra_hops.clone().unwrap_or_default(),
         }
     }
 
@@ -384,6 +368,11 @@ impl Simulator {
             .collect()
     }
 
+    /// The transport's counter `name` (0 if it keeps none of that name).
+    fn transport_counter(&self, name: &str) -> u64 {
+        self.hosts.transport.counters().iter().find(|(n, _)| *n == name).map_or(0, |(_, v)| *v)
+    }
+
     /// Frames of kind `name` sent.
     fn frames_sent_of(&self, name: &str) -> u64 {
         frame_kinds().iter().position(|k| *k == name).map_or(0, |i| self.switches.frame_counts.sent[i])
@@ -391,13 +380,13 @@ impl Simulator {
 
     /// Bytes acknowledged so far and current sending rate (bits/s) of a flow.
     pub fn flow_progress(&self, flow: FlowId) -> (u64, u64) {
-        let f = &self.hosts.flows[flow.idx()];
+        let f = &self.hosts.core.flows[flow.idx()];
         (f.snd_una, f.rate)
     }
 
     /// Bytes of a flow sent but not yet acknowledged (`snd_nxt − snd_una`).
     pub fn flow_in_flight(&self, flow: FlowId) -> u64 {
-        let f = &self.hosts.flows[flow.idx()];
+        let f = &self.hosts.core.flows[flow.idx()];
         f.snd_nxt - f.snd_una
     }
 

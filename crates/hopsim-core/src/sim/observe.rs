@@ -47,7 +47,8 @@ impl Simulator {
             }
         }
         let interval: Delta = sampler.interval;
-        if self.fab.counters.flows_finished < self.hosts.flows.len() as u64 || self.fab.store.live() > 0 {
+        if self.fab.counters.flows_finished < self.hosts.core.flows.len() as u64 || self.fab.store.live() > 0
+        {
             self.fab.events.schedule(now + interval, Event::QueueSample);
         }
     }

@@ -51,6 +51,6 @@ impl Simulator {
 
     /// Telemetry of the last ACK `flow`'s sender received (None when INT is off).
     pub fn last_ack_int(&self, flow: crate::ids::FlowId) -> Option<&crate::fabric::int::IntStack> {
-        self.hosts.flow_int.get(flow.idx())
+        self.hosts.core.flow_int.get(flow.idx())
     }
 }

@@ -1,0 +1,131 @@
+//! Transports: the reliable delivery a host runs for its flows (`transport.kind`).
+//!
+//! Each transport is one file here behind [`TransportPolicy`] (in `hooks`) and one line in
+//! the registration list below, which generates the [`Transport`] enum and its dispatch:
+//!
+//! - `roce`: the RoCEv2-like transport — per-packet or coalesced ACKs, NACKs with
+//!   go-back-N or IRN's selective retransmission (`irn`), timeouts, CNPs;
+//! - `tcp`: TCP with NewReno fast recovery, optional SACK, RFC 6298 timers, delayed ACKs
+//!   and Vertigo's ordering layer.
+//!
+//! A transport keeps its own per-flow state; what all of them share is in `Flow`. A flow's
+//! path is its source port (ECMP hashes it), written into each packet as it is cut, so a
+//! transport may spread one flow over several paths.
+
+mod hooks;
+
+pub mod irn;
+pub mod roce;
+pub mod tcp;
+
+pub use hooks::{HostCx, Kick, TransportPolicy};
+
+use super::flow::Flow;
+use crate::engine::TimerKind;
+use crate::fabric::packet::Packet;
+use crate::fabric::store::PacketRef;
+use crate::ids::FlowId;
+use crate::time::Delta;
+
+/// Generates the family's enum and dispatch from the registration list.
+macro_rules! transport_registry {
+    ($( $variant:ident => $policy:ty ),+ $(,)?) => {
+        /// The transport every host of a run uses, with its per-flow state.
+        #[derive(Clone, Debug)]
+        #[repr(u8)]
+        pub enum Transport {
+            $( $variant($policy), )+
+        }
+
+        impl Transport {
+            /// Every kind's name, in registration order.
+            pub const KINDS: &'static [&'static str] = &[$( <$policy as TransportPolicy>::NAME ),+];
+
+            /// The kind's name.
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $( Transport::$variant(_) => <$policy as TransportPolicy>::NAME, )+
+                }
+            }
+
+            #[inline(always)]
+            pub fn next_segment(&mut self, f: FlowId, flow: &Flow, mss: u64) -> Option<(u64, bool)> {
+                match self {
+                    $( Transport::$variant(t) => t.next_segment(f, flow, mss), )+
+                }
+            }
+
+            /// Nothing left to send of flow `f`.
+            #[inline(always)]
+            pub fn all_sent(&mut self, f: FlowId, flow: &Flow, mss: u64) -> bool {
+                self.next_segment(f, flow, mss).is_none()
+            }
+
+            #[inline(always)]
+            pub fn on_sent(&mut self, f: FlowId, flow: &mut Flow, seq: u64, payload: u64, hole: bool) {
+                match self {
+                    $( Transport::$variant(t) => t.on_sent(f, flow, seq, payload, hole), )+
+                }
+            }
+
+            #[inline(always)]
+            pub fn first_rto(&self, f: FlowId, default: Delta) -> Delta {
+                match self {
+                    $( Transport::$variant(t) => t.first_rto(f, default), )+
+                }
+            }
+
+            #[inline(always)]
+            pub fn on_data(&mut self, cx: &mut HostCx, h: usize, r: PacketRef) -> Kick {
+                match self {
+                    $( Transport::$variant(t) => t.on_data(cx, h, r), )+
+                }
+            }
+
+            #[inline(always)]
+            pub fn on_ack(&mut self, cx: &mut HostCx, h: usize, p: &Packet, echo: u8) -> Kick {
+                match self {
+                    $( Transport::$variant(t) => t.on_ack(cx, h, p, echo), )+
+                }
+            }
+
+            pub fn on_timer(&mut self, cx: &mut HostCx, f: FlowId, kind: TimerKind, generation: u32) -> Kick {
+                match self {
+                    $( Transport::$variant(t) => t.on_timer(cx, f, kind, generation), )+
+                }
+            }
+
+            pub fn in_recovery(&self, f: FlowId) -> bool {
+                match self {
+                    $( Transport::$variant(t) => t.in_recovery(f), )+
+                }
+            }
+
+            pub fn loss_recovery(&self, f: FlowId) -> &'static str {
+                match self {
+                    $( Transport::$variant(t) => t.loss_recovery(f), )+
+                }
+            }
+
+            /// The transport's counters, by name.
+            pub fn counters(&self) -> Vec<(&'static str, u64)> {
+                match self {
+                    $( Transport::$variant(t) => t.counters(), )+
+                }
+            }
+
+            /// Bytes of per-flow state.
+            pub fn state_bytes(&self) -> u64 {
+                match self {
+                    $( Transport::$variant(t) => t.state_bytes(), )+
+                }
+            }
+        }
+    };
+}
+
+// The registration list: one line per transport.
+transport_registry! {
+    Roce => roce::Roce,
+    Tcp => tcp::Tcp,
+}
