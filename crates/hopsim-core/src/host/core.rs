@@ -108,7 +108,7 @@ impl HostCore {
         if flow.finish.is_some() {
             return None;
         }
-        let n = SourceNotice { queue_bytes: p.seq, link_rate: p.sack as u64 * 1_000_000, sent_at: p.sent_at };
+        let n = SourceNotice::of(p);
         let mss = t.mtu as u64;
         let (cc, mut view) = flow.cc_parts(fab.now, mss + t.header_bytes as u64, mss);
         view.in_recovery = in_recovery;

@@ -124,7 +124,6 @@ fn switch_config(s: &Scenario, policies: &Policies) -> Result<SwitchConfig, Scen
         buffer_bytes: sw.buffer_bytes.0,
         queues: sw.queues as usize,
         control_kinds: SwitchConfig::control_kinds(policies.ack_in_data_queue),
-        bolt: s.transport.cc == CcKind::Bolt || s.transport.groups.iter().any(|g| g.cc == CcKind::Bolt),
         ecn_enabled: e.enabled,
         ecn_at_dequeue: e.mark_at == crate::scenario::EcnMarkPoint::Dequeue,
         // HPCC needs telemetry: it turns INT on.

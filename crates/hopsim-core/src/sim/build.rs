@@ -243,18 +243,16 @@ pub fn build(v: ValidScenario) -> Simulator {
     // Senders write ranks (read by rank-aware switches), and Bolt its header bits.
     let rank_field =
         (transport.rank != Rank::None || policies.deflection.reads_rank()).then(|| layout.field("rank", 64));
-    let bolt_runs =
-        transport.cc == CcKind::Bolt || scenario.transport.groups.iter().any(|g| g.cc == CcKind::Bolt);
-    let bolt_flags = bolt_runs.then(|| layout.field("bolt.flags", 8));
-    let bolt = bolt_runs.then(|| {
-        Box::new(crate::switch::bolt::BoltSwitches::new(
-            transport.cc_params.bolt.clone(),
-            transport.mtu + transport.header_bytes,
-            topo.ports.len(),
-            bolt_flags.expect("registered"),
-        ))
-    });
 
+    let signals = crate::switch::signals::Signal::build_all(&mut crate::switch::signals::SignalBuild {
+        scenario: &scenario,
+        transport: &transport,
+        ports: topo.ports.len(),
+        headers: &mut layout,
+    });
+    let arrival_signals = signals.iter().any(|s| s.on_arrival_wanted());
+    let departure_signals = signals.iter().any(|s| s.on_departure_wanted());
+    let bolt_flags = layout.get("bolt.flags");
     let lb = policies.load_balancer.build(&mut LbBuild {
         topo: &topo,
         switches: &switch_nodes,
@@ -289,7 +287,9 @@ pub fn build(v: ValidScenario) -> Simulator {
         fc,
         admission,
         ecn_rngs,
-        bolt,
+        signals,
+        arrival_signals,
+        departure_signals,
         ttl,
         frames: Default::default(),
         frame_counts: FrameCounters::new(frame_kinds().len()),

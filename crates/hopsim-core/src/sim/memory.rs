@@ -47,7 +47,7 @@ impl Simulator {
             flow_bytes,
             event_bytes: self.fab.events.allocated_bytes(),
             routing_bytes: self.fab.routing.table.allocated_bytes(),
-            int_bytes: (self.fab.int_stacks.capacity() * size_of::<crate::switch::IntStack>()) as u64,
+            int_bytes: (self.fab.int_stacks.capacity() * size_of::<crate::fabric::int::IntStack>()) as u64,
             peak_packets_in_flight: self.fab.store.peak(),
             flows: self.hosts.core.flows.len() as u64,
         }

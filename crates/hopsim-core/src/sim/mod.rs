@@ -354,7 +354,7 @@ impl Simulator {
             packet_trace_dropped: self.fab.obs.packet_trace.as_ref().map_or(0, |t| t.dropped),
             reorder_held: self.transport_counter("reorder_held"),
             reorder_released: self.transport_counter("reorder_released"),
-            bolt_srcs: self.switches.bolt.as_ref().map_or(0, |b| b.srcs),
+            bolt_srcs: self.signal_counter("bolt_srcs"),
             deflection_extra_hops: self.hosts.core.extra_hops.clone().unwrap_or_default(),
         }
     }
@@ -366,6 +366,16 @@ impl Simulator {
             .zip(self.switches.frame_counts.sent.iter().copied())
             .filter(|(_, n)| *n > 0)
             .collect()
+    }
+
+    /// A switch signal's counter `name` (0 if no signal keeps one of that name).
+    fn signal_counter(&self, name: &str) -> u64 {
+        self.switches
+            .signals
+            .iter()
+            .flat_map(|s| s.counters())
+            .find(|(n, _)| *n == name)
+            .map_or(0, |(_, v)| v)
     }
 
     /// The transport's counter `name` (0 if it keeps none of that name).

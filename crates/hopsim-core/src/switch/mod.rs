@@ -25,12 +25,11 @@
 //! pending `TxDone`. Each policy keeps its state in its own per-switch / per-port arrays.
 
 pub mod admission;
-pub mod bolt;
 mod control;
 pub mod flow_control;
-mod int;
 pub mod load_balance;
 mod preempt;
+pub mod signals;
 
 pub use crate::fabric::ecn::RedProfile;
 pub use crate::fabric::int::{IntHop, IntStack, INT_MAX_HOPS};
@@ -46,6 +45,7 @@ use crate::fabric::Fabric;
 use crate::ids::{NodeId, PortId};
 use crate::metrics::{DropCause, Drops};
 use crate::observe::PacketEvent;
+use signals::SignalCx;
 
 /// Switch settings resolved from the scenario.
 #[derive(Clone, Debug)]
@@ -58,8 +58,6 @@ pub struct SwitchConfig {
     /// Bit `kind as u8`: packets of this kind go to the strict-priority control queue
     /// (control frames and CNPs always; ACKs and NACKs unless `ack_queue = "data"`).
     pub control_kinds: u8,
-    /// Hosts run Bolt: switches run its SRC / PRU / SM on each data packet.
-    pub bolt: bool,
 }
 
 impl SwitchConfig {
@@ -88,8 +86,11 @@ pub struct Switches {
     pub fc: FlowControl,
     pub admission: Admission,
     pub ecn_rngs: EcnStreams,
-    /// Bolt's switch state, when hosts run Bolt.
-    pub bolt: Option<Box<bolt::BoltSwitches>>,
+    /// The signals this run needs (INT, Bolt's), and whether any acts on arrivals or on
+    /// departures.
+    pub signals: Vec<signals::Signal>,
+    pub arrival_signals: bool,
+    pub departure_signals: bool,
     /// Hop limit of the packets switches create (Bolt's SRCs).
     pub ttl: u8,
     /// Payloads of the control frames in flight, beside their slots.
@@ -131,8 +132,8 @@ impl Switches {
             return;
         }
         let queue = self.fc.classify(fab, sw, egress, &pkt, r);
-        if self.cfg.bolt && pkt.kind == PacketKind::Data {
-            self.bolt_on_arrival(fab, sw, egress, r);
+        if self.arrival_signals && pkt.kind == PacketKind::Data {
+            self.signal_arrival(fab, sw, egress, r);
         }
         let local_in = in_port.0 - self.nodes[sw].first_port;
         let Some((egress, queue, signal)) = self.admit(fab, sw, r, &pkt, in_port, local_in, egress, queue)
@@ -342,8 +343,8 @@ impl Switches {
                 fab.store.get_mut(pkt).mark_ce();
                 fab.counters.ecn_marks += 1;
             }
-            if self.cfg.int_enabled {
-                self.push_int_hop(fab, port, pkt);
+            if self.departure_signals {
+                self.signal_departure(fab, port, pkt);
             }
             let waited = fab.now.as_ns_wrapping().wrapping_sub(p.enq_ns);
             fab.obs.queue_delay.record(fab.obs.hop_tier[port.idx()], waited as u64);
@@ -379,6 +380,64 @@ impl Switches {
         let in_port = PortId(s.first_port + local_in);
         let hop = HopArgs { sw, in_port, local_in, egress: port, queue, pkt: p, r, buffer };
         (sw, self.fc.on_dequeue(fab, hop))
+    }
+
+    /// Data packet `r` arrived at switch `sw` for `egress`: the signals that act on
+    /// arrivals see it, and a notice one of them sends back leaves at once. (Out of the
+    /// event loop's line, taking the packet's slot only: no local of the loop escapes.)
+    #[cold]
+    #[inline(never)]
+    fn signal_arrival(&mut self, fab: &mut Fabric, sw: usize, egress: PortId, r: PacketRef) {
+        let node = self.nodes[sw].node;
+        let pkt = *fab.store.get(r);
+        for i in 0..self.signals.len() {
+            let mut cx = SignalCx {
+                now: fab.now,
+                ports: &fab.ports,
+                store: &fab.store,
+                headers: &mut fab.headers,
+                int_stacks: &mut fab.int_stacks,
+            };
+            if let Some(notice) = self.signals[i].on_arrival(&mut cx, node, egress, &pkt, r.index()) {
+                self.send_notice(fab, sw, notice);
+            }
+        }
+    }
+
+    /// Send `packet` from switch `sw` (a signal's notice) on its route.
+    fn send_notice(&mut self, fab: &mut Fabric, sw: usize, packet: Packet) {
+        let node = self.nodes[sw].node;
+        let s = fab.store.insert(packet);
+        fab.headers.reset(s.index());
+        let egress = self.lb.select(fab, node, sw, &packet, s);
+        if egress == PortId::NONE {
+            fab.consume(s);
+            return;
+        }
+        fab.store.push_back(&mut fab.ports[egress.idx()].control_queue, s);
+        self.switch_try_send(fab, egress);
+    }
+
+    /// Data packet `r` leaves `port`: the signals that act on departures stamp it with the
+    /// queue length flow control reports there.
+    #[inline(never)]
+    fn signal_departure(&mut self, fab: &mut Fabric, port: PortId, r: PacketRef) {
+        let p = &fab.ports[port.idx()];
+        let queue_bytes = if fab.headers.is_enabled() {
+            self.fc.int_queue_bytes(p, r.index(), &fab.headers)
+        } else {
+            p.backlog_bytes()
+        };
+        let mut cx = SignalCx {
+            now: fab.now,
+            ports: &fab.ports,
+            store: &fab.store,
+            headers: &mut fab.headers,
+            int_stacks: &mut fab.int_stacks,
+        };
+        for s in &mut self.signals {
+            s.on_departure(&mut cx, port, r.index(), queue_bytes);
+        }
     }
 
     /// RED decision at switch `sw` for a packet seeing `queue_bytes` in front of it on

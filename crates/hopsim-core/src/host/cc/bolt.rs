@@ -2,7 +2,7 @@
 //! 2023): a window that switches steer directly, below one round trip.
 //!
 //! - SRC (§3.1): a switch whose queue is at or above `cc_thresh` when a data packet
-//!   arrives sends the sender a notice (once per packet along the path; `switch::bolt`).
+//!   arrives sends the sender a notice (once per packet along the path; `switch::signals::bolt`).
 //!   The sender takes one segment off its window per notice, at most once per
 //!   `rtt_src / (q · share)` — `rtt_src` the notice's own round trip, `q` the queue in
 //!   packets, `share` this flow's rate over the link's — so all flows together drain the

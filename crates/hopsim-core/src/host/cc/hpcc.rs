@@ -11,7 +11,7 @@
 //! previous commit — while every other ACK applies `R` from `Rc` without committing
 //! ("fast react"). The window follows the rate: `W = BDP × R / line rate`.
 
-use crate::switch::IntStack;
+use crate::fabric::int::IntStack;
 use crate::time::{Delta, PS_PER_S};
 
 /// HPCC parameters.
@@ -106,11 +106,11 @@ impl Hpcc {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::switch::IntHop;
+    use crate::fabric::int::IntHop;
     use crate::time::{Rate, SimTime};
 
     fn stack(time_ns: u64, tx_bytes: u64, queue_bytes: u64) -> IntStack {
-        let mut hop = [IntHop::default(); crate::switch::INT_MAX_HOPS];
+        let mut hop = [IntHop::default(); crate::fabric::int::INT_MAX_HOPS];
         hop[0] = IntHop { queue_bytes, tx_bytes, time: SimTime(time_ns * 1000), rate: Rate::gbps(100) };
         IntStack { hops: 1, hop }
     }

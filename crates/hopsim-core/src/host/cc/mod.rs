@@ -25,7 +25,9 @@ pub use swift::{Swift, SwiftParams};
 pub use timely::{Timely, TimelyParams, TimelyVariant};
 
 use crate::engine::TimerKind;
-use crate::switch::IntStack;
+use crate::fabric::int::IntStack;
+use crate::fabric::packet::{Packet, PacketFlags, PacketKind};
+use crate::ids::NodeId;
 use crate::time::{Delta, SimTime};
 
 /// Parameters of every algorithm (each flow uses those of its own).
@@ -110,6 +112,38 @@ pub struct SourceNotice {
     pub queue_bytes: u64,
     pub link_rate: u64,
     pub sent_at: SimTime,
+}
+
+impl SourceNotice {
+    /// The packet that carries the notice from a switch to the sender of `data` (the data
+    /// packet that triggered it): a notification-class packet on the reversed 5-tuple,
+    /// `wire_bytes` long, the queue in its sequence field and the rate (Mb/s) in its SACK
+    /// field. [`SourceNotice::of`] reads it back; nothing else encodes or decodes it.
+    pub fn packet(&self, data: &Packet, from: NodeId, wire_bytes: u16, ttl: u8) -> Packet {
+        Packet {
+            kind: PacketKind::Cnp,
+            priority: data.priority,
+            flags: PacketFlags::NONE.with(PacketFlags::SOURCE_NOTICE, true),
+            flow: data.flow,
+            src: from,
+            dst: data.src,
+            sport: data.dport,
+            dport: data.sport,
+            seq: self.queue_bytes,
+            payload: 0,
+            sack: (self.link_rate / 1_000_000) as u32,
+            wire_bytes,
+            sent_at: self.sent_at,
+            ingress: 0,
+            enq_ns: 0,
+            ttl,
+        }
+    }
+
+    /// The notice a [`packet`](Self::packet) carries.
+    pub fn of(p: &Packet) -> SourceNotice {
+        SourceNotice { queue_bytes: p.seq, link_rate: p.sack as u64 * 1_000_000, sent_at: p.sent_at }
+    }
 }
 
 /// A congestion-control algorithm. Every hook defaults to doing nothing.
