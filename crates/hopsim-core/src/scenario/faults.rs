@@ -3,6 +3,9 @@
 use super::units::Duration;
 use serde::{Deserialize, Serialize};
 
+use crate::ids::PortId;
+use crate::time::SimTime;
+
 /// A link that goes down at `down` and, if `up` is given, comes back then.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -15,4 +18,12 @@ pub struct FaultSpec {
     pub down: Duration,
     #[serde(default)]
     pub up: Option<Duration>,
+}
+
+/// One `[[faults]]` entry, resolved to the link's two ports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LinkFault {
+    pub ports: [PortId; 2],
+    pub down: SimTime,
+    pub up: Option<SimTime>,
 }

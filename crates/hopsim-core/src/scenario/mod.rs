@@ -13,7 +13,7 @@ pub mod units;
 
 mod compat;
 mod cross_checks;
-mod faults;
+pub mod faults;
 mod messages;
 pub mod output;
 mod policies;

@@ -3,13 +3,13 @@
 //! stream — and of `[[faults]]`, resolved into the choices the simulator is built from.
 
 use super::error::check;
+use super::faults::LinkFault;
 use super::tagged::NoFields;
 use super::{
     AckQueue, AdmissionSpec, DeflectionSpec, DynamicThresholdSpec, FlowControlSpec, LoadBalancerSpec,
     RandomStream, Scenario, ScenarioError, StaticPerPortSpec,
 };
 use crate::ids::{NodeId, PortId};
-use crate::sim::LinkFault;
 use crate::switch::flow_control::pfc::PfcConfig;
 use crate::switch::BufferRule;
 use crate::time::{Delta, SimTime};

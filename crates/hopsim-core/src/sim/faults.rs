@@ -12,15 +12,7 @@
 use super::Simulator;
 use crate::ids::PortId;
 use crate::metrics::DropCause;
-use crate::time::SimTime;
-
-/// One `[[faults]]` entry, resolved to the link's two ports.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LinkFault {
-    pub ports: [PortId; 2],
-    pub down: SimTime,
-    pub up: Option<SimTime>,
-}
+pub use crate::scenario::faults::LinkFault;
 
 impl Simulator {
     pub(super) fn on_link_fault(&mut self, fault: usize, up: bool) {

@@ -8,6 +8,7 @@
 //! the threshold. In dynamic mode the threshold is `alpha × (free shared pool)`.
 
 use super::hooks::{Arrival, FcBuild, FcCx, FlowControlPolicy, Hop, Outbox};
+pub use super::pfc_spec::{PfcConfig, PfcMode};
 use crate::fabric::frames::Frame;
 use crate::ids::PortId;
 use crate::metrics::DropCause;
@@ -118,53 +119,6 @@ impl FlowControlPolicy for Pfc {
     fn on_frame(&mut self, cx: &mut FcCx, port: PortId, _is_host: bool, frame: PfcFrame) -> bool {
         let p = &mut cx.ports[port.idx()];
         p.queues.set_paused(frame.priority as usize, frame.pause, cx.now) && !frame.pause
-    }
-}
-
-/// How the XOFF threshold is set.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum PfcMode {
-    /// Threshold = `alpha × (buffer − total headroom − total reserve − shared used)`.
-    /// `alpha` is per port (see [`PfcConfig::alpha_for_rate`]).
-    Dynamic { alpha: f64 },
-    /// XOFF at `xoff` bytes held by the ingress (port, priority), XON at `xon`.
-    Static { xoff: u64, xon: u64 },
-}
-
-/// PFC settings shared by all switches.
-#[derive(Clone, Debug)]
-pub struct PfcConfig {
-    pub mode: PfcMode,
-    /// Fixed headroom per (port, priority); `None` = 3 × the port's one-way BDP.
-    pub headroom: Option<u64>,
-    pub reserve: u64,
-    pub resume_offset: u64,
-    /// Priority classes per port.
-    pub classes: usize,
-}
-
-impl PfcConfig {
-    /// Headroom of a port of `rate` and one-way propagation `delay`: the HPCC simulator
-    /// sizes it as 3 × rate × delay (`third.cc`), enough for the bytes in flight during
-    /// the PAUSE's round trip plus a packet being sent at either end.
-    pub fn headroom_for(&self, rate: crate::time::Rate, delay: crate::time::Delta) -> u64 {
-        self.headroom.unwrap_or_else(|| {
-            let bdp = rate.0 as u128 * delay.0 as u128 / 8 / crate::time::PS_PER_S as u128;
-            3 * bdp as u64
-        })
-    }
-
-    /// Dynamic-threshold alpha of a port of `rate`, given the hosts' NIC rate: ports
-    /// faster than the NICs get alpha doubled per doubling of rate (capped at 1), as the
-    /// HPCC simulator lowers `pfc_a_shift` for them.
-    pub fn alpha_for_rate(base: f64, rate: crate::time::Rate, nic_rate: crate::time::Rate) -> f64 {
-        let mut alpha = base;
-        let mut r = rate.0;
-        while r > nic_rate.0 && alpha < 1.0 {
-            alpha = (alpha * 2.0).min(1.0);
-            r /= 2;
-        }
-        alpha
     }
 }
 
