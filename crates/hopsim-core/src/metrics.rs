@@ -206,6 +206,10 @@ pub struct Summary {
     pub deflection_extra_hops: Vec<u64>,
     /// Packet-trace events not recorded once `max_records` was reached.
     pub packet_trace_dropped: u64,
+    /// The run's mechanisms' own counters (flow control, load balancing, switch signals,
+    /// transport), each under the name its mechanism reports it by (prefixed with the
+    /// mechanism's name: `letflow_flowlets`, `pyrrha_…`), in family order.
+    pub counters: Vec<(&'static str, u64)>,
 }
 
 /// Control frames of one kind sent and received over a run.
@@ -220,6 +224,11 @@ impl Summary {
     /// Frames of kind `kind` (e.g. `"flow_pause"`) sent.
     pub fn frames_sent(&self, kind: &str) -> u64 {
         self.control_frames.iter().find(|c| c.kind == kind).map_or(0, |c| c.sent)
+    }
+
+    /// The mechanisms' counter `name` (`None` when no mechanism of the run keeps one).
+    pub fn counter(&self, name: &str) -> Option<u64> {
+        self.counters.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
     }
 
     /// Frames of kind `kind` received.

@@ -1,14 +1,13 @@
 //! The switch pipeline's policies, each shown by its defining behaviour: per-flow flow
-//! control frees a victim from HOL blocking, DRILL balances uplinks that ECMP's hash
-//! skews, DIBS turns drops into detours; ACKs in the data queues, per-switch random
-//! streams, link failures, determinism and the errors of bad policy parameters.
+//! control frees a victim from HOL blocking, DIBS turns drops into detours; ACKs in the
+//! data queues, per-switch random streams, link failures, determinism and the errors of
+//! bad policy parameters. (Load balancers: `load_balance.rs`.)
 
 mod common;
 
 use common::{assert_drained, fct_us, incast_with_victim, run, sim, victim_fct};
-use hopsim_core::ids::{NodeId, PortId};
+use hopsim_core::ids::NodeId;
 use hopsim_core::metrics::FlowRecord;
-use hopsim_core::topology::FiveTuple;
 use hopsim_core::{Scenario, Simulator};
 
 /// Per-flow flow control: the incast flows are paused one by one, hop by hop back to their
@@ -39,72 +38,6 @@ fn per_flow_flow_control_frees_the_victim_that_pfc_blocks() {
     assert!((0..4).any(|h| per_flow.port_stats(NodeId(h), 0).pause_received > 0));
     assert_eq!(per_flow.port_stats(NodeId(4), 0).pause_received, 0, "the victim's NIC never was");
     assert_eq!(per_flow.per_flow_entries(), Some(0), "every per-flow queue was given back");
-}
-
-/// Leaf-spine with 4 spines: four hosts of leaf 0 send 1 MB each to four hosts of leaf 1
-/// at line rate, exactly filling leaf 0's four uplinks.
-fn elephants(seed: u64, load_balancer: &str) -> String {
-    let flows: Vec<String> =
-        (0..4).map(|i| format!("{{ src = {i}, dst = {}, size = \"1MB\" }}", 4 + i)).collect();
-    format!(
-        "seed = {seed}\n[topology]\nkind = \"leaf_spine\"\nspines = 4\nleaves = 2\nhosts_per_leaf = 4\n\
-         [routing]\nload_balancer = \"{load_balancer}\"\n[transport]\ncc = \"none\"\n\
-         [workload]\nkind = \"flows\"\nflows = [{}]\n",
-        flows.join(", ")
-    )
-}
-
-/// Bytes sent on each of leaf 0's uplinks (leaf 0 is node 8; ports 4–7 face the spines).
-fn uplink_bytes(s: &Simulator) -> Vec<u64> {
-    (4..8).map(|p| s.port_stats(NodeId(8), p).tx_bytes).collect()
-}
-
-/// The first seed whose ECMP hash puts two of the four elephants on one uplink.
-fn colliding_seed() -> u64 {
-    (1..100)
-        .find(|&seed| {
-            let s = sim(&elephants(seed, "ecmp"));
-            let mut uplinks: Vec<PortId> = s
-                .flow_records()
-                .iter()
-                .map(|r| {
-                    let sport = 10_000 + r.flow_id as u16;
-                    let tuple = FiveTuple { src: NodeId(r.src), dst: NodeId(r.dst), sport, dport: 100 };
-                    s.routing().path_of(s.topology(), tuple)[1]
-                })
-                .collect();
-            uplinks.sort();
-            uplinks.dedup();
-            uplinks.len() < 4
-        })
-        .expect("ECMP collides for most seeds")
-}
-
-/// DRILL: with the seed where ECMP's hash makes elephants collide, ECMP leaves an uplink
-/// idle while another carries two flows; DRILL, choosing per packet the shorter of two
-/// sampled queues and the remembered one, keeps the four uplinks within 10 % of each
-/// other — and reorders packets, which the receivers count.
-#[test]
-fn drill_balances_uplinks_that_ecmp_skews() {
-    let seed = colliding_seed();
-    let ecmp = run(&elephants(seed, "ecmp"));
-    let drill = run(&elephants(seed, "drill"));
-    let spread = |b: &[u64]| {
-        let (lo, hi) = (*b.iter().min().unwrap() as f64, *b.iter().max().unwrap() as f64);
-        let mean = b.iter().sum::<u64>() as f64 / b.len() as f64;
-        (hi - lo) / mean
-    };
-    let (e, d) = (uplink_bytes(&ecmp), uplink_bytes(&drill));
-    eprintln!("seed {seed}: uplink bytes ECMP {e:?}, DRILL {d:?}");
-    assert!(spread(&e) > 0.5, "ECMP collides: {e:?}");
-    let mean = d.iter().sum::<u64>() as f64 / 4.0;
-    assert!(d.iter().all(|&b| (b as f64 / mean - 1.0).abs() <= 0.10), "DRILL uplinks {d:?}");
-    let reordered = |s: &Simulator| s.flow_records().iter().map(|r| r.reordered_packets).sum::<u32>();
-    assert_eq!(reordered(&ecmp), 0, "one path per flow never reorders");
-    assert!(reordered(&drill) > 0, "per-packet spraying reorders");
-    let slowest = |s: &Simulator| s.flow_records().iter().map(fct_us).fold(0.0, f64::max);
-    assert!(slowest(&drill) < slowest(&ecmp), "balanced uplinks finish the elephants sooner");
-    assert_drained(&drill);
 }
 
 /// A 64-to-1 incast of 40 KB flows into a ToR with 100 KB of buffer per port and no PFC.

@@ -409,6 +409,11 @@ impl Simulation {
         d.set_item("bolt_srcs", s.bolt_srcs)?;
         d.set_item("deflection_extra_hops", s.deflection_extra_hops.clone())?;
         d.set_item("packet_trace_dropped", s.packet_trace_dropped)?;
+        let counters = PyDict::new_bound(py);
+        for (name, value) in &s.counters {
+            counters.set_item(*name, *value)?;
+        }
+        d.set_item("counters", counters)?;
         d.set_item("queue_sample_interval_ns", self.sim.queue_sample_interval().map(|i| i.as_ns_f64()))?;
         d.set_item("throughput_interval_ns", self.sim.throughput_interval().map(|i| i.as_ns_f64()))?;
         let delay = PyDict::new_bound(py);

@@ -356,6 +356,7 @@ impl Simulator {
             reorder_released: self.transport_counter("reorder_released"),
             bolt_srcs: self.signal_counter("bolt_srcs"),
             deflection_extra_hops: self.hosts.core.extra_hops.clone().unwrap_or_default(),
+            counters: self.policy_counters(),
         }
     }
 
@@ -366,6 +367,16 @@ impl Simulator {
             .zip(self.switches.frame_counts.sent.iter().copied())
             .filter(|(_, n)| *n > 0)
             .collect()
+    }
+
+    /// Every mechanism's own counters: flow control, load balancer, switch signals,
+    /// transport.
+    pub fn policy_counters(&self) -> Vec<(&'static str, u64)> {
+        let mut all = self.switches.fc.counters();
+        all.extend(self.switches.lb.counters());
+        all.extend(self.switches.signals.iter().flat_map(|s| s.counters()));
+        all.extend(self.hosts.transport.counters());
+        all
     }
 
     /// A switch signal's counter `name` (0 if no signal keeps one of that name).
