@@ -197,6 +197,11 @@ fn matrix() -> Vec<(&'static str, String)> {
         )),
         ("roce-lossy-gbn", roce("[switch]\nbuffer_bytes = \"600KB\"\n[switch.flow_control]\nkind = \"none\"\n")),
         ("roce-drill", roce("[routing]\nload_balancer = \"drill\"\n")),
+        ("roce-letflow", roce("[routing]\nload_balancer = \"letflow\"\n[routing.letflow]\nflowlet_timeout = \"5us\"\n")),
+        (
+            "roce-letflow-source-tor",
+            roce("[routing]\nload_balancer = \"letflow\"\n[routing.letflow]\nflowlet_timeout = \"5us\"\npath_choice = \"source_tor\"\n"),
+        ),
         ("roce-per-flow", roce("[switch.flow_control]\nkind = \"per_flow\"\n[output]\ncontrol_frames = true\n")),
         ("roce-bfc8", roce("[switch.flow_control]\nkind = \"bfc\"\nqueues = 8\n[output]\ncontrol_frames = true\n")),
         ("roce-bfc-exact", roce("[switch.flow_control]\nkind = \"bfc\"\nfids_per_queue = 0\n")),

@@ -1,6 +1,6 @@
 //! Load balancing, each balancer shown by its defining behaviour on a leaf-spine whose
 //! ECMP hash makes elephants collide: DRILL balances the uplinks per packet (and
-//! reorders).
+//! reorders); LetFlow moves flows between bursts, never inside a flowlet.
 
 mod common;
 
@@ -75,3 +75,126 @@ fn drill_balances_uplinks_that_ecmp_skews() {
     assert_drained(&drill);
 }
 
+/// The elephants of [`elephants`] paced by a window: each flow sends `window` bytes, then
+/// waits for their ACKs over 50 µs fabric links (an RTT of about 200 µs), so it comes in
+/// bursts separated by gaps above LetFlow's 100 µs flowlet timeout.
+fn bursty(seed: u64, load_balancer: &str, extra: &str) -> String {
+    let flows: Vec<String> =
+        (0..4).map(|i| format!("{{ src = {i}, dst = {}, size = \"4MB\" }}", 4 + i)).collect();
+    format!(
+        "seed = {seed}\n[topology]\nkind = \"leaf_spine\"\nspines = 4\nleaves = 2\nhosts_per_leaf = 4\n\
+         fabric_delay = \"50us\"\n\
+         [routing]\nload_balancer = \"{load_balancer}\"\n{extra}\n\
+         [transport]\ncc = \"none\"\nwindow = \"32KB\"\n\
+         [workload]\nkind = \"flows\"\nflows = [{}]\n",
+        flows.join(", ")
+    )
+}
+
+fn reordered(s: &Simulator) -> u32 {
+    s.flow_records().iter().map(|r| r.reordered_packets).sum()
+}
+
+fn flowlets(s: &Simulator) -> u64 {
+    s.summary().counter("letflow_flowlets").expect("a LetFlow run counts flowlets")
+}
+
+/// LetFlow (NSDI 2017 §3): with the seed where ECMP pins two bursty elephants to one
+/// uplink for their whole lives (and leaves another idle), LetFlow gives every burst a new
+/// random uplink — about 512 flowlets of 32 KB, which spread over the four uplinks within
+/// 30 % of each other — and, as each burst travels on one path, delivers every packet in
+/// order.
+#[test]
+fn letflow_moves_bursty_flows_between_flowlets() {
+    let seed = colliding_seed();
+    let ecmp = run(&bursty(seed, "ecmp", ""));
+    let letflow = run(&bursty(seed, "letflow", ""));
+    let (e, l) = (uplink_bytes(&ecmp), uplink_bytes(&letflow));
+    eprintln!("seed {seed}: uplink bytes ECMP {e:?}, LetFlow {l:?}; {} flowlets", flowlets(&letflow));
+    assert!(e.contains(&0), "ECMP leaves an uplink idle: {e:?}");
+    let mean = l.iter().sum::<u64>() as f64 / 4.0;
+    assert!(l.iter().all(|&b| (b as f64 / mean - 1.0).abs() <= 0.30), "LetFlow uplinks {l:?}");
+    // 4 MB in 32 KB windows: 128 bursts per flow, each a flowlet at leaf 0 (the spines and
+    // leaf 1 have one next hop each and decide nothing).
+    let n = flowlets(&letflow);
+    assert!((4 * 120..=4 * 130).contains(&n), "{n} flowlets");
+    assert_eq!(reordered(&letflow), 0, "no flowlet is split across paths");
+    assert_drained(&letflow);
+}
+
+/// Flows that never pause are one flowlet each: LetFlow picks one random uplink per flow
+/// and keeps it (no reordering), where DRILL on the same flows reorders.
+#[test]
+fn letflow_keeps_a_flow_that_never_pauses_on_one_path() {
+    let seed = colliding_seed();
+    let letflow = run(&elephants(seed, "letflow"));
+    assert_eq!(flowlets(&letflow), 4, "one flowlet per flow at leaf 0");
+    assert_eq!(reordered(&letflow), 0);
+    // Every uplink carries whole flows: its bytes are a multiple of one flow's.
+    let per_flow = uplink_bytes(&letflow).iter().copied().filter(|&b| b > 0).min().unwrap();
+    for b in uplink_bytes(&letflow) {
+        assert_eq!(b % per_flow, 0, "uplink bytes {:?}", uplink_bytes(&letflow));
+    }
+    assert_drained(&letflow);
+}
+
+/// In a three-tier fat-tree, `path_choice = "per_hop"` cuts flowlets at the ToR and again
+/// at the aggregation switch (two decisions per burst), `"source_tor"` (ConWeave's ns-3)
+/// only at the sender's ToR, which carries the path in the packets; both deliver in order
+/// and both use more than one core switch.
+#[test]
+fn letflow_path_choice_per_hop_or_at_the_source_tor() {
+    let scenario = |choice: &str| {
+        format!(
+            "seed = 3\n[topology]\nkind = \"fat_tree\"\nk = 4\ndelay = \"50us\"\n\
+             [routing]\nload_balancer = \"letflow\"\n[routing.letflow]\npath_choice = \"{choice}\"\n\
+             [transport]\ncc = \"none\"\nwindow = \"32KB\"\n\
+             [workload]\nkind = \"flows\"\nflows = [{{ src = 0, dst = 15, size = \"2MB\" }}]\n"
+        )
+    };
+    let (per_hop, source) = (run(&scenario("per_hop")), run(&scenario("source_tor")));
+    let (h, s) = (flowlets(&per_hop), flowlets(&source));
+    eprintln!("flowlets: per_hop {h}, source_tor {s}");
+    // 2 MB in 32 KB windows: 64 bursts.
+    assert!((60..=66).contains(&s), "{s}");
+    assert_eq!(h, 2 * s, "per_hop decides at the ToR and at the aggregation switch");
+    for sim in [&per_hop, &source] {
+        assert_eq!(reordered(sim), 0);
+        let topo = sim.topology();
+        let cores_used = (0..topo.node_count() as u32)
+            .filter(|&n| topo.tiers[n as usize] == hopsim_core::topology::Tier::Core)
+            .filter(|&n| {
+                topo.ports_of(NodeId(n))
+                    .any(|p| sim.port_stats(NodeId(n), p - topo.node_ports[n as usize]).tx_bytes > 0)
+            })
+            .count();
+        assert!(cores_used > 1, "bursts take more than one core switch: {cores_used}");
+        assert_drained(sim);
+    }
+}
+
+/// Same scenario and seed, same flowlets; another seed, other paths.
+#[test]
+fn letflow_is_deterministic_by_seed() {
+    let bytes = |seed: u64| uplink_bytes(&run(&bursty(seed, "letflow", "")));
+    assert_eq!(bytes(5), bytes(5));
+    assert_ne!(bytes(5), bytes(6));
+}
+
+/// LetFlow's table refuses a zero timeout and an aging shorter than the timeout.
+#[test]
+fn letflow_parameters_name_the_field() {
+    for (table, field) in [
+        ("flowlet_timeout = \"0us\"", "routing.letflow.flowlet_timeout:"),
+        ("flowlet_timeout = \"500us\"\naging = \"200us\"", "routing.letflow.aging:"),
+        ("path_choice = \"random\"", "routing.letflow.path_choice:"),
+        ("timeout = \"1us\"", "routing.letflow.timeout: unknown field"),
+    ] {
+        let text = bursty(1, "letflow", &format!("[routing.letflow]\n{table}"));
+        let err = match hopsim_core::Scenario::from_toml_str(&text) {
+            Err(e) => e.to_string(),
+            Ok(s) => Simulator::new(s).err().map(|e| e.to_string()).unwrap_or_default(),
+        };
+        assert!(err.starts_with(field), "{table:?}: {err}");
+    }
+}

@@ -12,6 +12,7 @@ mod hooks;
 
 pub mod drill;
 pub mod ecmp;
+pub mod letflow;
 
 pub use hooks::{LbBuild, LbCx, LoadBalancerPolicy};
 
@@ -161,6 +162,7 @@ macro_rules! load_balancer_registry {
 load_balancer_registry! {
     Ecmp => ecmp::Ecmp,
     Drill => drill::Drill,
+    Letflow => letflow::Letflow,
 }
 
 impl Default for LoadBalancerSpec {
