@@ -188,6 +188,8 @@ fn matrix() -> Vec<(&'static str, String)> {
             "[switch.pfc]\nthreshold = \"static\"\nxoff_bytes = \"40KB\"\nxon_bytes = \"20KB\"\n[output]\npfc_events = true\n",
         )),
         ("roce-hpcc", roce("[switch]\nint = true\n[transport]\ncc = \"hpcc\"\n")),
+        // HPCC turns INT on by itself: the same run as above.
+        ("roce-hpcc-implied-int", roce("[transport]\ncc = \"hpcc\"\n")),
         ("roce-timely", roce("[transport]\ncc = \"timely\"\n")),
         ("roce-dctcp", roce("[switch.ecn]\nenabled = true\n[transport]\ncc = \"dctcp\"\n")),
         ("roce-none-window", roce("[transport]\ncc = \"none\"\nwindow = \"bdp\"\n")),

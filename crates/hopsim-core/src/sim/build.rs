@@ -247,6 +247,7 @@ pub fn build(v: ValidScenario) -> Simulator {
     let signals = crate::switch::signals::Signal::build_all(&mut crate::switch::signals::SignalBuild {
         scenario: &scenario,
         transport: &transport,
+        switch: &switch_cfg,
         ports: topo.ports.len(),
         headers: &mut layout,
     });

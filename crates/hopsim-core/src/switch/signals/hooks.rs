@@ -28,6 +28,9 @@ pub struct SignalCx<'a> {
 pub struct SignalBuild<'a> {
     pub scenario: &'a Scenario,
     pub transport: &'a TransportConfig,
+    /// The switches' resolved settings (e.g. whether INT is on: `switch.int`, or a flow
+    /// runs HPCC).
+    pub switch: &'a crate::switch::SwitchConfig,
     /// Ports in the network.
     pub ports: usize,
     /// Where the signal registers the header fields it reads or writes.

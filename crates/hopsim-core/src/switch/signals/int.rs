@@ -2,7 +2,7 @@
 //! SIGCOMM 2019, §3.2): each departing data packet gets (queue length, cumulative tx
 //! bytes, timestamp, link rate) appended to its stack (`fabric::int`); the receiver echoes
 //! the stack in its ACK and the sender keeps the last one per flow. Runs with
-//! `switch.int = true`.
+//! `switch.int = true` or when a flow runs HPCC (`SwitchConfig::int_enabled`).
 
 use super::hooks::{SignalBuild, SignalCx, SignalPolicy};
 use crate::fabric::int::{IntHop, INT_MAX_HOPS};
@@ -17,7 +17,7 @@ impl SignalPolicy for Int {
     const ON_DEPARTURE: bool = true;
 
     fn build(b: &mut SignalBuild) -> Option<Self> {
-        b.scenario.switch.int.then_some(Int)
+        b.switch.int_enabled.then_some(Int)
     }
 
     /// Append this egress port's telemetry to the departing data packet.
