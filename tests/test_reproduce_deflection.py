@@ -124,7 +124,7 @@ def test_every_experiment_analyses_draws_and_claims(monkeypatch, tmp_path, mode)
         assert len(metrics) == len(runs)
         exp.draw(metrics, runs, tmp_path / f"{exp.name}.png")
         assert (tmp_path / f"{exp.name}.png").stat().st_size > 0, exp.name
-        claims = exp.claims(metrics)
+        claims = exp.verdicts(metrics)
         assert claims, exp.name
         for c in claims:
             assert c.verdict in VERDICTS, (exp.name, c)

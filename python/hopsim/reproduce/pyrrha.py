@@ -15,16 +15,24 @@ from typing import Any
 
 import pandas as pd
 
-from hopsim.reproduce.framework import (
-    ClaimResult,
-    Experiment,
-    Paper,
-    Run,
-    Variant,
-    compare,
-    experiment,
+from hopsim.reproduce.claims import (
+    ABOUT,
+    AT_LEAST,
+    AT_MOST,
+    FLAT,
+    GAIN,
+    HIGHER,
+    LOWER,
+    Claim,
+    Measure,
+    Selector,
+    ratio,
+    reduction,
 )
+from hopsim.reproduce.figures import bars, by_x
+from hopsim.reproduce.framework import Paper, Run, Variant, experiment
 from hopsim.reproduce.metrics import fct_summary, iq_usage, peak_queue_by_tier, throughput_by_class
+from hopsim.reproduce.stats import div, fmt_range, get, gmean, ratios, table
 
 # ---------------------------------------------------------------- variants
 
@@ -88,107 +96,38 @@ def _incast_bdp(k: float) -> dict[str, Any]:
     }
 
 
-# ---------------------------------------------------------------- analysis helpers
+# ---------------------------------------------------------------- analysis
 
 
-def _table(runs: list[Run], extra=None) -> pd.DataFrame:
-    rows = []
-    for r in runs:
-        row: dict[str, Any] = {
-            "group": r.variant.group,
-            "scheme": r.variant.label,
-            "status": r.status,
-        }
-        if r.ok:
-            row.update(fct_summary(r.result))
-            row.update(peak_queue_by_tier(r.result))
-            if extra:
-                row.update(extra(r))
-        rows.append(row)
-    return pd.DataFrame(rows)
+def _metrics(run: Run) -> dict[str, Any]:
+    return {**fct_summary(run.result), **peak_queue_by_tier(run.result)}
 
 
-def _get(m: pd.DataFrame, group: str, scheme: str, col: str) -> float:
-    sel = m[(m["group"] == group) & (m["scheme"] == scheme)]
-    if sel.empty or col not in sel or pd.isna(sel[col].iloc[0]):
-        return math.nan
-    return float(sel[col].iloc[0])
+def _table(runs: list[Run]) -> pd.DataFrame:
+    return table(runs, _metrics)
 
 
-def _ratios(m: pd.DataFrame, num: str, den: str, col: str) -> list[float]:
-    """`col` of scheme `num` over scheme `den`, per group where both ran."""
-    out = []
-    for g in m["group"].unique():
-        a, b = _get(m, g, num, col), _get(m, g, den, col)
-        if math.isfinite(a) and math.isfinite(b) and b > 0:
-            out.append(a / b)
-    return out
+def _fct_bars(metrics: pd.DataFrame, runs: list[Run], path: Path, title: str) -> None:
+    """The default figure: uncongested average and p99 and incast average FCT."""
+    cols = [
+        ("uncongested_avg_us", "uncongested avg FCT (µs)"),
+        ("uncongested_p99_us", "uncongested p99 FCT (µs)"),
+        ("incast_avg_us", "incast avg FCT (µs)"),
+    ]
+    bars(metrics, path, cols, title)
 
 
-def _gmean(xs: list[float]) -> float:
-    xs = [x for x in xs if x > 0 and math.isfinite(x)]
-    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else math.nan
+def _avg_and_p99(num: str, den: str) -> Selector:
+    """Uncongested average and p99 FCT of `num` over `den`, per workload: both geometric
+    means below 1."""
 
+    def measure(m: pd.DataFrame) -> Measure:
+        avg = ratios(m, num, den, "uncongested_avg_us")
+        p99 = ratios(m, num, den, "uncongested_p99_us")
+        text = f"avg {fmt_range(avg, '{:.2f}×')}, p99 {fmt_range(p99, '{:.2f}×')} ({num} / {den})"
+        return Measure(gmean(avg) if avg else None, text, (gmean(avg), gmean(p99)))
 
-def _fmt_range(xs: list[float], fmt: str = "{:.2f}") -> str:
-    if not xs:
-        return "not measured"
-    lo, hi = min(xs), max(xs)
-    return fmt.format(lo) if math.isclose(lo, hi) else f"{fmt.format(lo)}–{fmt.format(hi)}"
-
-
-# ---------------------------------------------------------------- figures
-
-
-def _bars(
-    metrics: pd.DataFrame, path: Path, cols: list[tuple[str, str]], title: str, log: bool = True
-) -> None:
-    """One panel per (column, label); bars per scheme, clustered by group."""
-    from matplotlib.figure import Figure
-
-    groups = list(dict.fromkeys(metrics["group"]))
-    schemes = list(dict.fromkeys(metrics["scheme"]))
-    fig = Figure(figsize=(3.6 * len(cols), 3.4), layout="constrained")
-    axes = fig.subplots(1, len(cols), squeeze=False)[0]
-    width = 0.8 / max(len(schemes), 1)
-    for ax, (col, label) in zip(axes, cols):
-        for i, s in enumerate(schemes):
-            ys = [_get(metrics, g, s, col) for g in groups]
-            xs = [gi + (i - (len(schemes) - 1) / 2) * width for gi in range(len(groups))]
-            ax.bar(xs, [0 if math.isnan(y) else y for y in ys], width, label=s)
-        ax.set_xticks(range(len(groups)))
-        ax.set_xticklabels(groups, fontsize=8)
-        ax.set_ylabel(label, fontsize=8)
-        if log:
-            ax.set_yscale("log")
-    axes[0].legend(fontsize=7)
-    fig.suptitle(title, fontsize=9)
-    fig.savefig(path, dpi=110, metadata={"Software": None})
-
-
-def _lines(
-    metrics: pd.DataFrame,
-    x: str,
-    path: Path,
-    cols: list[tuple[str, str]],
-    title: str,
-    log: bool = True,
-) -> None:
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(3.8 * len(cols), 3.4), layout="constrained")
-    axes = fig.subplots(1, len(cols), squeeze=False)[0]
-    for ax, (col, label) in zip(axes, cols):
-        for s, d in metrics.groupby("scheme", sort=False):
-            d = d.sort_values(x)
-            ax.plot(d[x], d[col], marker="o", label=s)
-        ax.set_xlabel(x, fontsize=8)
-        ax.set_ylabel(label, fontsize=8)
-        if log:
-            ax.set_yscale("log")
-    axes[0].legend(fontsize=7)
-    fig.suptitle(title, fontsize=9)
-    fig.savefig(path, dpi=110, metadata={"Software": None})
+    return measure
 
 
 # ---------------------------------------------------------------- Fig 2: HOL blocking
@@ -220,33 +159,25 @@ def _fig2_draw(metrics: pd.DataFrame, runs: list[Run], path: Path) -> None:
     fig.savefig(path, dpi=110, metadata={"Software": None})
 
 
-def _fig2_claims(m: pd.DataFrame) -> list[ClaimResult]:
-    e = PAPER.experiment("fig2_hol")
-    bfc = _ratios(m, "BFC-32", "Per-flow", "uncongested_p99_us")
-    pfc = _ratios(m, "PFC", "Per-flow", "background_avg_us")
-    return [
-        compare(
-            e,
-            "BFC's tail latency is about 6× the per-flow queue scheme's (incast flows hold queues)",
-            "6×",
-            6.0,
-            bfc[0] if bfc else None,
-            _fmt_range(bfc, "{:.2f}×") + " (uncongested p99, BFC-32 / per-flow)",
-            bool(bfc) and bfc[0] > 1,
-            "hopsim's per-flow baseline pauses each incast flow at K_pause = 2 one-hop BDPs per "
-            "queue (the paper gives it no thresholds); with 720 flows the buffer fills and it "
-            "drops, so its tail is not the ideal the paper assumes",
-        ),
-        compare(
-            e,
-            "PFC spreads the incast's congestion: background flows lose throughput",
-            "lower",
-            None,
-            pfc[0] if pfc else None,
-            _fmt_range(pfc, "{:.2f}×") + " (background avg FCT, PFC / per-flow)",
-            bool(pfc) and pfc[0] > 1,
-        ),
-    ]
+_FIG2_CLAIMS = [
+    Claim(
+        "BFC's tail latency is about 6× the per-flow queue scheme's (incast flows hold queues)",
+        "6×",
+        6.0,
+        ratio("BFC-32", "Per-flow", "uncongested_p99_us", "uncongested p99, BFC-32 / per-flow"),
+        HIGHER,
+        why="hopsim's per-flow baseline pauses each incast flow at K_pause = 2 one-hop BDPs per "
+        "queue (the paper gives it no thresholds); with 720 flows the buffer fills and it "
+        "drops, so its tail is not the ideal the paper assumes",
+    ),
+    Claim(
+        "PFC spreads the incast's congestion: background flows lose throughput",
+        "lower",
+        None,
+        ratio("PFC", "Per-flow", "background_avg_us", "background avg FCT, PFC / per-flow"),
+        HIGHER,
+    ),
+]
 
 
 # ---------------------------------------------------------------- Fig 11: flow control
@@ -267,25 +198,13 @@ def _fig11_variants(mode: str) -> list[Variant]:
 
 
 def _fig11_draw(metrics: pd.DataFrame, runs: list[Run], path: Path) -> None:
-    _bars(
-        metrics,
-        path,
-        [
-            ("uncongested_avg_us", "uncongested avg FCT (µs)"),
-            ("uncongested_p99_us", "uncongested p99 FCT (µs)"),
-            ("incast_avg_us", "incast avg FCT (µs)"),
-        ],
-        "Fig 11: flow control alone (no host CC) — PFC, BFC-32, BFC-128, Pyrrha",
-    )
+    title = "Fig 11: flow control alone (no host CC) — PFC, BFC-32, BFC-128, Pyrrha"
+    _fct_bars(metrics, runs, path, title)
     from hopsim import plots
 
     for r in runs:
         if r.ok and r.variant.label == "Pyrrha" and not r.result.congestion_trees.empty:
             plots.save(plots.congestion_trees(r.result), path.with_name("congestion_trees.png"))
-
-
-def _reductions(m: pd.DataFrame, base: str) -> list[float]:
-    return [100 * (1 - x) for x in _ratios(m, "Pyrrha", base, "uncongested_avg_us")]
 
 
 _WHY_MEMCACHED = (
@@ -295,95 +214,77 @@ _WHY_MEMCACHED = (
 )
 
 
-def _fig11_claims(m: pd.DataFrame) -> list[ClaimResult]:
-    e = PAPER.experiment("fig11_fc")
-    rows = []
-    for base in ("PFC", "BFC-32"):
-        for w in _WORKLOADS:
-            sub = m[m["group"] == w]
-            red = _reductions(sub, base)
-            tail = [1 / x for x in _ratios(sub, "Pyrrha", base, "uncongested_p99_us")]
-            why = _WHY_MEMCACHED if (w == "memcached" and base == "PFC") else ""
-            rows.append(
-                compare(
-                    e,
-                    f"{w}: Pyrrha lowers the uncongested flows' average FCT by 42.8–98.2 % vs "
-                    f"{base} (abstract, §1)",
-                    "42.8–98.2 %",
-                    (42.8, 98.2),
-                    red[0] if red else None,
-                    _fmt_range(red, "{:.1f} %"),
-                    bool(red) and red[0] > 0,
-                    why,
-                )
-            )
-            rows.append(
-                compare(
-                    e,
-                    f"{w}: Pyrrha's uncongested p99 FCT is 1.6–215× lower than {base}'s",
-                    "1.6–215×",
-                    (1.6, 215.0),
-                    tail[0] if tail else None,
-                    _fmt_range(tail, "{:.2f}×"),
-                    bool(tail) and tail[0] > 1,
-                    why,
-                )
-            )
-    inc = _ratios(m, "Pyrrha", "PFC", "incast_avg_us")
-    rows.append(
-        compare(
-            e,
-            "Pyrrha does not compromise incast flows compared with PFC (§6.1.2)",
-            "≈1× (no worse)",
-            1.0,
-            max(inc) if inc else None,
-            _fmt_range(inc, "{:.2f}×") + " (incast avg FCT, Pyrrha / PFC)",
-            bool(inc) and max(inc) <= 1.1,
-        )
-    )
-    b128 = _ratios(m, "BFC-128", "BFC-32", "uncongested_avg_us")
-    rows.append(
-        compare(
-            e,
-            "BFC improves with more queues: BFC-128 beats BFC-32 (§6.1.2)",
+def _fig11_gains(base: str, w: str) -> list[Claim]:
+    why = _WHY_MEMCACHED if (w == "memcached" and base == "PFC") else ""
+    return [
+        Claim(
+            f"{w}: Pyrrha lowers the uncongested flows' average FCT by 42.8–98.2 % vs {base} "
+            "(abstract, §1)",
+            "42.8–98.2 %",
+            (42.8, 98.2),
+            reduction("Pyrrha", base, "uncongested_avg_us", group=w),
+            GAIN,
+            why=why,
+        ),
+        Claim(
+            f"{w}: Pyrrha's uncongested p99 FCT is 1.6–215× lower than {base}'s",
+            "1.6–215×",
+            (1.6, 215.0),
+            ratio("Pyrrha", base, "uncongested_p99_us", "", invert=True, group=w),
+            HIGHER,
+            why=why,
+        ),
+    ]
+
+
+_FIG11_CLAIMS = [
+    *[c for base in ("PFC", "BFC-32") for w in _WORKLOADS for c in _fig11_gains(base, w)],
+    Claim(
+        "Pyrrha does not compromise incast flows compared with PFC (§6.1.2)",
+        "≈1× (no worse)",
+        1.0,
+        ratio("Pyrrha", "PFC", "incast_avg_us", "incast avg FCT, Pyrrha / PFC", pick="max"),
+        AT_MOST,
+        1.1,
+    ),
+    Claim(
+        "BFC improves with more queues: BFC-128 beats BFC-32 (§6.1.2)",
+        "lower",
+        None,
+        ratio(
+            "BFC-128",
+            "BFC-32",
+            "uncongested_avg_us",
+            "uncongested avg FCT, BFC-128 / BFC-32",
+            pick="gmean",
+        ),
+        LOWER,
+    ),
+    Claim(
+        "BFC reduces the incast flows' average FCT vs PFC (incast flows use several queues)",
+        "lower",
+        None,
+        ratio("BFC-32", "PFC", "incast_avg_us", "incast avg FCT, BFC-32 / PFC", pick="gmean"),
+        LOWER,
+    ),
+    *[
+        Claim(
+            f"{w}: BFC partially alleviates HOL blocking: uncongested flows do better than "
+            "under PFC (§6.1.2)",
             "lower",
             None,
-            _gmean(b128),
-            _fmt_range(b128, "{:.2f}×") + " (uncongested avg FCT, BFC-128 / BFC-32)",
-            bool(b128) and _gmean(b128) < 1,
+            ratio(
+                "BFC-32", "PFC", "uncongested_avg_us", "uncongested avg FCT, BFC-32 / PFC", group=w
+            ),
+            LOWER,
+            why="BFC pauses a queue above one-hop BDP / N_active — a few KB once tens of "
+            "queues are active — so queues that short flows share with incast flows are "
+            "paused at once, while PFC's dynamic threshold lets the 20 MB buffer absorb "
+            "the burst; BFC wins only where PFC's pauses spread (storms)",
         )
-    )
-    binc = _ratios(m, "BFC-32", "PFC", "incast_avg_us")
-    rows.append(
-        compare(
-            e,
-            "BFC reduces the incast flows' average FCT vs PFC (incast flows use several queues)",
-            "lower",
-            None,
-            _gmean(binc),
-            _fmt_range(binc, "{:.2f}×") + " (incast avg FCT, BFC-32 / PFC)",
-            bool(binc) and _gmean(binc) < 1,
-        )
-    )
-    for w in _WORKLOADS:
-        bp = _ratios(m[m["group"] == w], "BFC-32", "PFC", "uncongested_avg_us")
-        rows.append(
-            compare(
-                e,
-                f"{w}: BFC partially alleviates HOL blocking: uncongested flows do better than "
-                "under PFC (§6.1.2)",
-                "lower",
-                None,
-                bp[0] if bp else None,
-                _fmt_range(bp, "{:.2f}×") + " (uncongested avg FCT, BFC-32 / PFC)",
-                bool(bp) and bp[0] < 1,
-                "BFC pauses a queue above one-hop BDP / N_active — a few KB once tens of "
-                "queues are active — so queues that short flows share with incast flows are "
-                "paused at once, while PFC's dynamic threshold lets the 20 MB buffer absorb "
-                "the burst; BFC wins only where PFC's pauses spread (storms)",
-            )
-        )
-    return rows
+        for w in _WORKLOADS
+    ],
+]
 
 
 # ---------------------------------------------------------------- Fig 12 / 13 / 14: with CC
@@ -401,128 +302,113 @@ def _fig12_variants(mode: str) -> list[Variant]:
 
 
 def _fig12_draw(metrics: pd.DataFrame, runs: list[Run], path: Path) -> None:
-    _bars(
-        metrics,
-        path,
-        [
-            ("small_avg_us", "<100 KB uncongested avg FCT (µs)"),
-            ("small_p99_us", "<100 KB uncongested p99 FCT (µs)"),
-            ("large_avg_us", "≥100 KB uncongested avg FCT (µs)"),
-        ],
-        "Fig 12/13: with congestion control (window 1 BDP)",
-    )
+    cols = [
+        ("small_avg_us", "<100 KB uncongested avg FCT (µs)"),
+        ("small_p99_us", "<100 KB uncongested p99 FCT (µs)"),
+        ("large_avg_us", "≥100 KB uncongested avg FCT (µs)"),
+    ]
+    bars(metrics, path, cols, "Fig 12/13: with congestion control (window 1 BDP)")
 
 
-def _fig12_claims(m: pd.DataFrame) -> list[ClaimResult]:
-    e = PAPER.experiment("fig12_cc")
-    rows = []
-    for cc in ("DCQCN", "HPCC"):
-        avg = _ratios(m, f"{cc}+Pyrrha", cc, "uncongested_avg_us")
-        p99 = _ratios(m, f"{cc}+Pyrrha", cc, "uncongested_p99_us")
-        rows.append(
-            compare(
-                e,
-                f"Adding Pyrrha to {cc} lowers the uncongested flows' FCT (§6.2)",
-                "lower",
-                None,
-                _gmean(avg),
-                f"avg {_fmt_range(avg, '{:.2f}×')}, p99 {_fmt_range(p99, '{:.2f}×')} "
-                f"({cc}+Pyrrha / {cc})",
-                bool(avg) and _gmean(avg) < 1 and _gmean(p99) < 1,
-            )
-        )
-    small = _ratios(m, "DCQCN+Pyrrha", "DCQCN", "small_avg_us")
-    large = _ratios(m, "DCQCN+Pyrrha", "DCQCN", "large_avg_us")
-    gs, gl = _gmean(small), _gmean(large)
-    rows.append(
-        compare(
-            e,
-            "Pyrrha's gain with DCQCN is largest for small flows (§6.2.1)",
-            "small-flow gain > large-flow gain",
+def _small_vs_large(m: pd.DataFrame) -> Measure:
+    gs = gmean(ratios(m, "DCQCN+Pyrrha", "DCQCN", "small_avg_us"))
+    gl = gmean(ratios(m, "DCQCN+Pyrrha", "DCQCN", "large_avg_us"))
+    text = f"<100 KB {gs:.2f}×, ≥100 KB {gl:.2f}× (DCQCN+Pyrrha / DCQCN)"
+    return Measure(gs / gl if math.isfinite(gs) and math.isfinite(gl) else None, text)
+
+
+def _irn(m: pd.DataFrame) -> Measure:
+    s = ratios(m, "DCQCN+IRN", "DCQCN", "small_avg_us")
+    lg = ratios(m, "DCQCN+IRN", "DCQCN", "large_avg_us")
+    text = f"<100 KB {fmt_range(s, '{:.2f}×')}, ≥100 KB {fmt_range(lg, '{:.2f}×')} (IRN / PFC)"
+    return Measure(gmean(s), text, (gmean(s), 1 / gmean(lg)) if s and lg else ())
+
+
+_FIG12_CLAIMS = [
+    *[
+        Claim(
+            f"Adding Pyrrha to {cc} lowers the uncongested flows' FCT (§6.2)",
+            "lower",
             None,
-            gs / gl if math.isfinite(gs) and math.isfinite(gl) else None,
-            f"<100 KB {gs:.2f}×, ≥100 KB {gl:.2f}× (DCQCN+Pyrrha / DCQCN)",
-            math.isfinite(gs) and math.isfinite(gl) and gs < gl,
+            _avg_and_p99(f"{cc}+Pyrrha", cc),
+            LOWER,
         )
-    )
-    irn_s = _ratios(m, "DCQCN+IRN", "DCQCN", "small_avg_us")
-    irn_l = _ratios(m, "DCQCN+IRN", "DCQCN", "large_avg_us")
-    rows.append(
-        compare(
-            e,
-            "DCQCN with IRN (no PFC) shortens small flows but prolongs large ones vs DCQCN + PFC "
-            "(§6.2.1)",
-            "small lower, large higher",
-            None,
-            _gmean(irn_s),
-            f"<100 KB {_fmt_range(irn_s, '{:.2f}×')}, ≥100 KB {_fmt_range(irn_l, '{:.2f}×')} "
-            "(IRN / PFC)",
-            bool(irn_s) and bool(irn_l) and _gmean(irn_s) < 1 and _gmean(irn_l) > 1,
-            "with the 20 MB buffer and the one-BDP window few packets are lost without PFC, so "
-            "IRN's retransmissions cost large flows little",
-        )
-    )
-    return rows
+        for cc in ("DCQCN", "HPCC")
+    ],
+    Claim(
+        "Pyrrha's gain with DCQCN is largest for small flows (§6.2.1)",
+        "small-flow gain > large-flow gain",
+        None,
+        _small_vs_large,
+        LOWER,
+    ),
+    Claim(
+        "DCQCN with IRN (no PFC) shortens small flows but prolongs large ones vs DCQCN + PFC "
+        "(§6.2.1)",
+        "small lower, large higher",
+        None,
+        _irn,
+        LOWER,
+        why="with the 20 MB buffer and the one-BDP window few packets are lost without PFC, so "
+        "IRN's retransmissions cost large flows little",
+    ),
+]
+
+_TIERS = ("max_queue_src_tor_kb", "max_queue_core_kb", "max_queue_dst_tor_kb")
 
 
 def _fig14_draw(metrics: pd.DataFrame, runs: list[Run], path: Path) -> None:
     sub = metrics[metrics["scheme"].isin(["DCQCN", "DCQCN+Pyrrha"])]
-    _bars(
-        sub,
-        path,
-        [
-            ("max_queue_src_tor_kb", "SrcToR max queue (KB)"),
-            ("max_queue_core_kb", "Core max queue (KB)"),
-            ("max_queue_dst_tor_kb", "DstToR max queue (KB)"),
-        ],
-        "Fig 14: peak queue per hop, DCQCN vs DCQCN + Pyrrha",
-    )
+    labels = ("SrcToR max queue (KB)", "Core max queue (KB)", "DstToR max queue (KB)")
+    title = "Fig 14: peak queue per hop, DCQCN vs DCQCN + Pyrrha"
+    bars(sub, path, list(zip(_TIERS, labels)), title)
 
 
-def _fig14_claims(m: pd.DataFrame) -> list[ClaimResult]:
-    e = PAPER.experiment("fig14_buffer")
+def _peak_buffer(m: pd.DataFrame) -> Measure:
     peak = [
-        max(
-            _get(m, g, "DCQCN", c)
-            for c in ("max_queue_src_tor_kb", "max_queue_core_kb", "max_queue_dst_tor_kb")
-        )
-        / max(
-            _get(m, g, "DCQCN+Pyrrha", c)
-            for c in ("max_queue_src_tor_kb", "max_queue_core_kb", "max_queue_dst_tor_kb")
-        )
+        max(get(m, "DCQCN", c, group=g) for c in _TIERS)
+        / max(get(m, "DCQCN+Pyrrha", c, group=g) for c in _TIERS)
         for g in m["group"].unique()
     ]
-    dst = _ratios(m, "DCQCN+Pyrrha", "DCQCN", "max_queue_dst_tor_kb")
-    src = _ratios(m, "DCQCN+Pyrrha", "DCQCN", "max_queue_src_tor_kb")
-    return [
-        compare(
-            e,
-            "Pyrrha lowers the maximum buffer occupancy 1.8–6.2× (abstract; DCQCN, Fig 14)",
-            "1.8–6.2×",
-            (1.8, 6.2),
-            _gmean(peak),
-            _fmt_range(peak, "{:.2f}×") + " (largest peak queue of any hop, DCQCN / DCQCN+Pyrrha)",
-            bool(peak) and min(peak) > 1,
+    text = fmt_range(peak, "{:.2f}×") + " (largest peak queue of any hop, DCQCN / DCQCN+Pyrrha)"
+    return Measure(gmean(peak) if peak else None, text, tuple(peak))
+
+
+_FIG14_CLAIMS = [
+    Claim(
+        "Pyrrha lowers the maximum buffer occupancy 1.8–6.2× (abstract; DCQCN, Fig 14)",
+        "1.8–6.2×",
+        (1.8, 6.2),
+        _peak_buffer,
+        HIGHER,
+    ),
+    Claim(
+        "The congestion root's (DstToR) buffer shrinks most (§6.2.1)",
+        "lower",
+        None,
+        ratio(
+            "DCQCN+Pyrrha",
+            "DCQCN",
+            "max_queue_dst_tor_kb",
+            "DstToR peak, DCQCN+Pyrrha / DCQCN",
+            pick="gmean",
         ),
-        compare(
-            e,
-            "The congestion root's (DstToR) buffer shrinks most (§6.2.1)",
-            "lower",
-            None,
-            _gmean(dst),
-            _fmt_range(dst, "{:.2f}×") + " (DstToR peak, DCQCN+Pyrrha / DCQCN)",
-            bool(dst) and _gmean(dst) < 1,
+        LOWER,
+    ),
+    Claim(
+        "Pyrrha pushes congested traffic back: the SrcToR buffer grows (§6.2.1)",
+        "higher",
+        None,
+        ratio(
+            "DCQCN+Pyrrha",
+            "DCQCN",
+            "max_queue_src_tor_kb",
+            "SrcToR peak, DCQCN+Pyrrha / DCQCN",
+            pick="gmean",
         ),
-        compare(
-            e,
-            "Pyrrha pushes congested traffic back: the SrcToR buffer grows (§6.2.1)",
-            "higher",
-            None,
-            _gmean(src),
-            _fmt_range(src, "{:.2f}×") + " (SrcToR peak, DCQCN+Pyrrha / DCQCN)",
-            bool(src) and _gmean(src) > 1,
-        ),
-    ]
+        HIGHER,
+    ),
+]
 
 
 # ---------------------------------------------------------------- Fig 15: k=16 fat-tree
@@ -545,34 +431,39 @@ def _fig15_variants(mode: str) -> list[Variant]:
     ]
 
 
-def _fig15_claims(m: pd.DataFrame) -> list[ClaimResult]:
-    e = PAPER.experiment("fig15_k16")
+def _fine_vs_coarse(m: pd.DataFrame) -> Measure:
     g = m["group"].iloc[0]
-    fine = min(_get(m, g, s, "small_avg_us") for s in ("BFC-32", "Pyrrha"))
-    coarse = min(_get(m, g, s, "small_avg_us") for s in ("PFC", "DCQCN"))
+    fine = min(get(m, s, "small_avg_us", group=g) for s in ("BFC-32", "Pyrrha"))
+    coarse = min(get(m, s, "small_avg_us", group=g) for s in ("PFC", "DCQCN"))
+    text = f"{fine / coarse:.2f}× (best of BFC/Pyrrha over best of PFC/DCQCN, <100 KB avg FCT)"
+    return Measure(fine / coarse, text)
+
+
+def _lowest(m: pd.DataFrame) -> Measure:
     best = m.loc[m["small_avg_us"].idxmin(), "scheme"] if m["small_avg_us"].notna().any() else "-"
-    return [
-        compare(
-            e,
-            "On the k=16 fat-tree, fine-grained FC (BFC, Pyrrha) beats PFC and CC "
-            "for flows < 100 KB (§6.3)",
-            "lower",
-            None,
-            fine / coarse,
-            f"{fine / coarse:.2f}× (best of BFC/Pyrrha over best of PFC/DCQCN, <100 KB avg FCT)",
-            fine < coarse,
-        ),
-        compare(
-            e,
-            "Pyrrha with CC gives small flows the lowest latency (§6.3)",
-            "DCQCN+Pyrrha lowest",
-            None,
-            1.0 if best == "DCQCN+Pyrrha" else 0.0,
-            f"lowest <100 KB avg FCT: {best}",
-            best == "DCQCN+Pyrrha",
-            "Pyrrha alone and Pyrrha + DCQCN are within a few percent of each other here",
-        ),
-    ]
+    ours = get(m, "DCQCN+Pyrrha", "small_avg_us")
+    others = min(get(m, s, "small_avg_us") for s in m["scheme"] if s != "DCQCN+Pyrrha")
+    return Measure(div(ours, others), f"lowest <100 KB avg FCT: {best}")
+
+
+_FIG15_CLAIMS = [
+    Claim(
+        "On the k=16 fat-tree, fine-grained FC (BFC, Pyrrha) beats PFC and CC "
+        "for flows < 100 KB (§6.3)",
+        "lower",
+        None,
+        _fine_vs_coarse,
+        LOWER,
+    ),
+    Claim(
+        "Pyrrha with CC gives small flows the lowest latency (§6.3)",
+        "DCQCN+Pyrrha lowest",
+        None,
+        _lowest,
+        LOWER,
+        why="Pyrrha alone and Pyrrha + DCQCN are within a few percent of each other here",
+    ),
+]
 
 
 # ---------------------------------------------------------------- Fig 7: IQ usage
@@ -614,49 +505,42 @@ def _fig7_variants(mode: str) -> list[Variant]:
 
 
 def _fig7_analyze(runs: list[Run]) -> pd.DataFrame:
-    rows = []
-    for r in runs:
-        row = {
-            "group": r.variant.group,
-            "scheme": "Pyrrha",
-            "status": r.status,
-            "fraction": float(r.variant.group),
-        }
-        if r.ok:
-            row.update(iq_usage(r.result))
-        rows.append(row)
-    return pd.DataFrame(rows)
+    m = table(runs, lambda r: iq_usage(r.result), lambda g: {"fraction": float(g)})
+    m["scheme"] = "Pyrrha"
+    return m
 
 
 def _fig7_draw(metrics: pd.DataFrame, runs: list[Run], path: Path) -> None:
-    _lines(
+    by_x(
         metrics,
-        "fraction",
         path,
+        "fraction",
         [("max_iqs", "most IQs on one port"), ("mean_peak_iqs", "mean peak IQs per port")],
         "Fig 7: isolation-queue usage, k=12 fat-tree, fraction of ToRs sending",
         log=False,
     )
 
 
-def _fig7_claims(m: pd.DataFrame) -> list[ClaimResult]:
-    e = PAPER.experiment("fig7_iq_usage")
-    peaks = [x for x in m.get("max_iqs", pd.Series(dtype=float)).dropna()]
-    return [
-        compare(
-            e,
-            "IQ usage on a k=12 fat-tree ranges from 6 to 20 per port, roughly proportional to k "
-            "(§4.5)",
-            "6–20",
-            (6.0, 20.0),
-            max(peaks) if peaks else None,
-            _fmt_range(peaks, "{:.0f}") + " (most IQs on one port, per sender fraction)",
-            bool(peaks) and max(peaks) <= 100,
-            "hopsim's roots are the receivers' ToR ports and the ports above them that the "
-            "bursts congest; with hash-aware matching a port only needs IQs for roots its "
-            "flows cross",
-        )
-    ]
+def _iq_peaks(m: pd.DataFrame) -> Measure:
+    peaks = list(m.get("max_iqs", pd.Series(dtype=float)).dropna())
+    text = fmt_range(peaks, "{:.0f}") + " (most IQs on one port, per sender fraction)"
+    return Measure(max(peaks) if peaks else None, text)
+
+
+_FIG7_CLAIMS = [
+    Claim(
+        "IQ usage on a k=12 fat-tree ranges from 6 to 20 per port, roughly proportional to k "
+        "(§4.5)",
+        "6–20",
+        (6.0, 20.0),
+        _iq_peaks,
+        AT_MOST,
+        100,
+        why="hopsim's roots are the receivers' ToR ports and the ports above them that the "
+        "bursts congest; with hash-aware matching a port only needs IQs for roots its "
+        "flows cross",
+    )
+]
 
 
 # ---------------------------------------------------------------- Fig 17: incast size
@@ -683,10 +567,10 @@ def _size_analyze(runs: list[Run]) -> pd.DataFrame:
 
 
 def _fig17_draw(metrics: pd.DataFrame, runs: list[Run], path: Path) -> None:
-    _lines(
+    by_x(
         metrics,
-        "incast_bdp",
         path,
+        "incast_bdp",
         [
             ("uncongested_avg_us", "uncongested avg FCT (µs)"),
             ("uncongested_p99_us", "uncongested p99 FCT (µs)"),
@@ -702,20 +586,21 @@ def _growth(m: pd.DataFrame, scheme: str, col: str) -> float:
     return float(d[col].iloc[-1] / d[col].iloc[0])
 
 
-def _fig17_claims(m: pd.DataFrame) -> list[ClaimResult]:
-    e = PAPER.experiment("fig17_incast_size")
+def _incast_growth(m: pd.DataFrame) -> Measure:
     p, b = _growth(m, "Pyrrha", "uncongested_avg_us"), _growth(m, "BFC-32", "uncongested_avg_us")
-    return [
-        compare(
-            e,
-            "Pyrrha stays stable as incast flows grow; BFC degrades a lot (Appendix B)",
-            "Pyrrha flat, BFC grows",
-            None,
-            p,
-            f"uncongested avg FCT, largest / smallest incast: Pyrrha {p:.2f}×, BFC-32 {b:.2f}×",
-            math.isfinite(p) and math.isfinite(b) and p < b,
-        )
-    ]
+    text = f"uncongested avg FCT, largest / smallest incast: Pyrrha {p:.2f}×, BFC-32 {b:.2f}×"
+    return Measure(p, text, (p / b,))
+
+
+_FIG17_CLAIMS = [
+    Claim(
+        "Pyrrha stays stable as incast flows grow; BFC degrades a lot (Appendix B)",
+        "Pyrrha flat, BFC grows",
+        None,
+        _incast_growth,
+        LOWER,
+    )
+]
 
 
 # ---------------------------------------------------------------- Fig 19: hash polarization
@@ -732,23 +617,16 @@ def _fig19_variants(mode: str) -> list[Variant]:
     ]
 
 
-def _fig19_claims(m: pd.DataFrame) -> list[ClaimResult]:
-    e = PAPER.experiment("fig19_polarization")
-    avg = _ratios(m, "DCQCN+Pyrrha", "DCQCN", "uncongested_avg_us")
-    p99 = _ratios(m, "DCQCN+Pyrrha", "DCQCN", "uncongested_p99_us")
-    return [
-        compare(
-            e,
-            "Under hash polarization (multiple roots), Pyrrha lowers non-incast average and tail "
-            "FCT vs CC (Appendix B)",
-            "lower",
-            None,
-            _gmean(avg),
-            f"avg {_fmt_range(avg, '{:.2f}×')}, p99 {_fmt_range(p99, '{:.2f}×')} "
-            "(DCQCN+Pyrrha / DCQCN)",
-            bool(avg) and _gmean(avg) < 1 and _gmean(p99) < 1,
-        )
-    ]
+_FIG19_CLAIMS = [
+    Claim(
+        "Under hash polarization (multiple roots), Pyrrha lowers non-incast average and tail "
+        "FCT vs CC (Appendix B)",
+        "lower",
+        None,
+        _avg_and_p99("DCQCN+Pyrrha", "DCQCN"),
+        LOWER,
+    )
+]
 
 
 # ---------------------------------------------------------------- Fig 3 / 21: MoE
@@ -770,35 +648,35 @@ def _moe_variants(mode: str) -> list[Variant]:
     return out
 
 
-def _moe_analyze(runs: list[Run]) -> pd.DataFrame:
-    return _table(runs)
-
-
-def _moe_claims(m: pd.DataFrame) -> list[ClaimResult]:
-    e = PAPER.experiment("fig21_moe")
-    col = _ratios(m[m["group"] == "collided"], "DCQCN+PFC", "DCQCN+Pyrrha", "all_p99_us")
-    inter = _ratios(m[m["group"] == "interleaved"], "DCQCN+PFC", "DCQCN+Pyrrha", "all_p99_us")
-    return [
-        compare(
-            e,
-            "MoE all-to-all, collided phase: Pyrrha speeds up the tail 1.46× over DCQCN + PFC "
-            "(§2.2, Fig 3)",
-            "1.46×",
-            1.46,
-            col[0] if col else None,
-            _fmt_range(col, "{:.2f}×") + " (p99 FCT, DCQCN+PFC / DCQCN+Pyrrha)",
-            bool(col) and col[0] > 1,
+_MOE_CLAIMS = [
+    Claim(
+        "MoE all-to-all, collided phase: Pyrrha speeds up the tail 1.46× over DCQCN + PFC "
+        "(§2.2, Fig 3)",
+        "1.46×",
+        1.46,
+        ratio(
+            "DCQCN+PFC",
+            "DCQCN+Pyrrha",
+            "all_p99_us",
+            "p99 FCT, DCQCN+PFC / DCQCN+Pyrrha",
+            group="collided",
         ),
-        compare(
-            e,
-            "Interleaved phase: still an improvement (Appendix B, Fig 21)",
-            "faster",
-            None,
-            inter[0] if inter else None,
-            _fmt_range(inter, "{:.2f}×") + " (p99 FCT, DCQCN+PFC / DCQCN+Pyrrha)",
-            bool(inter) and inter[0] > 1,
+        HIGHER,
+    ),
+    Claim(
+        "Interleaved phase: still an improvement (Appendix B, Fig 21)",
+        "faster",
+        None,
+        ratio(
+            "DCQCN+PFC",
+            "DCQCN+Pyrrha",
+            "all_p99_us",
+            "p99 FCT, DCQCN+PFC / DCQCN+Pyrrha",
+            group="interleaved",
         ),
-    ]
+        HIGHER,
+    ),
+]
 
 
 # ---------------------------------------------------------------- Fig 22: per-flow queues
@@ -811,43 +689,33 @@ def _fig22_variants(mode: str) -> list[Variant]:
     ]
 
 
-def _fig22_claims(m: pd.DataFrame) -> list[ClaimResult]:
-    e = PAPER.experiment("fig22_per_flow")
-    bg = _ratios(m, "Per-flow", "Pyrrha", "background_avg_us")
-    vul = _ratios(m, "Per-flow", "Pyrrha", "vulnerable_p99_us")
-    inc = _ratios(m, "Per-flow", "Pyrrha", "incast_avg_us")
-    return [
-        compare(
-            e,
-            "Per-flow queues match Pyrrha for background flows (Memcached, Appendix B)",
-            "≈1×",
-            1.0,
-            bg[0] if bg else None,
-            _fmt_range(bg, "{:.2f}×") + " (background avg FCT, per-flow / Pyrrha)",
-            bool(bg) and 0.5 <= bg[0] <= 2,
-        ),
-        compare(
-            e,
-            "…but cannot cut vulnerable flows' tail as Pyrrha does (it controls congested flows "
-            "only at the bottleneck)",
-            "higher",
-            None,
-            vul[0] if vul else None,
-            _fmt_range(vul, "{:.2f}×") + " (vulnerable p99 FCT, per-flow / Pyrrha)",
-            bool(vul) and vul[0] > 1,
-        ),
-        compare(
-            e,
-            "Per-flow queues lower the incast flows' average FCT (Fig 18)",
-            "lower",
-            None,
-            inc[0] if inc else None,
-            _fmt_range(inc, "{:.2f}×") + " (incast avg FCT, per-flow / Pyrrha)",
-            bool(inc) and inc[0] < 1,
-            "hopsim's per-flow baseline holds K_pause = 2 one-hop BDPs per flow per hop; 720 "
-            "incast flows then exhaust the 20 MB buffer and packets are dropped and resent",
-        ),
-    ]
+_FIG22_CLAIMS = [
+    Claim(
+        "Per-flow queues match Pyrrha for background flows (Memcached, Appendix B)",
+        "≈1×",
+        1.0,
+        ratio("Per-flow", "Pyrrha", "background_avg_us", "background avg FCT, per-flow / Pyrrha"),
+        ABOUT,
+        2.0,
+    ),
+    Claim(
+        "…but cannot cut vulnerable flows' tail as Pyrrha does (it controls congested flows "
+        "only at the bottleneck)",
+        "higher",
+        None,
+        ratio("Per-flow", "Pyrrha", "vulnerable_p99_us", "vulnerable p99 FCT, per-flow / Pyrrha"),
+        HIGHER,
+    ),
+    Claim(
+        "Per-flow queues lower the incast flows' average FCT (Fig 18)",
+        "lower",
+        None,
+        ratio("Per-flow", "Pyrrha", "incast_avg_us", "incast avg FCT, per-flow / Pyrrha"),
+        LOWER,
+        why="hopsim's per-flow baseline holds K_pause = 2 one-hop BDPs per flow per hop; 720 "
+        "incast flows then exhaust the 20 MB buffer and packets are dropped and resent",
+    ),
+]
 
 
 # ---------------------------------------------------------------- Fig 26: no window
@@ -866,29 +734,30 @@ def _fig26_variants(mode: str) -> list[Variant]:
     return out
 
 
-def _fig26_claims(m: pd.DataFrame) -> list[ClaimResult]:
-    e = PAPER.experiment("fig26_no_window")
-
+def _no_window_growth(m: pd.DataFrame) -> Measure:
     def growth(s: str) -> float:
-        a, b = _get(m, "none", s, "uncongested_avg_us"), _get(m, "bdp", s, "uncongested_avg_us")
+        a = get(m, s, "uncongested_avg_us", group="none")
+        b = get(m, s, "uncongested_avg_us", group="bdp")
         return a / b if b else math.nan
 
     p, h = growth("DCQCN+Pyrrha"), growth("HPCC")
-    return [
-        compare(
-            e,
-            "Without the sending window Pyrrha's latency rises only slightly; HPCC degrades more "
-            "(Appendix B)",
-            "Pyrrha's growth < HPCC's",
-            None,
-            p,
-            f"uncongested avg FCT, no window / window: DCQCN+Pyrrha {p:.2f}×, HPCC {h:.2f}×",
-            math.isfinite(p) and math.isfinite(h) and p < h,
-            '`transport.window = "none"` removes HPCC\'s window too; where Pyrrha grows more, '
-            "its uncongested flows lost more to the traffic the sources inject without a window "
-            "(see the SrcToR queue in the metrics)",
-        )
-    ]
+    text = f"uncongested avg FCT, no window / window: DCQCN+Pyrrha {p:.2f}×, HPCC {h:.2f}×"
+    return Measure(p, text, (p / h,))
+
+
+_FIG26_CLAIMS = [
+    Claim(
+        "Without the sending window Pyrrha's latency rises only slightly; HPCC degrades more "
+        "(Appendix B)",
+        "Pyrrha's growth < HPCC's",
+        None,
+        _no_window_growth,
+        LOWER,
+        why='`transport.window = "none"` removes HPCC\'s window too; where Pyrrha grows more, '
+        "its uncongested flows lost more to the traffic the sources inject without a window "
+        "(see the SrcToR queue in the metrics)",
+    )
+]
 
 
 # ---------------------------------------------------------------- Fig 27 / 28: parameters
@@ -945,51 +814,62 @@ def _fig27_draw(metrics: pd.DataFrame, runs: list[Run], path: Path) -> None:
     fig.savefig(path, dpi=110, metadata={"Software": None})
 
 
-def _fig27_claims(m: pd.DataFrame) -> list[ClaimResult]:
-    e = PAPER.experiment("fig27_params")
+def _spread(m: pd.DataFrame, param: str, scheme: str, lo: float, hi: float) -> float:
+    d = m[(m["parameter"] == param) & (m["scheme"] == scheme) & m["value"].between(lo, hi)]
+    x = d["vulnerable_p99_us"].dropna()
+    return float(x.max() / x.min()) if len(x) > 1 and x.min() > 0 else math.nan
 
-    def spread(param: str, scheme: str, lo: float, hi: float) -> float:
-        d = m[(m["parameter"] == param) & (m["scheme"] == scheme) & m["value"].between(lo, hi)]
-        x = d["vulnerable_p99_us"].dropna()
-        return float(x.max() / x.min()) if len(x) > 1 and x.min() > 0 else math.nan
 
-    on, off = spread("K_pause", "merge on", 2, 35), spread("K_pause", "merge off", 2, 35)
-    ron = spread("K_resume", "merge on", 0, 10)
-    return [
-        compare(
-            e,
-            "With merging, Pyrrha is insensitive to K_pause between 2 and 35 (vulnerable p99, "
-            "Fig 27a)",
-            "flat (max/min ≈ 1)",
-            1.0,
-            on,
-            f"max/min over K_pause 2–35: {on:.2f}× with merging, {off:.2f}× without",
-            math.isfinite(on) and on < 1.5,
-        ),
-        compare(
-            e,
-            "Without merging, false-positive roots make the tail worse across K_pause "
-            "(Fig 27a, 28a/b)",
-            "merge off ≥ merge on",
+def _k_pause(m: pd.DataFrame) -> Measure:
+    on, off = _spread(m, "K_pause", "merge on", 2, 35), _spread(m, "K_pause", "merge off", 2, 35)
+    return Measure(on, f"max/min over K_pause 2–35: {on:.2f}× with merging, {off:.2f}× without")
+
+
+def _merge_off(m: pd.DataFrame) -> Measure:
+    on, off = _spread(m, "K_pause", "merge on", 2, 35), _spread(m, "K_pause", "merge off", 2, 35)
+    if not (math.isfinite(off) and math.isfinite(on)):
+        return Measure(
             None,
-            off / on if math.isfinite(off) and math.isfinite(on) else None,
             f"spread without / with merging: {off / on:.2f}"
             if math.isfinite(on)
             else "not measured",
-            math.isfinite(off) and math.isfinite(on) and off >= on,
-            "the Memcached flows arrive within 6 µs: few false positives form before the "
-            "real roots' PAUSEs arrive, so merging has little to correct here",
-        ),
-        compare(
-            e,
-            "With merging, K_resume does not change the tail (Fig 27b, 28d)",
-            "flat (max/min ≈ 1)",
-            1.0,
-            ron,
-            f"max/min over K_resume 0.5–5: {ron:.2f}×",
-            math.isfinite(ron) and ron < 1.5,
-        ),
-    ]
+        )
+    return Measure(off / on, f"spread without / with merging: {off / on:.2f}")
+
+
+def _k_resume(m: pd.DataFrame) -> Measure:
+    ron = _spread(m, "K_resume", "merge on", 0, 10)
+    return Measure(ron, f"max/min over K_resume 0.5–5: {ron:.2f}×")
+
+
+_FIG27_CLAIMS = [
+    Claim(
+        "With merging, Pyrrha is insensitive to K_pause between 2 and 35 (vulnerable p99, Fig 27a)",
+        "flat (max/min ≈ 1)",
+        1.0,
+        _k_pause,
+        FLAT,
+        1.5,
+    ),
+    Claim(
+        "Without merging, false-positive roots make the tail worse across K_pause (Fig 27a, 28a/b)",
+        "merge off ≥ merge on",
+        None,
+        _merge_off,
+        AT_LEAST,
+        1.0,
+        why="the Memcached flows arrive within 6 µs: few false positives form before the "
+        "real roots' PAUSEs arrive, so merging has little to correct here",
+    ),
+    Claim(
+        "With merging, K_resume does not change the tail (Fig 27b, 28d)",
+        "flat (max/min ≈ 1)",
+        1.0,
+        _k_resume,
+        FLAT,
+        1.5,
+    ),
+]
 
 
 # ---------------------------------------------------------------- Fig 16: with DRILL
@@ -1004,33 +884,24 @@ def _fig16_variants(mode: str) -> list[Variant]:
     return [Variant(s, {"workload.0.stop": stop, **o}, "k=8") for s, o in schemes.items()]
 
 
-def _fig16_claims(m: pd.DataFrame) -> list[ClaimResult]:
-    e = PAPER.experiment("fig16_drill")
-    p99 = _ratios(m, "Pyrrha+DRILL", "Pyrrha", "uncongested_p99_us")
-    inc = _ratios(m, "Pyrrha+DRILL", "Pyrrha", "incast_avg_us")
-    red = [100 * (1 - x) for x in p99]
-    return [
-        compare(
-            e,
-            "DRILL + Pyrrha lowers the Poisson flows' tail by 18.3 % vs pure Pyrrha (§4.2, §6.3)",
-            "18.3 %",
-            18.3,
-            red[0] if red else None,
-            _fmt_range(red, "{:.1f} %") + " (uncongested p99 reduction)",
-            bool(red) and red[0] > 0,
-            "with DRILL the onward path is known only at its last hop, so Pyrrha isolates "
-            "incast at the receivers' ToRs only; DRILL's reordering costs go-back-N resends",
-        ),
-        compare(
-            e,
-            "…at the cost of higher incast-flow latency (§6.3)",
-            "higher",
-            None,
-            inc[0] if inc else None,
-            _fmt_range(inc, "{:.2f}×") + " (incast avg FCT, Pyrrha+DRILL / Pyrrha)",
-            bool(inc) and inc[0] > 1,
-        ),
-    ]
+_FIG16_CLAIMS = [
+    Claim(
+        "DRILL + Pyrrha lowers the Poisson flows' tail by 18.3 % vs pure Pyrrha (§4.2, §6.3)",
+        "18.3 %",
+        18.3,
+        reduction("Pyrrha+DRILL", "Pyrrha", "uncongested_p99_us", "uncongested p99 reduction"),
+        GAIN,
+        why="with DRILL the onward path is known only at its last hop, so Pyrrha isolates "
+        "incast at the receivers' ToRs only; DRILL's reordering costs go-back-N resends",
+    ),
+    Claim(
+        "…at the cost of higher incast-flow latency (§6.3)",
+        "higher",
+        None,
+        ratio("Pyrrha+DRILL", "Pyrrha", "incast_avg_us", "incast avg FCT, Pyrrha+DRILL / Pyrrha"),
+        HIGHER,
+    ),
+]
 
 
 # ---------------------------------------------------------------- Fig 29: single-tier IQs
@@ -1050,64 +921,39 @@ def _fig29_variants(mode: str) -> list[Variant]:
     return [Variant(s, {"workload.0.stop": stop, **o}, "k=8") for s, o in schemes.items()]
 
 
-def _fig29_claims(m: pd.DataFrame) -> list[ClaimResult]:
-    e = PAPER.experiment("fig29_single_tier")
-    st = _ratios(m, "DCQCN+Pyrrha single-tier", "DCQCN+Pyrrha", "small_avg_us")
-    dc = _ratios(m, "DCQCN+Pyrrha single-tier", "DCQCN", "small_avg_us")
-    return [
-        compare(
-            e,
-            "Single-tier IQs raise small-flow latency a little over hierarchical IQs… "
-            "(Appendix C.2)",
-            "≥ 1×",
-            None,
-            st[0] if st else None,
-            _fmt_range(st, "{:.2f}×") + " (<100 KB avg FCT, single-tier / hierarchical)",
-            bool(st) and st[0] >= 0.95,
-            "hopsim's single tier keeps an IQ per set of roots crossed (not only the two "
-            "downstream levels of the paper's prototype), so it isolates as precisely as the "
-            "hierarchy; the order marks cost little",
+_FIG29_CLAIMS = [
+    Claim(
+        "Single-tier IQs raise small-flow latency a little over hierarchical IQs… (Appendix C.2)",
+        "≥ 1×",
+        None,
+        ratio(
+            "DCQCN+Pyrrha single-tier",
+            "DCQCN+Pyrrha",
+            "small_avg_us",
+            "<100 KB avg FCT, single-tier / hierarchical",
         ),
-        compare(
-            e,
-            "…yet stay far below pure DCQCN's",
-            "lower",
-            None,
-            dc[0] if dc else None,
-            _fmt_range(dc, "{:.2f}×") + " (<100 KB avg FCT, single-tier Pyrrha / DCQCN)",
-            bool(dc) and dc[0] < 1,
+        AT_LEAST,
+        0.95,
+        why="hopsim's single tier keeps an IQ per set of roots crossed (not only the two "
+        "downstream levels of the paper's prototype), so it isolates as precisely as the "
+        "hierarchy; the order marks cost little",
+    ),
+    Claim(
+        "…yet stay far below pure DCQCN's",
+        "lower",
+        None,
+        ratio(
+            "DCQCN+Pyrrha single-tier",
+            "DCQCN",
+            "small_avg_us",
+            "<100 KB avg FCT, single-tier Pyrrha / DCQCN",
         ),
-    ]
+        LOWER,
+    ),
+]
 
 
 # ---------------------------------------------------------------- the paper
-
-
-def _experiment(
-    name: str,
-    figure: str,
-    section: str,
-    title: str,
-    description: str,
-    scenario: str,
-    variants,
-    claims,
-    draw=None,
-    analyze=_table,
-    shares=None,
-) -> Experiment:
-    """`framework.experiment`, drawing FCT bars unless told otherwise."""
-
-    def bars(m, runs, path):
-        cols = [
-            ("uncongested_avg_us", "uncongested avg FCT (µs)"),
-            ("uncongested_p99_us", "uncongested p99 FCT (µs)"),
-            ("incast_avg_us", "incast avg FCT (µs)"),
-        ]
-        _bars(m, path, cols, f"{figure}: {title}")
-
-    parts = (name, figure, section, title, description, scenario, variants, claims)
-    return experiment(*parts, draw or bars, analyze, shares)
 
 
 PAPER = Paper(
@@ -1117,8 +963,10 @@ PAPER = Paper(
         "Datacenter"
     ),
     source="shared/papers/pyrrha.md",
+    analyze=_table,
+    draw=_fct_bars,
     experiments=[
-        _experiment(
+        experiment(
             "fig2_hol",
             "Fig 2",
             "§2.3",
@@ -1128,10 +976,10 @@ PAPER = Paper(
             "them at line rate; BFC's tail is 6× the per-flow scheme's.",
             "incast_mix.toml",
             _fig2_variants,
-            _fig2_claims,
+            _FIG2_CLAIMS,
             _fig2_draw,
         ),
-        _experiment(
+        experiment(
             "fig11_fc",
             "Fig 11",
             "§6.1",
@@ -1141,10 +989,10 @@ PAPER = Paper(
             "than PFC.",
             "incast_mix.toml",
             _fig11_variants,
-            _fig11_claims,
+            _FIG11_CLAIMS,
             _fig11_draw,
         ),
-        _experiment(
+        experiment(
             "fig12_cc",
             "Fig 12/13",
             "§6.2",
@@ -1153,10 +1001,10 @@ PAPER = Paper(
             "small flows.",
             "incast_mix.toml",
             _fig12_variants,
-            _fig12_claims,
+            _FIG12_CLAIMS,
             _fig12_draw,
         ),
-        _experiment(
+        experiment(
             "fig14_buffer",
             "Fig 14",
             "§6.2.1",
@@ -1165,11 +1013,11 @@ PAPER = Paper(
             "SrcToR; maximum buffer 1.8–6.2× lower.",
             "incast_mix.toml",
             _fig12_variants,
-            _fig14_claims,
+            _FIG14_CLAIMS,
             _fig14_draw,
             shares="fig12_cc",
         ),
-        _experiment(
+        experiment(
             "fig15_k16",
             "Fig 15",
             "§6.3",
@@ -1178,9 +1026,9 @@ PAPER = Paper(
             "Pyrrha + CC lowest.",
             "fattree_k16.toml",
             _fig15_variants,
-            _fig15_claims,
+            _FIG15_CLAIMS,
         ),
-        _experiment(
+        experiment(
             "fig7_iq_usage",
             "Fig 7",
             "§4.5",
@@ -1189,11 +1037,11 @@ PAPER = Paper(
             "at 6–20.",
             "iq_usage_k12.toml",
             _fig7_variants,
-            _fig7_claims,
+            _FIG7_CLAIMS,
             _fig7_draw,
             analyze=_fig7_analyze,
         ),
-        _experiment(
+        experiment(
             "fig17_incast_size",
             "Fig 17",
             "App. B",
@@ -1202,11 +1050,11 @@ PAPER = Paper(
             "after ~3 BDPs.",
             "incast_mix.toml",
             _fig17_variants,
-            _fig17_claims,
+            _FIG17_CLAIMS,
             _fig17_draw,
             analyze=_size_analyze,
         ),
-        _experiment(
+        experiment(
             "fig19_polarization",
             "Fig 19",
             "App. B",
@@ -1215,9 +1063,9 @@ PAPER = Paper(
             "of roots and lowers non-incast FCT where CC cannot.",
             "polarization.toml",
             _fig19_variants,
-            _fig19_claims,
+            _FIG19_CLAIMS,
         ),
-        _experiment(
+        experiment(
             "fig21_moe",
             "Fig 3/21",
             "§2.2, App. B",
@@ -1226,10 +1074,9 @@ PAPER = Paper(
             "tail 1.46×.",
             "moe.toml",
             _moe_variants,
-            _moe_claims,
-            analyze=_moe_analyze,
+            _MOE_CLAIMS,
         ),
-        _experiment(
+        experiment(
             "fig22_per_flow",
             "Fig 22/18",
             "App. B",
@@ -1238,9 +1085,9 @@ PAPER = Paper(
             "they lower incast flows' FCT.",
             "incast_mix.toml",
             _fig22_variants,
-            _fig22_claims,
+            _FIG22_CLAIMS,
         ),
-        _experiment(
+        experiment(
             "fig26_no_window",
             "Fig 26",
             "App. B",
@@ -1249,9 +1096,9 @@ PAPER = Paper(
             "most.",
             "incast_mix.toml",
             _fig26_variants,
-            _fig26_claims,
+            _FIG26_CLAIMS,
         ),
-        _experiment(
+        experiment(
             "fig27_params",
             "Fig 27/28",
             "App. B.1",
@@ -1260,11 +1107,11 @@ PAPER = Paper(
             "positives queue vulnerable flows.",
             "incast_mix.toml",
             _fig27_variants,
-            _fig27_claims,
+            _FIG27_CLAIMS,
             _fig27_draw,
             analyze=_fig27_analyze,
         ),
-        _experiment(
+        experiment(
             "fig16_drill",
             "Fig 16",
             "§6.3",
@@ -1273,9 +1120,9 @@ PAPER = Paper(
             "incast slower.",
             "fattree_k8.toml",
             _fig16_variants,
-            _fig16_claims,
+            _FIG16_CLAIMS,
         ),
-        _experiment(
+        experiment(
             "fig29_single_tier",
             "Fig 29",
             "App. C.2",
@@ -1284,7 +1131,7 @@ PAPER = Paper(
             "HIQs, far faster than pure DCQCN.",
             "fattree_k8.toml",
             _fig29_variants,
-            _fig29_claims,
+            _FIG29_CLAIMS,
         ),
     ],
 )
