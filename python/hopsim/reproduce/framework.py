@@ -30,7 +30,7 @@ from typing import Any
 import pandas as pd
 
 from hopsim._core import ScenarioError
-from hopsim.reproduce.claims import Claim, ClaimResult, compare, evaluate
+from hopsim.reproduce.claims import NOT_MEASURED, Claim, ClaimResult, count_line, evaluate
 from hopsim.results import Result
 
 __all__ = [
@@ -40,7 +40,6 @@ __all__ = [
     "Paper",
     "Run",
     "Variant",
-    "compare",
     "experiment",
     "find_scenarios",
     "run_paper",
@@ -218,6 +217,8 @@ def _runs_of(
 
 
 def _write_claims(rows: Sequence[ClaimResult], outdir: Path) -> None:
+    """``claims.csv`` (every field) and ``claims.md`` (the counts, the table, and each
+    tolerance's reason once, as a footnote)."""
     fields = list(ClaimResult.__dataclass_fields__)
     with open(outdir / "claims.csv", "w", newline="", encoding="utf-8") as f:
         w = csv.DictWriter(f, fieldnames=fields)
@@ -225,12 +226,19 @@ def _write_claims(rows: Sequence[ClaimResult], outdir: Path) -> None:
         for r in rows:
             w.writerow({k: getattr(r, k) for k in fields})
     lines = [
-        "| figure | section | claim | paper | hopsim | direction | ratio | verdict | note |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| figure | section | claim | paper | hopsim | direction | ratio | effect | tolerance "
+        "| verdict | note |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
+    reasons: list[str] = []
     for r in rows:
         direction = {True: "same", False: "opposite", None: "-"}[r.direction_agrees]
-        ratio = "-" if r.ratio is None else f"{r.ratio:.2f}"
+        tolerance = "-"
+        if r.tolerance != "-":
+            factor, reason = r.tolerance.split(": ", 1)
+            if reason not in reasons:
+                reasons.append(reason)
+            tolerance = f"{factor} [T{reasons.index(reason) + 1}]"
         cells = [
             r.figure,
             r.section,
@@ -238,22 +246,28 @@ def _write_claims(rows: Sequence[ClaimResult], outdir: Path) -> None:
             r.paper,
             r.measured,
             direction,
-            ratio,
+            "-" if r.ratio is None else f"{r.ratio:.2f}",
+            "-" if r.effect is None else f"{r.effect:.2f}",
+            tolerance,
             f"**{r.verdict}**",
             r.note,
         ]
         lines.append(
             "| " + " | ".join(c.replace("|", "/").replace("\n", " ") for c in cells) + " |"
         )
-    counts = {
-        v: sum(r.verdict == v for r in rows) for v in ("agrees", "direction only", "differs", "new")
-    }
-    new = f", {counts['new']} new (beyond the paper)" if counts["new"] else ""
+    notes = "\n".join(f"- T{i}: {reason}" for i, reason in enumerate(reasons, 1))
     head = (
-        f"# Claims\n\n{len(rows)} claims: {counts['agrees']} agree, {counts['direction only']} "
-        f"agree in direction only, {counts['differs']} differ{new}.\n\n"
+        f"# Claims\n\n{count_line(rows)}.\n\n"
+        "Verdicts (see `docs/reproduce.md`): *agrees*: the paper's direction and its number "
+        "within the tolerance; *direction only*: the direction, not the number; *direction; "
+        "no number*: the paper gives no number and only the direction was tested; *differs*: "
+        "not the paper's direction (a tie included), or outside the tolerance of an "
+        '"about the same", "at most" or absolute claim. *ratio*: hopsim\'s fold change '
+        "(or value) over the paper's; *effect*: the same on a log scale.\n\n"
     )
-    (outdir / "claims.md").write_text(head + "\n".join(lines) + "\n", encoding="utf-8")
+    body = "\n".join(lines) + "\n"
+    tail = f"\nTolerances:\n\n{notes}\n" if reasons else ""
+    (outdir / "claims.md").write_text(head + body + tail, encoding="utf-8")
 
 
 def _cell(v: Any) -> str:
@@ -343,15 +357,19 @@ def run_paper(
         except Exception as exc:  # an experiment whose runs failed still gets its row
             metrics, note = None, f"{type(exc).__name__}: {exc}"
             claims.append(
-                compare(
-                    exp,
-                    f"{exp.figure}: the experiment ran",
-                    "-",
-                    None,
-                    None,
-                    "not measured",
-                    None,
-                    note,
+                ClaimResult(
+                    experiment=exp.name,
+                    figure=exp.figure,
+                    section=exp.section,
+                    claim=f"{exp.figure}: the experiment ran",
+                    paper="-",
+                    measured="not measured",
+                    direction_agrees=None,
+                    ratio=None,
+                    effect=None,
+                    tolerance="-",
+                    verdict=NOT_MEASURED,
+                    note=note,
                 )
             )
         if metrics is not None:

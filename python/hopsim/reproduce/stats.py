@@ -17,7 +17,7 @@ import pandas as pd
 if TYPE_CHECKING:
     from hopsim.reproduce.framework import Run
 
-__all__ = ["div", "fmt", "fmt_range", "get", "gmean", "pct_lower", "ratios", "table"]
+__all__ = ["counters", "div", "fmt", "fmt_range", "get", "gmean", "pct_lower", "ratios", "table"]
 
 
 def table(
@@ -104,3 +104,29 @@ def fmt_range(xs: Iterable[float], spec: str = "{:.2f}") -> str:
         return "not measured"
     lo, hi = min(xs), max(xs)
     return spec.format(lo) if math.isclose(lo, hi) else f"{spec.format(lo)}–{spec.format(hi)}"
+
+
+def counters(
+    m: pd.DataFrame,
+    schemes: Iterable[str],
+    cols: Iterable[tuple[str, str]],
+    spec: str = "{:,.0f}",
+    **where: Any,
+) -> str:
+    """Measured counters of `schemes` at `where`, per group where the rows span several:
+    "drops PFC 0, Per-flow 1,724,650; timeouts PFC 0, Per-flow 6,446" (columns the table
+    lacks are left out)."""
+    sel = m
+    for k, v in where.items():
+        sel = sel[sel[k] == v] if k in sel else sel.iloc[:0]
+    groups = list(dict.fromkeys(sel["group"])) if "group" in sel else []
+    parts = []
+    for col, label in cols:
+        if col not in sel:
+            continue
+        per = []
+        for g in groups:
+            vals = ", ".join(f"{s} {fmt(get(sel, s, col, group=g), spec)}" for s in schemes)
+            per.append(vals if len(groups) == 1 else f"{g}: {vals}")
+        parts.append(f"{label} " + " / ".join(per))
+    return "; ".join(parts)
