@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 
 import pandas as pd
 import pytest
@@ -25,7 +26,7 @@ from hopsim.reproduce.framework import (
 )
 
 PAPER = reproduce.PAPERS["deflection"]
-VERDICTS = {"agrees", "direction only", "differs", "new"}
+VERDICTS = set(reproduce.claims.VERDICTS)
 
 
 def test_list_includes_deflection(capsys):
@@ -106,6 +107,10 @@ def _fake_metrics(run: Run) -> dict:
         queries=100,
         queries_finished=100,
         drops=rng.randint(0, 1000),
+        drops_rank=rng.randint(0, 1000),
+        drops_hop_limit=rng.randint(0, 10),
+        deflections=rng.randint(0, 10_000),
+        timeouts=rng.randint(0, 100),
         elephants_finished=5,
         unfinished=0,
     )
@@ -124,15 +129,17 @@ def test_every_experiment_analyses_draws_and_claims(monkeypatch, tmp_path, mode)
         assert len(metrics) == len(runs)
         exp.draw(metrics, runs, tmp_path / f"{exp.name}.png")
         assert (tmp_path / f"{exp.name}.png").stat().st_size > 0, exp.name
-        claims = exp.claims(metrics)
+        claims = exp.verdicts(metrics)
         assert claims, exp.name
         for c in claims:
-            assert c.verdict in VERDICTS, (exp.name, c)
+            assert c.verdict in VERDICTS - {"not measured"}, (exp.name, c)
             assert c.experiment == exp.name and c.figure == exp.figure
-            if c.verdict != "agrees":
-                assert c.note, (exp.name, c.claim)
+            if c.verdict not in ("agrees", "direction; no number", "new"):
+                assert c.note.startswith("measured: "), (exp.name, c.claim, c.note)
+            if c.note:
+                assert re.search(r"\d", c.note) or "hypothesis" in c.note, (exp.name, c)
             if c.verdict != "new":
-                assert c.measured != "not measured", (exp.name, c.claim)
+                assert "not measured" not in c.measured, (exp.name, c.claim)
 
 
 # A drastically smaller network and window: 2 spines, 2 leaves of 16 hosts, queries of 16
@@ -165,7 +172,8 @@ def test_tiny_experiments_end_to_end(tmp_path):
     assert len(table) == len(claims) >= 5
     assert set(table["verdict"]) <= VERDICTS
     assert (table["measured"] != "not measured").all(), table
-    assert table.loc[table["verdict"] != "agrees", "note"].notna().all()
+    missed = table[~table["verdict"].isin(["agrees", "direction; no number", "new"])]
+    assert missed["note"].str.startswith("measured: ").all(), missed
     for name in ("sec2_dibs_naive", "fig13_prob"):
         assert (out / "figures" / f"{name}.png").stat().st_size > 0
         m = pd.read_csv(out / "metrics" / f"{name}.csv")

@@ -361,15 +361,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print(f"hopsim: interrupted; finished runs are kept in {outdir}/", file=sys.stderr)
         return EXIT_INTERRUPTED
-    counts = {
-        v: sum(c.verdict == v for c in claims)
-        for v in ("agrees", "direction only", "differs", "new")
-    }
-    new = f", {counts['new']} new" if counts["new"] else ""
-    print(
-        f"{len(claims)} claims: {counts['agrees']} agree, {counts['direction only']} agree in "
-        f"direction only, {counts['differs']} differ{new}"
-    )
+    print(reproduce.count_line(claims))
     print(f"claims        {outdir}/claims.md")
     print(f"report        {outdir}/report.md")
     return EXIT_OK

@@ -4,7 +4,9 @@ figure and compared claim by claim with what the paper states (``claims.csv`` /
 
 A paper joins by adding a module here that builds a `Paper` (see `framework`: its
 experiments, each a set of variants of a scenario in ``scenarios/<paper>/``, a ``quick``
-and a ``full`` size, an analysis, a figure and claims) and listing it in `PAPERS`.
+and a ``full`` size, an analysis, a figure and a claims table of `Claim` rows) and listing
+it in `PAPERS`. Shared helpers: `stats` (metrics tables, ratios, means, ranges), `figures`
+(bars and lines per scheme) and `claims` (claim rows, selectors, verdicts).
 
 >>> from hopsim import reproduce
 >>> claims = reproduce.run("pyrrha", "runs/pyrrha", mode="quick", jobs=2)
@@ -17,9 +19,10 @@ from collections.abc import Callable, Sequence
 
 from hopsim._core import ScenarioError
 from hopsim.reproduce import deflection, pyrrha
-from hopsim.reproduce.framework import ClaimResult, Experiment, Paper, run_paper
+from hopsim.reproduce.claims import Claim, ClaimResult, count_line
+from hopsim.reproduce.framework import Experiment, Paper, run_paper
 
-__all__ = ["PAPERS", "ClaimResult", "Experiment", "Paper", "papers", "run"]
+__all__ = ["PAPERS", "Claim", "ClaimResult", "Experiment", "Paper", "count_line", "papers", "run"]
 
 #: Every paper `hopsim reproduce` knows, by name.
 PAPERS: dict[str, Paper] = {p.name: p for p in (pyrrha.PAPER, deflection.PAPER)}

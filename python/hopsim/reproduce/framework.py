@@ -2,25 +2,23 @@
 
 A **paper** is a list of **experiments**. An experiment names a scenario file in
 ``scenarios/<paper>/``, the variants it runs (each a label and scenario overrides), the
-overrides that size it for ``quick`` or ``full`` runs, and three functions: ``analyze``
-turns the finished runs into a metrics table, ``draw`` makes the experiment's figure from
-it, and ``claims`` compares it with what the paper states, one `ClaimResult` per claim.
+overrides that size it for ``quick`` or ``full`` runs, an ``analyze`` function that turns
+the finished runs into a metrics table (one row per run; see `stats.table`), a ``draw``
+function that makes the experiment's figure from it (see `figures`), and its **claims
+table**: `claims.Claim` rows, each what the paper states, a selector of hopsim's number
+from the metrics table and how the two compare (see `claims`). A paper gives the analysis
+and figure its experiments share; an experiment names its own only where it differs.
 
 `run_paper` runs each experiment as a resumable sweep (``hopsim.sweep``: a process pool or
 Ray; finished variants are not run again), then writes, under the output directory,
 ``runs/<experiment>/`` (the sweeps), ``figures/<experiment>.png``,
 ``metrics/<experiment>.csv``, ``claims.csv``, ``claims.md`` and ``report.md``.
-
-A claim's **ratio** is hopsim's number over the paper's (for a range, over the nearer
-end; 1 inside the range). Its **verdict**: *agrees* when the direction is the paper's and
-the ratio is within a factor of 2; *direction only* when the direction agrees but the
-magnitude does not; *differs* when the direction does not (or hopsim could not measure
-it) — each of these with a note saying what was found.
 """
 
 from __future__ import annotations
 
 import csv
+import functools
 import math
 import os
 import time
@@ -32,23 +30,22 @@ from typing import Any
 import pandas as pd
 
 from hopsim._core import ScenarioError
+from hopsim.reproduce.claims import NOT_MEASURED, Claim, ClaimResult, count_line, evaluate
 from hopsim.results import Result
 
 __all__ = [
+    "Claim",
     "ClaimResult",
     "Experiment",
     "Paper",
     "Run",
     "Variant",
-    "compare",
+    "experiment",
     "find_scenarios",
     "run_paper",
 ]
 
 MODES = ("quick", "full")
-
-#: A ratio within this factor of the paper's number (either way) "agrees".
-AGREE_FACTOR = 2.0
 
 
 @dataclass(frozen=True)
@@ -84,22 +81,6 @@ class Run:
         return self._result
 
 
-@dataclass(frozen=True)
-class ClaimResult:
-    """One row of ``claims.csv``: a claim of the paper beside what hopsim measured."""
-
-    experiment: str
-    figure: str
-    section: str
-    claim: str
-    paper: str
-    measured: str
-    direction_agrees: bool | None
-    ratio: float | None
-    verdict: str
-    note: str = ""
-
-
 @dataclass
 class Experiment:
     """One figure of a paper (see the module documentation)."""
@@ -112,13 +93,19 @@ class Experiment:
     description: str
     scenario: str
     variants: Callable[[str], list[Variant]]
-    analyze: Callable[[list[Run]], pd.DataFrame]
-    draw: Callable[[pd.DataFrame, list[Run], Path], None]
-    claims: Callable[[pd.DataFrame], list[ClaimResult]]
+    #: The claims table: what the paper states, checked against the metrics table.
+    claims: Sequence[Claim]
+    #: The runs' metrics table, and the figure drawn from it (None: the paper's default).
+    analyze: Callable[[list[Run]], pd.DataFrame] | None = None
+    draw: Callable[[pd.DataFrame, list[Run], Path], None] | None = None
     #: Overrides applied to every variant, per mode.
     sizes: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     #: Analyze the runs of this other experiment instead of running its own.
     shares: str | None = None
+
+    def verdicts(self, metrics: pd.DataFrame) -> list[ClaimResult]:
+        """Each claim of the table against `metrics`."""
+        return [evaluate(self, c, metrics) for c in self.claims]
 
 
 def experiment(
@@ -129,12 +116,12 @@ def experiment(
     description: str,
     scenario: str,
     variants: Callable[[str], list[Variant]],
-    claims: Callable[[pd.DataFrame], list[ClaimResult]],
-    draw: Callable[[pd.DataFrame, list[Run], Path], None],
-    analyze: Callable[[list[Run]], pd.DataFrame],
+    claims: Sequence[Claim],
+    draw: Callable[[pd.DataFrame, list[Run], Path], None] | None = None,
+    analyze: Callable[[list[Run]], pd.DataFrame] | None = None,
     shares: str | None = None,
 ) -> Experiment:
-    """An [`Experiment`] from its parts in the order the papers' modules list them."""
+    """An `Experiment` from its parts in the order the papers' modules list them."""
     return Experiment(
         name=name,
         figure=figure,
@@ -143,9 +130,9 @@ def experiment(
         description=description,
         scenario=scenario,
         variants=variants,
+        claims=claims,
         analyze=analyze,
         draw=draw,
-        claims=claims,
         shares=shares,
     )
 
@@ -157,6 +144,18 @@ class Paper:
     #: Where the paper's text lives (for the report).
     source: str
     experiments: list[Experiment]
+    #: The analysis of an experiment that names none, and its figure (called with the
+    #: experiment's ``"<figure>: <title>"`` as ``title``).
+    analyze: Callable[[list[Run]], pd.DataFrame] | None = None
+    draw: Callable[..., None] | None = None
+
+    def __post_init__(self) -> None:
+        for e in self.experiments:
+            e.analyze = e.analyze or self.analyze
+            if e.draw is None and self.draw is not None:
+                e.draw = functools.partial(self.draw, title=f"{e.figure}: {e.title}")
+            if e.analyze is None or e.draw is None:
+                raise ScenarioError(f"{self.name}/{e.name}: no analysis or figure")
 
     def experiment(self, name: str) -> Experiment:
         for e in self.experiments:
@@ -180,54 +179,6 @@ def find_scenarios(paper: str) -> Path:
     raise ScenarioError(
         f"scenarios/{paper}/ not found: run from the hopsim repository or set HOPSIM_SCENARIOS "
         "to the folder holding the scenarios/ tree"
-    )
-
-
-def _bound(paper_value: float | tuple[float, float] | None, measured: float) -> float | None:
-    if paper_value is None or measured is None or not math.isfinite(measured):
-        return None
-    if isinstance(paper_value, tuple):
-        lo, hi = paper_value
-        if lo <= measured <= hi:
-            return 1.0
-        paper_value = lo if measured < lo else hi
-    if paper_value == 0:
-        return None
-    return measured / paper_value
-
-
-def compare(
-    experiment: Experiment,
-    claim: str,
-    paper: str,
-    paper_value: float | tuple[float, float] | None,
-    measured: float | None,
-    measured_text: str,
-    direction_agrees: bool | None,
-    why: str = "",
-) -> ClaimResult:
-    """A claim's row: ratio and verdict from the numbers; ``why`` is kept as the note
-    unless the claim agrees (it is what was found about a difference)."""
-    ratio = _bound(paper_value, measured) if measured is not None else None
-    if direction_agrees is None or measured is None:
-        verdict = "differs"
-    elif not direction_agrees:
-        verdict = "differs"
-    elif ratio is None or 1 / AGREE_FACTOR <= ratio <= AGREE_FACTOR:
-        verdict = "agrees"
-    else:
-        verdict = "direction only"
-    return ClaimResult(
-        experiment=experiment.name,
-        figure=experiment.figure,
-        section=experiment.section,
-        claim=claim,
-        paper=paper,
-        measured=measured_text,
-        direction_agrees=direction_agrees,
-        ratio=None if ratio is None else round(ratio, 3),
-        verdict=verdict,
-        note="" if verdict == "agrees" else why,
     )
 
 
@@ -266,6 +217,8 @@ def _runs_of(
 
 
 def _write_claims(rows: Sequence[ClaimResult], outdir: Path) -> None:
+    """``claims.csv`` (every field) and ``claims.md`` (the counts, the table, and each
+    tolerance's reason once, as a footnote)."""
     fields = list(ClaimResult.__dataclass_fields__)
     with open(outdir / "claims.csv", "w", newline="", encoding="utf-8") as f:
         w = csv.DictWriter(f, fieldnames=fields)
@@ -273,12 +226,19 @@ def _write_claims(rows: Sequence[ClaimResult], outdir: Path) -> None:
         for r in rows:
             w.writerow({k: getattr(r, k) for k in fields})
     lines = [
-        "| figure | section | claim | paper | hopsim | direction | ratio | verdict | note |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| figure | section | claim | paper | hopsim | direction | ratio | effect | tolerance "
+        "| verdict | note |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
+    reasons: list[str] = []
     for r in rows:
         direction = {True: "same", False: "opposite", None: "-"}[r.direction_agrees]
-        ratio = "-" if r.ratio is None else f"{r.ratio:.2f}"
+        tolerance = "-"
+        if r.tolerance != "-":
+            factor, reason = r.tolerance.split(": ", 1)
+            if reason not in reasons:
+                reasons.append(reason)
+            tolerance = f"{factor} [T{reasons.index(reason) + 1}]"
         cells = [
             r.figure,
             r.section,
@@ -286,22 +246,28 @@ def _write_claims(rows: Sequence[ClaimResult], outdir: Path) -> None:
             r.paper,
             r.measured,
             direction,
-            ratio,
+            "-" if r.ratio is None else f"{r.ratio:.2f}",
+            "-" if r.effect is None else f"{r.effect:.2f}",
+            tolerance,
             f"**{r.verdict}**",
             r.note,
         ]
         lines.append(
             "| " + " | ".join(c.replace("|", "/").replace("\n", " ") for c in cells) + " |"
         )
-    counts = {
-        v: sum(r.verdict == v for r in rows) for v in ("agrees", "direction only", "differs", "new")
-    }
-    new = f", {counts['new']} new (beyond the paper)" if counts["new"] else ""
+    notes = "\n".join(f"- T{i}: {reason}" for i, reason in enumerate(reasons, 1))
     head = (
-        f"# Claims\n\n{len(rows)} claims: {counts['agrees']} agree, {counts['direction only']} "
-        f"agree in direction only, {counts['differs']} differ{new}.\n\n"
+        f"# Claims\n\n{count_line(rows)}.\n\n"
+        "Verdicts (see `docs/reproduce.md`): *agrees*: the paper's direction and its number "
+        "within the tolerance; *direction only*: the direction, not the number; *direction; "
+        "no number*: the paper gives no number and only the direction was tested; *differs*: "
+        "not the paper's direction (a tie included), or outside the tolerance of an "
+        '"about the same", "at most" or absolute claim. *ratio*: hopsim\'s fold change '
+        "(or value) over the paper's; *effect*: the same on a log scale.\n\n"
     )
-    (outdir / "claims.md").write_text(head + "\n".join(lines) + "\n", encoding="utf-8")
+    body = "\n".join(lines) + "\n"
+    tail = f"\nTolerances:\n\n{notes}\n" if reasons else ""
+    (outdir / "claims.md").write_text(head + body + tail, encoding="utf-8")
 
 
 def _cell(v: Any) -> str:
@@ -391,15 +357,19 @@ def run_paper(
         except Exception as exc:  # an experiment whose runs failed still gets its row
             metrics, note = None, f"{type(exc).__name__}: {exc}"
             claims.append(
-                compare(
-                    exp,
-                    f"{exp.figure}: the experiment ran",
-                    "-",
-                    None,
-                    None,
-                    "not measured",
-                    None,
-                    note,
+                ClaimResult(
+                    experiment=exp.name,
+                    figure=exp.figure,
+                    section=exp.section,
+                    claim=f"{exp.figure}: the experiment ran",
+                    paper="-",
+                    measured="not measured",
+                    direction_agrees=None,
+                    ratio=None,
+                    effect=None,
+                    tolerance="-",
+                    verdict=NOT_MEASURED,
+                    note=note,
                 )
             )
         if metrics is not None:
@@ -407,7 +377,7 @@ def run_paper(
                 exp.draw(metrics, runs, out / "figures" / f"{exp.name}.png")
             except Exception as exc:
                 note = f"{type(exc).__name__}: {exc}"
-            claims += exp.claims(metrics)
+            claims += exp.verdicts(metrics)
         done.append((exp, metrics, note))
     _write_claims(claims, out)
     _write_report(paper, mode, done, out)

@@ -27,7 +27,9 @@ def _stats(fct_ns: pd.Series) -> tuple[float, float, int]:
 def fct_summary(result: Result) -> dict[str, Any]:
     """Mean and p99 FCT (µs) of the uncongested (vulnerable + background), vulnerable,
     background and congested (incast) flows, overall and for small uncongested flows; how
-    many flows did not finish."""
+    many flows did not finish; drops, PFC pause frames, flow-control pause frames of any
+    kind (PFC, BFC, Pyrrha, per-flow), timeouts and resent MB; the peak switch buffer and
+    Pyrrha's IQs and merges."""
     f = result.flows
     cls = f["class"].astype(str)
     groups = {
@@ -53,6 +55,10 @@ def fct_summary(result: Result) -> dict[str, Any]:
     fc = s.get("flow_control_counters") or {}
     out["max_iqs_per_port"] = int(fc.get("pyrrha_max_iqs_per_port", 0))
     out["merges"] = int(fc.get("pyrrha_merges", 0))
+    frames = s.get("control_frames_sent") or {}
+    out["pause_frames"] = int(sum(v for k, v in frames.items() if k.endswith("_pause")))
+    out["timeouts"] = int(s.get("timeouts", 0))
+    out["retransmitted_mb"] = s.get("retransmitted_bytes", 0) / 1e6
     return out
 
 

@@ -10,21 +10,39 @@ the sweeps) so that all experiments finish in a few minutes on two cores.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from hopsim.reproduce.framework import (
-    ClaimResult,
-    Experiment,
-    Paper,
-    Run,
-    Variant,
-    compare,
-    experiment,
+from hopsim.reproduce.claims import (
+    ABSOLUTE,
+    AT_MOST,
+    BELOW,
+    LESS,
+    MORE,
+    OPPOSITE,
+    ROUGHLY,
+    SAME,
+    SMALLER,
+    Claim,
+    Measure,
+    Note,
+    Selector,
+    Tolerance,
+    Why,
+    at,
+    falls_short,
+    lower_by,
+    quotient,
+    ratio,
+    several,
 )
+from hopsim.reproduce.figures import bars, by_x
+from hopsim.reproduce.framework import Paper, Run, Variant, experiment
 from hopsim.reproduce.metrics import fct_summary, iq_usage, peak_queue_by_tier, throughput_by_class
+from hopsim.reproduce.stats import counters, div, fmt, get, table
 
 # ---------------------------------------------------------------- variants
 
@@ -88,107 +106,39 @@ def _incast_bdp(k: float) -> dict[str, Any]:
     }
 
 
-# ---------------------------------------------------------------- analysis helpers
+# ---------------------------------------------------------------- analysis
 
 
-def _table(runs: list[Run], extra=None) -> pd.DataFrame:
-    rows = []
-    for r in runs:
-        row: dict[str, Any] = {
-            "group": r.variant.group,
-            "scheme": r.variant.label,
-            "status": r.status,
-        }
-        if r.ok:
-            row.update(fct_summary(r.result))
-            row.update(peak_queue_by_tier(r.result))
-            if extra:
-                row.update(extra(r))
-        rows.append(row)
-    return pd.DataFrame(rows)
+def _metrics(run: Run) -> dict[str, Any]:
+    return {**fct_summary(run.result), **peak_queue_by_tier(run.result)}
 
 
-def _get(m: pd.DataFrame, group: str, scheme: str, col: str) -> float:
-    sel = m[(m["group"] == group) & (m["scheme"] == scheme)]
-    if sel.empty or col not in sel or pd.isna(sel[col].iloc[0]):
-        return math.nan
-    return float(sel[col].iloc[0])
+def _table(runs: list[Run]) -> pd.DataFrame:
+    return table(runs, _metrics)
 
 
-def _ratios(m: pd.DataFrame, num: str, den: str, col: str) -> list[float]:
-    """`col` of scheme `num` over scheme `den`, per group where both ran."""
-    out = []
-    for g in m["group"].unique():
-        a, b = _get(m, g, num, col), _get(m, g, den, col)
-        if math.isfinite(a) and math.isfinite(b) and b > 0:
-            out.append(a / b)
-    return out
+def _fct_bars(metrics: pd.DataFrame, runs: list[Run], path: Path, title: str) -> None:
+    """The default figure: uncongested average and p99 and incast average FCT."""
+    cols = [
+        ("uncongested_avg_us", "uncongested avg FCT (µs)"),
+        ("uncongested_p99_us", "uncongested p99 FCT (µs)"),
+        ("incast_avg_us", "incast avg FCT (µs)"),
+    ]
+    bars(metrics, path, cols, title)
 
 
-def _gmean(xs: list[float]) -> float:
-    xs = [x for x in xs if x > 0 and math.isfinite(x)]
-    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else math.nan
+#: The counters a note cites: what was lost, paused, timed out or left unfinished.
+_LOSSES = (
+    ("drops", "drops"),
+    ("pause_frames", "pause frames"),
+    ("timeouts", "timeouts"),
+    ("unfinished", "unfinished flows"),
+)
 
 
-def _fmt_range(xs: list[float], fmt: str = "{:.2f}") -> str:
-    if not xs:
-        return "not measured"
-    lo, hi = min(xs), max(xs)
-    return fmt.format(lo) if math.isclose(lo, hi) else f"{fmt.format(lo)}–{fmt.format(hi)}"
-
-
-# ---------------------------------------------------------------- figures
-
-
-def _bars(
-    metrics: pd.DataFrame, path: Path, cols: list[tuple[str, str]], title: str, log: bool = True
-) -> None:
-    """One panel per (column, label); bars per scheme, clustered by group."""
-    from matplotlib.figure import Figure
-
-    groups = list(dict.fromkeys(metrics["group"]))
-    schemes = list(dict.fromkeys(metrics["scheme"]))
-    fig = Figure(figsize=(3.6 * len(cols), 3.4), layout="constrained")
-    axes = fig.subplots(1, len(cols), squeeze=False)[0]
-    width = 0.8 / max(len(schemes), 1)
-    for ax, (col, label) in zip(axes, cols):
-        for i, s in enumerate(schemes):
-            ys = [_get(metrics, g, s, col) for g in groups]
-            xs = [gi + (i - (len(schemes) - 1) / 2) * width for gi in range(len(groups))]
-            ax.bar(xs, [0 if math.isnan(y) else y for y in ys], width, label=s)
-        ax.set_xticks(range(len(groups)))
-        ax.set_xticklabels(groups, fontsize=8)
-        ax.set_ylabel(label, fontsize=8)
-        if log:
-            ax.set_yscale("log")
-    axes[0].legend(fontsize=7)
-    fig.suptitle(title, fontsize=9)
-    fig.savefig(path, dpi=110, metadata={"Software": None})
-
-
-def _lines(
-    metrics: pd.DataFrame,
-    x: str,
-    path: Path,
-    cols: list[tuple[str, str]],
-    title: str,
-    log: bool = True,
-) -> None:
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(3.8 * len(cols), 3.4), layout="constrained")
-    axes = fig.subplots(1, len(cols), squeeze=False)[0]
-    for ax, (col, label) in zip(axes, cols):
-        for s, d in metrics.groupby("scheme", sort=False):
-            d = d.sort_values(x)
-            ax.plot(d[x], d[col], marker="o", label=s)
-        ax.set_xlabel(x, fontsize=8)
-        ax.set_ylabel(label, fontsize=8)
-        if log:
-            ax.set_yscale("log")
-    axes[0].legend(fontsize=7)
-    fig.suptitle(title, fontsize=9)
-    fig.savefig(path, dpi=110, metadata={"Software": None})
+def _facts(*schemes: str, cols=_LOSSES, **where: Any) -> Note:
+    """A note's measured counters of `schemes` (see `stats.counters`)."""
+    return lambda m: counters(m, schemes, cols, **where)
 
 
 # ---------------------------------------------------------------- Fig 2: HOL blocking
@@ -220,35 +170,33 @@ def _fig2_draw(metrics: pd.DataFrame, runs: list[Run], path: Path) -> None:
     fig.savefig(path, dpi=110, metadata={"Software": None})
 
 
-def _fig2_claims(m: pd.DataFrame) -> list[ClaimResult]:
-    e = PAPER.experiment("fig2_hol")
-    bfc = _ratios(m, "BFC-32", "Per-flow", "uncongested_p99_us")
-    pfc = _ratios(m, "PFC", "Per-flow", "background_avg_us")
-    return [
-        compare(
-            e,
-            "BFC's tail latency is about 6× the per-flow queue scheme's (incast flows hold queues)",
-            "6×",
-            6.0,
-            bfc[0] if bfc else None,
-            _fmt_range(bfc, "{:.2f}×") + " (uncongested p99, BFC-32 / per-flow)",
-            bool(bfc) and bfc[0] > 1,
-            "hopsim's per-flow baseline pauses each incast flow at K_pause = 2 one-hop BDPs per "
-            "queue (the paper gives it no thresholds); with 720 flows the buffer fills and it "
-            "drops, so its tail is not the ideal the paper assumes",
-        ),
-        compare(
-            e,
-            "PFC spreads the incast's congestion: background flows lose throughput",
-            "lower",
-            None,
-            pfc[0] if pfc else None,
-            _fmt_range(pfc, "{:.2f}×") + " (background avg FCT, PFC / per-flow)",
-            bool(pfc) and pfc[0] > 1,
-        ),
-    ]
+_PER_FLOW_HYPOTHESIS = (
+    "the paper's per-flow scheme is ideal (no thresholds given); hopsim's per-flow baseline "
+    "pauses each flow at K_pause = 2 one-hop BDPs per hop, so 720 incast flows can fill the "
+    "20 MB buffer and it drops and times out (the counts above)"
+)
 
-
+_FIG2_CLAIMS = [
+    Claim(
+        "BFC's uncongested flows' tail FCT is about 6× the per-flow queue scheme's",
+        "§2.3",
+        "6×",
+        6.0,
+        ratio("BFC-32", "Per-flow", "uncongested_p99_us", "uncongested p99, BFC-32 / per-flow"),
+        MORE,
+        why=Why(_facts("BFC-32", "Per-flow"), falls_short(_PER_FLOW_HYPOTHESIS)),
+    ),
+    Claim(
+        "PFC spreads the incast's congestion (a pause storm): background flows are slower "
+        "than under per-flow queues",
+        "§2.2",
+        "none",
+        None,
+        ratio("PFC", "Per-flow", "background_avg_us", "background avg FCT, PFC / per-flow"),
+        MORE,
+        why=Why(_facts("PFC", "Per-flow")),
+    ),
+]
 # ---------------------------------------------------------------- Fig 11: flow control
 
 
@@ -267,16 +215,8 @@ def _fig11_variants(mode: str) -> list[Variant]:
 
 
 def _fig11_draw(metrics: pd.DataFrame, runs: list[Run], path: Path) -> None:
-    _bars(
-        metrics,
-        path,
-        [
-            ("uncongested_avg_us", "uncongested avg FCT (µs)"),
-            ("uncongested_p99_us", "uncongested p99 FCT (µs)"),
-            ("incast_avg_us", "incast avg FCT (µs)"),
-        ],
-        "Fig 11: flow control alone (no host CC) — PFC, BFC-32, BFC-128, Pyrrha",
-    )
+    title = "Fig 11: flow control alone (no host CC) — PFC, BFC-32, BFC-128, Pyrrha"
+    _fct_bars(metrics, runs, path, title)
     from hopsim import plots
 
     for r in runs:
@@ -284,108 +224,119 @@ def _fig11_draw(metrics: pd.DataFrame, runs: list[Run], path: Path) -> None:
             plots.save(plots.congestion_trees(r.result), path.with_name("congestion_trees.png"))
 
 
-def _reductions(m: pd.DataFrame, base: str) -> list[float]:
-    return [100 * (1 - x) for x in _ratios(m, "Pyrrha", base, "uncongested_avg_us")]
-
-
 _WHY_MEMCACHED = (
-    "on Memcached all 50,000 flows arrive within the first 6 µs (as in the authors' "
-    "simulator), before PFC's dynamic threshold (a quarter of the free 20 MB buffer at a "
-    "100 Gb/s port) is reached: PFC barely pauses them, leaving Pyrrha little to win"
+    "all of Memcached's flows arrive within the first 6 µs (as in the authors' simulator), "
+    "before PFC's dynamic threshold (a quarter of the free 20 MB buffer at a 100 Gb/s port) "
+    "is reached, so PFC pauses little and leaves Pyrrha little to win"
 )
 
 
-def _fig11_claims(m: pd.DataFrame) -> list[ClaimResult]:
-    e = PAPER.experiment("fig11_fc")
-    rows = []
-    for base in ("PFC", "BFC-32"):
-        for w in _WORKLOADS:
-            sub = m[m["group"] == w]
-            red = _reductions(sub, base)
-            tail = [1 / x for x in _ratios(sub, "Pyrrha", base, "uncongested_p99_us")]
-            why = _WHY_MEMCACHED if (w == "memcached" and base == "PFC") else ""
-            rows.append(
-                compare(
-                    e,
-                    f"{w}: Pyrrha lowers the uncongested flows' average FCT by 42.8–98.2 % vs "
-                    f"{base} (abstract, §1)",
-                    "42.8–98.2 %",
-                    (42.8, 98.2),
-                    red[0] if red else None,
-                    _fmt_range(red, "{:.1f} %"),
-                    bool(red) and red[0] > 0,
-                    why,
-                )
-            )
-            rows.append(
-                compare(
-                    e,
-                    f"{w}: Pyrrha's uncongested p99 FCT is 1.6–215× lower than {base}'s",
-                    "1.6–215×",
-                    (1.6, 215.0),
-                    tail[0] if tail else None,
-                    _fmt_range(tail, "{:.2f}×"),
-                    bool(tail) and tail[0] > 1,
-                    why,
-                )
-            )
-    inc = _ratios(m, "Pyrrha", "PFC", "incast_avg_us")
-    rows.append(
-        compare(
-            e,
-            "Pyrrha does not compromise incast flows compared with PFC (§6.1.2)",
-            "≈1× (no worse)",
-            1.0,
-            max(inc) if inc else None,
-            _fmt_range(inc, "{:.2f}×") + " (incast avg FCT, Pyrrha / PFC)",
-            bool(inc) and max(inc) <= 1.1,
-        )
-    )
-    b128 = _ratios(m, "BFC-128", "BFC-32", "uncongested_avg_us")
-    rows.append(
-        compare(
-            e,
-            "BFC improves with more queues: BFC-128 beats BFC-32 (§6.1.2)",
-            "lower",
-            None,
-            _gmean(b128),
-            _fmt_range(b128, "{:.2f}×") + " (uncongested avg FCT, BFC-128 / BFC-32)",
-            bool(b128) and _gmean(b128) < 1,
-        )
-    )
-    binc = _ratios(m, "BFC-32", "PFC", "incast_avg_us")
-    rows.append(
-        compare(
-            e,
-            "BFC reduces the incast flows' average FCT vs PFC (incast flows use several queues)",
-            "lower",
-            None,
-            _gmean(binc),
-            _fmt_range(binc, "{:.2f}×") + " (incast avg FCT, BFC-32 / PFC)",
-            bool(binc) and _gmean(binc) < 1,
-        )
-    )
-    for w in _WORKLOADS:
-        bp = _ratios(m[m["group"] == w], "BFC-32", "PFC", "uncongested_avg_us")
-        rows.append(
-            compare(
-                e,
-                f"{w}: BFC partially alleviates HOL blocking: uncongested flows do better than "
-                "under PFC (§6.1.2)",
-                "lower",
-                None,
-                bp[0] if bp else None,
-                _fmt_range(bp, "{:.2f}×") + " (uncongested avg FCT, BFC-32 / PFC)",
-                bool(bp) and bp[0] < 1,
-                "BFC pauses a queue above one-hop BDP / N_active — a few KB once tens of "
-                "queues are active — so queues that short flows share with incast flows are "
-                "paused at once, while PFC's dynamic threshold lets the 20 MB buffer absorb "
-                "the burst; BFC wins only where PFC's pauses spread (storms)",
-            )
-        )
-    return rows
+def _fig11_gains(base: str, w: str) -> list[Claim]:
+    small = {SMALLER: _WHY_MEMCACHED} if (w == "memcached" and base == "PFC") else {}
+    why = Why(_facts(base, "Pyrrha", group=w), small)
+    return [
+        Claim(
+            f"{w}: Pyrrha lowers the uncongested flows' average FCT by 42.8–98.2 % against {base}",
+            "abstract, §1",
+            "42.8–98.2 % lower",
+            lower_by(42.8, 98.2),
+            ratio(
+                "Pyrrha",
+                base,
+                "uncongested_avg_us",
+                f"uncongested avg FCT, Pyrrha / {base}",
+                group=w,
+            ),
+            LESS,
+            why=why,
+        ),
+        Claim(
+            f"{w}: Pyrrha's uncongested p99 FCT is 1.6–215× lower than {base}'s",
+            "abstract, §1",
+            "1.6–215× lower",
+            (1.6, 215.0),
+            ratio(
+                "Pyrrha",
+                base,
+                "uncongested_p99_us",
+                f"uncongested p99 FCT, Pyrrha / {base}",
+                group=w,
+            ),
+            LESS,
+            why=why,
+        ),
+    ]
 
 
+_BFC_HYPOTHESIS = (
+    "BFC pauses a queue above one-hop BDP / N_active, a few KB once tens of queues are "
+    "active, so queues that short flows share with incast flows pause at once, while PFC's "
+    "dynamic threshold lets the 20 MB buffer absorb the burst"
+)
+
+_FIG11_CLAIMS = [
+    *[c for base in ("PFC", "BFC-32") for w in _WORKLOADS for c in _fig11_gains(base, w)],
+    Claim(
+        "Pyrrha does not compromise incast flows compared with PFC (each workload)",
+        "§6.1.2",
+        "no worse",
+        None,
+        ratio("Pyrrha", "PFC", "incast_avg_us", "incast avg FCT, Pyrrha / PFC"),
+        AT_MOST,
+        Tolerance(1.1, "'does not compromise' gives no number; read as at most 10 % slower"),
+        why=Why(_facts("PFC", "Pyrrha")),
+    ),
+    Claim(
+        "BFC improves with more queues: BFC-128's uncongested flows are faster than "
+        "BFC-32's (each workload)",
+        "§6.1.2",
+        "none",
+        None,
+        ratio("BFC-128", "BFC-32", "uncongested_avg_us", "uncongested avg FCT, BFC-128 / BFC-32"),
+        LESS,
+        why=Why(_facts("BFC-32", "BFC-128")),
+    ),
+    Claim(
+        "BFC lowers the incast flows' average FCT against PFC (each workload)",
+        "§6.1.2",
+        "none",
+        None,
+        ratio("BFC-32", "PFC", "incast_avg_us", "incast avg FCT, BFC-32 / PFC"),
+        LESS,
+        why=Why(_facts("PFC", "BFC-32")),
+    ),
+    *[
+        Claim(
+            f"{w}: BFC partially alleviates HOL blocking: uncongested flows are faster than "
+            "under PFC",
+            "§6.1.2",
+            "none",
+            None,
+            ratio(
+                "BFC-32", "PFC", "uncongested_avg_us", "uncongested avg FCT, BFC-32 / PFC", group=w
+            ),
+            LESS,
+            why=Why(_facts("PFC", "BFC-32", group=w), {OPPOSITE: _BFC_HYPOTHESIS}),
+        )
+        for w in _WORKLOADS
+    ],
+    Claim(
+        "websearch: BFC's tail latency is worse than PFC's (its smaller threshold spreads "
+        "congestion)",
+        "§6.1.2",
+        "none",
+        None,
+        ratio(
+            "BFC-32",
+            "PFC",
+            "uncongested_p99_us",
+            "uncongested p99 FCT, BFC-32 / PFC",
+            group="websearch",
+        ),
+        MORE,
+        why=Why(_facts("PFC", "BFC-32", group="websearch")),
+    ),
+]
 # ---------------------------------------------------------------- Fig 12 / 13 / 14: with CC
 
 
@@ -401,130 +352,120 @@ def _fig12_variants(mode: str) -> list[Variant]:
 
 
 def _fig12_draw(metrics: pd.DataFrame, runs: list[Run], path: Path) -> None:
-    _bars(
-        metrics,
-        path,
-        [
-            ("small_avg_us", "<100 KB uncongested avg FCT (µs)"),
-            ("small_p99_us", "<100 KB uncongested p99 FCT (µs)"),
-            ("large_avg_us", "≥100 KB uncongested avg FCT (µs)"),
+    cols = [
+        ("small_avg_us", "<100 KB uncongested avg FCT (µs)"),
+        ("small_p99_us", "<100 KB uncongested p99 FCT (µs)"),
+        ("large_avg_us", "≥100 KB uncongested avg FCT (µs)"),
+    ]
+    bars(metrics, path, cols, "Fig 12/13: with congestion control (window 1 BDP)")
+
+
+def _avg_and_p99(num: str, den: str) -> Selector:
+    """Uncongested average and p99 FCT of `num` over `den`, per workload."""
+    return several(
+        lambda m: [
+            (f"{g} {stat}", div(get(m, num, col, group=g), get(m, den, col, group=g)))
+            for g in dict.fromkeys(m["group"])
+            for stat, col in (("avg", "uncongested_avg_us"), ("p99", "uncongested_p99_us"))
         ],
-        "Fig 12/13: with congestion control (window 1 BDP)",
+        f"uncongested FCT, {num} / {den}",
+        "{:.2f}×",
     )
 
 
-def _fig12_claims(m: pd.DataFrame) -> list[ClaimResult]:
-    e = PAPER.experiment("fig12_cc")
-    rows = []
-    for cc in ("DCQCN", "HPCC"):
-        avg = _ratios(m, f"{cc}+Pyrrha", cc, "uncongested_avg_us")
-        p99 = _ratios(m, f"{cc}+Pyrrha", cc, "uncongested_p99_us")
-        rows.append(
-            compare(
-                e,
-                f"Adding Pyrrha to {cc} lowers the uncongested flows' FCT (§6.2)",
-                "lower",
-                None,
-                _gmean(avg),
-                f"avg {_fmt_range(avg, '{:.2f}×')}, p99 {_fmt_range(p99, '{:.2f}×')} "
-                f"({cc}+Pyrrha / {cc})",
-                bool(avg) and _gmean(avg) < 1 and _gmean(p99) < 1,
-            )
-        )
-    small = _ratios(m, "DCQCN+Pyrrha", "DCQCN", "small_avg_us")
-    large = _ratios(m, "DCQCN+Pyrrha", "DCQCN", "large_avg_us")
-    gs, gl = _gmean(small), _gmean(large)
-    rows.append(
-        compare(
-            e,
-            "Pyrrha's gain with DCQCN is largest for small flows (§6.2.1)",
-            "small-flow gain > large-flow gain",
-            None,
-            gs / gl if math.isfinite(gs) and math.isfinite(gl) else None,
-            f"<100 KB {gs:.2f}×, ≥100 KB {gl:.2f}× (DCQCN+Pyrrha / DCQCN)",
-            math.isfinite(gs) and math.isfinite(gl) and gs < gl,
-        )
+def _small_vs_large(m: pd.DataFrame) -> Measure:
+    """Web Server: DCQCN+Pyrrha / DCQCN for flows < 100 KB over the same for ≥ 100 KB."""
+    s = div(
+        get(m, "DCQCN+Pyrrha", "small_avg_us", group="webserver"),
+        get(m, "DCQCN", "small_avg_us", group="webserver"),
     )
-    irn_s = _ratios(m, "DCQCN+IRN", "DCQCN", "small_avg_us")
-    irn_l = _ratios(m, "DCQCN+IRN", "DCQCN", "large_avg_us")
-    rows.append(
-        compare(
-            e,
-            "DCQCN with IRN (no PFC) shortens small flows but prolongs large ones vs DCQCN + PFC "
-            "(§6.2.1)",
-            "small lower, large higher",
-            None,
-            _gmean(irn_s),
-            f"<100 KB {_fmt_range(irn_s, '{:.2f}×')}, ≥100 KB {_fmt_range(irn_l, '{:.2f}×')} "
-            "(IRN / PFC)",
-            bool(irn_s) and bool(irn_l) and _gmean(irn_s) < 1 and _gmean(irn_l) > 1,
-            "with the 20 MB buffer and the one-BDP window few packets are lost without PFC, so "
-            "IRN's retransmissions cost large flows little",
-        )
+    lg = div(
+        get(m, "DCQCN+Pyrrha", "large_avg_us", group="webserver"),
+        get(m, "DCQCN", "large_avg_us", group="webserver"),
     )
-    return rows
+    text = f"<100 KB {fmt(s)}×, ≥100 KB {fmt(lg)}× (avg FCT, DCQCN+Pyrrha / DCQCN)"
+    return Measure.of(div(s, lg), text)
+
+
+_FIG12_CLAIMS = [
+    *[
+        Claim(
+            f"Adding Pyrrha to {cc} lowers the uncongested flows' average and p99 FCT (each "
+            "workload)",
+            "§6.2.1" if cc == "DCQCN" else "§6.2.2",
+            "none",
+            None,
+            _avg_and_p99(f"{cc}+Pyrrha", cc),
+            LESS,
+            why=Why(_facts(cc, f"{cc}+Pyrrha")),
+        )
+        for cc in ("DCQCN", "HPCC")
+    ],
+    Claim(
+        "Web Server: Pyrrha's gain with DCQCN is larger for flows < 100 KB than for larger "
+        "flows (Memcached has no flow ≥ 100 KB)",
+        "§6.2.1",
+        "none",
+        None,
+        _small_vs_large,
+        LESS,
+        why=Why(_facts("DCQCN", "DCQCN+Pyrrha", group="webserver")),
+    ),
+]
+
+_TIERS = ("max_queue_src_tor_kb", "max_queue_core_kb", "max_queue_dst_tor_kb")
+_QUEUES = tuple(zip(_TIERS, ("SrcToR peak KB", "core peak KB", "DstToR peak KB")))
 
 
 def _fig14_draw(metrics: pd.DataFrame, runs: list[Run], path: Path) -> None:
     sub = metrics[metrics["scheme"].isin(["DCQCN", "DCQCN+Pyrrha"])]
-    _bars(
-        sub,
-        path,
-        [
-            ("max_queue_src_tor_kb", "SrcToR max queue (KB)"),
-            ("max_queue_core_kb", "Core max queue (KB)"),
-            ("max_queue_dst_tor_kb", "DstToR max queue (KB)"),
-        ],
-        "Fig 14: peak queue per hop, DCQCN vs DCQCN + Pyrrha",
+    labels = ("SrcToR max queue (KB)", "Core max queue (KB)", "DstToR max queue (KB)")
+    title = "Fig 14: peak queue per hop, DCQCN vs DCQCN + Pyrrha"
+    bars(sub, path, list(zip(_TIERS, labels)), title)
+
+
+def _peak_buffer(m: pd.DataFrame) -> Measure:
+    def peak(s: str, g: str) -> float:
+        return max(get(m, s, c, group=g) for c in _TIERS)
+
+    xs = [(g, div(peak("DCQCN", g), peak("DCQCN+Pyrrha", g))) for g in dict.fromkeys(m["group"])]
+    shown = ", ".join(f"{g} {fmt(x)}×" for g, x in xs)
+    return Measure(
+        tuple(x for _, x in xs), f"{shown} (largest peak queue of any hop, DCQCN / DCQCN+Pyrrha)"
     )
 
 
-def _fig14_claims(m: pd.DataFrame) -> list[ClaimResult]:
-    e = PAPER.experiment("fig14_buffer")
-    peak = [
-        max(
-            _get(m, g, "DCQCN", c)
-            for c in ("max_queue_src_tor_kb", "max_queue_core_kb", "max_queue_dst_tor_kb")
-        )
-        / max(
-            _get(m, g, "DCQCN+Pyrrha", c)
-            for c in ("max_queue_src_tor_kb", "max_queue_core_kb", "max_queue_dst_tor_kb")
-        )
-        for g in m["group"].unique()
-    ]
-    dst = _ratios(m, "DCQCN+Pyrrha", "DCQCN", "max_queue_dst_tor_kb")
-    src = _ratios(m, "DCQCN+Pyrrha", "DCQCN", "max_queue_src_tor_kb")
-    return [
-        compare(
-            e,
-            "Pyrrha lowers the maximum buffer occupancy 1.8–6.2× (abstract; DCQCN, Fig 14)",
-            "1.8–6.2×",
-            (1.8, 6.2),
-            _gmean(peak),
-            _fmt_range(peak, "{:.2f}×") + " (largest peak queue of any hop, DCQCN / DCQCN+Pyrrha)",
-            bool(peak) and min(peak) > 1,
-        ),
-        compare(
-            e,
-            "The congestion root's (DstToR) buffer shrinks most (§6.2.1)",
-            "lower",
-            None,
-            _gmean(dst),
-            _fmt_range(dst, "{:.2f}×") + " (DstToR peak, DCQCN+Pyrrha / DCQCN)",
-            bool(dst) and _gmean(dst) < 1,
-        ),
-        compare(
-            e,
-            "Pyrrha pushes congested traffic back: the SrcToR buffer grows (§6.2.1)",
-            "higher",
-            None,
-            _gmean(src),
-            _fmt_range(src, "{:.2f}×") + " (SrcToR peak, DCQCN+Pyrrha / DCQCN)",
-            bool(src) and _gmean(src) > 1,
-        ),
-    ]
+_FIG14_FACTS = _facts("DCQCN", "DCQCN+Pyrrha", cols=_QUEUES, spec="{:,.0f}")
 
-
+_FIG14_CLAIMS = [
+    Claim(
+        "Pyrrha lowers the maximum buffer occupancy 1.8–6.2× (with DCQCN; each workload)",
+        "§1, Fig 14",
+        "1.8–6.2×",
+        (1.8, 6.2),
+        _peak_buffer,
+        MORE,
+        why=Why(_FIG14_FACTS),
+    ),
+    Claim(
+        "The congestion root's (DstToR) peak queue is greatly reduced (each workload)",
+        "§6.2.1",
+        "none",
+        None,
+        ratio("DCQCN+Pyrrha", "DCQCN", "max_queue_dst_tor_kb", "DstToR peak, DCQCN+Pyrrha / DCQCN"),
+        LESS,
+        why=Why(_FIG14_FACTS),
+    ),
+    Claim(
+        "Pyrrha pushes congested traffic back: the SrcToR peak queue grows (each workload)",
+        "§6.2.1",
+        "none",
+        None,
+        ratio("DCQCN+Pyrrha", "DCQCN", "max_queue_src_tor_kb", "SrcToR peak, DCQCN+Pyrrha / DCQCN"),
+        MORE,
+        why=Why(_FIG14_FACTS),
+    ),
+]
 # ---------------------------------------------------------------- Fig 15: k=16 fat-tree
 
 
@@ -545,36 +486,42 @@ def _fig15_variants(mode: str) -> list[Variant]:
     ]
 
 
-def _fig15_claims(m: pd.DataFrame) -> list[ClaimResult]:
-    e = PAPER.experiment("fig15_k16")
-    g = m["group"].iloc[0]
-    fine = min(_get(m, g, s, "small_avg_us") for s in ("BFC-32", "Pyrrha"))
-    coarse = min(_get(m, g, s, "small_avg_us") for s in ("PFC", "DCQCN"))
-    best = m.loc[m["small_avg_us"].idxmin(), "scheme"] if m["small_avg_us"].notna().any() else "-"
-    return [
-        compare(
-            e,
-            "On the k=16 fat-tree, fine-grained FC (BFC, Pyrrha) beats PFC and CC "
-            "for flows < 100 KB (§6.3)",
-            "lower",
-            None,
-            fine / coarse,
-            f"{fine / coarse:.2f}× (best of BFC/Pyrrha over best of PFC/DCQCN, <100 KB avg FCT)",
-            fine < coarse,
-        ),
-        compare(
-            e,
-            "Pyrrha with CC gives small flows the lowest latency (§6.3)",
-            "DCQCN+Pyrrha lowest",
-            None,
-            1.0 if best == "DCQCN+Pyrrha" else 0.0,
-            f"lowest <100 KB avg FCT: {best}",
-            best == "DCQCN+Pyrrha",
-            "Pyrrha alone and Pyrrha + DCQCN are within a few percent of each other here",
-        ),
-    ]
+def _vs(fine: tuple[str, ...], coarse: tuple[str, ...], col: str = "small_avg_us") -> Selector:
+    """`col` of each of `fine` over each of `coarse` (one group)."""
+    return several(
+        lambda m: [
+            (f"{a} / {b}", div(get(m, a, col), get(m, b, col))) for a in fine for b in coarse
+        ],
+        "<100 KB avg FCT",
+        "{:.2f}×",
+    )
 
 
+_FIG15_FACTS = _facts(
+    *_FIG15_SCHEMES, cols=(("small_avg_us", "<100 KB avg FCT µs"),), spec="{:.1f}"
+)
+
+_FIG15_CLAIMS = [
+    Claim(
+        "k=16 fat-tree: BFC and Pyrrha (fine-grained FC) each beat PFC and DCQCN for flows "
+        "< 100 KB",
+        "§6.3",
+        "none",
+        None,
+        _vs(("BFC-32", "Pyrrha"), ("PFC", "DCQCN")),
+        LESS,
+        why=Why(_FIG15_FACTS),
+    ),
+    Claim(
+        "Pyrrha with CC gives flows < 100 KB the lowest latency",
+        "§6.3",
+        "none",
+        None,
+        _vs(("DCQCN+Pyrrha",), ("PFC", "BFC-32", "Pyrrha", "DCQCN")),
+        LESS,
+        why=Why(_FIG15_FACTS),
+    ),
+]
 # ---------------------------------------------------------------- Fig 7: IQ usage
 
 
@@ -614,51 +561,62 @@ def _fig7_variants(mode: str) -> list[Variant]:
 
 
 def _fig7_analyze(runs: list[Run]) -> pd.DataFrame:
-    rows = []
-    for r in runs:
-        row = {
-            "group": r.variant.group,
-            "scheme": "Pyrrha",
-            "status": r.status,
-            "fraction": float(r.variant.group),
-        }
-        if r.ok:
-            row.update(iq_usage(r.result))
-        rows.append(row)
-    return pd.DataFrame(rows)
+    def metrics(r: Run) -> dict[str, Any]:
+        return {**iq_usage(r.result), "flows": len(r.result.flows)}
+
+    m = table(runs, metrics, lambda g: {"fraction": float(g)})
+    m["scheme"] = "Pyrrha"
+    return m
 
 
 def _fig7_draw(metrics: pd.DataFrame, runs: list[Run], path: Path) -> None:
-    _lines(
+    by_x(
         metrics,
-        "fraction",
         path,
+        "fraction",
         [("max_iqs", "most IQs on one port"), ("mean_peak_iqs", "mean peak IQs per port")],
         "Fig 7: isolation-queue usage, k=12 fat-tree, fraction of ToRs sending",
         log=False,
     )
 
 
-def _fig7_claims(m: pd.DataFrame) -> list[ClaimResult]:
-    e = PAPER.experiment("fig7_iq_usage")
-    peaks = [x for x in m.get("max_iqs", pd.Series(dtype=float)).dropna()]
-    return [
-        compare(
-            e,
-            "IQ usage on a k=12 fat-tree ranges from 6 to 20 per port, roughly proportional to k "
-            "(§4.5)",
-            "6–20",
-            (6.0, 20.0),
-            max(peaks) if peaks else None,
-            _fmt_range(peaks, "{:.0f}") + " (most IQs on one port, per sender fraction)",
-            bool(peaks) and max(peaks) <= 100,
-            "hopsim's roots are the receivers' ToR ports and the ports above them that the "
-            "bursts congest; with hash-aware matching a port only needs IQs for roots its "
-            "flows cross",
-        )
-    ]
+def _iq_peaks(m: pd.DataFrame) -> Measure:
+    xs = [(r["fraction"], r.get("max_iqs", math.nan)) for _, r in m.iterrows()]
+    shown = ", ".join(f"{f:.2f}: {fmt(x, '{:.0f}')}" for f, x in xs)
+    return Measure(
+        tuple(x for _, x in xs), f"most IQs on one port, by fraction of ToRs sending: {shown}"
+    )
 
 
+def _iq_facts(m: pd.DataFrame) -> str:
+    return ", ".join(
+        f"{r['fraction']:.2f}: {fmt(r.get('flows', math.nan), '{:,.0f}')} flows, mean peak "
+        f"{fmt(r.get('mean_peak_iqs', math.nan), '{:.1f}')} IQs per port that held any"
+        for _, r in m.iterrows()
+    )
+
+
+_FIG7_CLAIMS = [
+    Claim(
+        "IQ usage on a k=12 fat-tree ranges from 6 to 20 per port (its proportionality to k "
+        "is not checked: one k)",
+        "§4.5",
+        "6–20",
+        (6.0, 20.0),
+        _iq_peaks,
+        ABSOLUTE,
+        Tolerance(1.0, "the paper's range is the span of its own counts"),
+        why=Why(
+            _iq_facts,
+            {
+                BELOW: "fewer roots than in the paper's runs: hopsim's roots are the receivers' "
+                "ToR ports and the ports above them that the burst congests, and with "
+                "hash-aware matching a port needs IQs only for roots its flows cross "
+                "(--quick also sends 10 one-BDP flows per host, not 40)"
+            },
+        ),
+    )
+]
 # ---------------------------------------------------------------- Fig 17: incast size
 
 
@@ -683,10 +641,10 @@ def _size_analyze(runs: list[Run]) -> pd.DataFrame:
 
 
 def _fig17_draw(metrics: pd.DataFrame, runs: list[Run], path: Path) -> None:
-    _lines(
+    by_x(
         metrics,
-        "incast_bdp",
         path,
+        "incast_bdp",
         [
             ("uncongested_avg_us", "uncongested avg FCT (µs)"),
             ("uncongested_p99_us", "uncongested p99 FCT (µs)"),
@@ -695,29 +653,52 @@ def _fig17_draw(metrics: pd.DataFrame, runs: list[Run], path: Path) -> None:
     )
 
 
-def _growth(m: pd.DataFrame, scheme: str, col: str) -> float:
+def _growth(m: pd.DataFrame, scheme: str, col: str = "uncongested_avg_us") -> float:
     d = m[m["scheme"] == scheme].sort_values("incast_bdp")
     if len(d) < 2:
         return math.nan
-    return float(d[col].iloc[-1] / d[col].iloc[0])
+    return div(float(d[col].iloc[-1]), float(d[col].iloc[0]))
 
 
-def _fig17_claims(m: pd.DataFrame) -> list[ClaimResult]:
-    e = PAPER.experiment("fig17_incast_size")
-    p, b = _growth(m, "Pyrrha", "uncongested_avg_us"), _growth(m, "BFC-32", "uncongested_avg_us")
-    return [
-        compare(
-            e,
-            "Pyrrha stays stable as incast flows grow; BFC degrades a lot (Appendix B)",
-            "Pyrrha flat, BFC grows",
-            None,
-            p,
-            f"uncongested avg FCT, largest / smallest incast: Pyrrha {p:.2f}×, BFC-32 {b:.2f}×",
-            math.isfinite(p) and math.isfinite(b) and p < b,
-        )
-    ]
+def _incast_growth(scheme: str) -> Selector:
+    def measure(m: pd.DataFrame) -> Measure:
+        x = _growth(m, scheme)
+        sizes = sorted(m["incast_bdp"].dropna().unique()) if "incast_bdp" in m else []
+        span = f"{sizes[-1]:g} / {sizes[0]:g} BDP" if sizes else "-"
+        return Measure.of(x, f"{fmt(x)}× ({scheme}'s uncongested avg FCT, incast flows of {span})")
+
+    return measure
 
 
+_FIG17_FACTS = _facts(
+    "BFC-32",
+    "DCQCN",
+    "Pyrrha",
+    cols=(("uncongested_avg_us", "uncongested avg FCT µs"),),
+    spec="{:.0f}",
+)
+
+_FIG17_CLAIMS = [
+    Claim(
+        "Pyrrha's uncongested flows keep a stable FCT as incast flows grow",
+        "App. B",
+        "stable",
+        None,
+        _incast_growth("Pyrrha"),
+        SAME,
+        ROUGHLY,
+        why=Why(_FIG17_FACTS),
+    ),
+    Claim(
+        "BFC degrades with long incast flows (uncongested flows slower)",
+        "App. B",
+        "none",
+        None,
+        _incast_growth("BFC-32"),
+        MORE,
+        why=Why(_FIG17_FACTS),
+    ),
+]
 # ---------------------------------------------------------------- Fig 19: hash polarization
 
 
@@ -732,25 +713,26 @@ def _fig19_variants(mode: str) -> list[Variant]:
     ]
 
 
-def _fig19_claims(m: pd.DataFrame) -> list[ClaimResult]:
-    e = PAPER.experiment("fig19_polarization")
-    avg = _ratios(m, "DCQCN+Pyrrha", "DCQCN", "uncongested_avg_us")
-    p99 = _ratios(m, "DCQCN+Pyrrha", "DCQCN", "uncongested_p99_us")
-    return [
-        compare(
-            e,
-            "Under hash polarization (multiple roots), Pyrrha lowers non-incast average and tail "
-            "FCT vs CC (Appendix B)",
-            "lower",
-            None,
-            _gmean(avg),
-            f"avg {_fmt_range(avg, '{:.2f}×')}, p99 {_fmt_range(p99, '{:.2f}×')} "
-            "(DCQCN+Pyrrha / DCQCN)",
-            bool(avg) and _gmean(avg) < 1 and _gmean(p99) < 1,
-        )
-    ]
-
-
+_FIG19_CLAIMS = [
+    Claim(
+        "Under hash polarization (several roots), Pyrrha lowers the non-incast flows' average "
+        "and p99 FCT against DCQCN and against HPCC",
+        "App. B",
+        "none",
+        None,
+        several(
+            lambda m: [
+                (f"{stat} vs {cc}", div(get(m, "DCQCN+Pyrrha", col), get(m, cc, col)))
+                for cc in ("DCQCN", "HPCC")
+                for stat, col in (("avg", "uncongested_avg_us"), ("p99", "uncongested_p99_us"))
+            ],
+            "uncongested FCT, DCQCN+Pyrrha / CC",
+            "{:.2f}×",
+        ),
+        LESS,
+        why=Why(_facts("DCQCN", "HPCC", "DCQCN+Pyrrha")),
+    )
+]
 # ---------------------------------------------------------------- Fig 3 / 21: MoE
 
 
@@ -770,37 +752,38 @@ def _moe_variants(mode: str) -> list[Variant]:
     return out
 
 
-def _moe_analyze(runs: list[Run]) -> pd.DataFrame:
-    return _table(runs)
-
-
-def _moe_claims(m: pd.DataFrame) -> list[ClaimResult]:
-    e = PAPER.experiment("fig21_moe")
-    col = _ratios(m[m["group"] == "collided"], "DCQCN+PFC", "DCQCN+Pyrrha", "all_p99_us")
-    inter = _ratios(m[m["group"] == "interleaved"], "DCQCN+PFC", "DCQCN+Pyrrha", "all_p99_us")
-    return [
-        compare(
-            e,
-            "MoE all-to-all, collided phase: Pyrrha speeds up the tail 1.46× over DCQCN + PFC "
-            "(§2.2, Fig 3)",
-            "1.46×",
-            1.46,
-            col[0] if col else None,
-            _fmt_range(col, "{:.2f}×") + " (p99 FCT, DCQCN+PFC / DCQCN+Pyrrha)",
-            bool(col) and col[0] > 1,
+_MOE_CLAIMS = [
+    Claim(
+        "MoE all-to-all, collided phase: Pyrrha speeds up the tail 1.46× over DCQCN + PFC",
+        "§2.2, Fig 3",
+        "1.46×",
+        1.46,
+        ratio(
+            "DCQCN+PFC",
+            "DCQCN+Pyrrha",
+            "all_p99_us",
+            "p99 FCT, DCQCN+PFC / DCQCN+Pyrrha",
+            group="collided",
         ),
-        compare(
-            e,
-            "Interleaved phase: still an improvement (Appendix B, Fig 21)",
-            "faster",
-            None,
-            inter[0] if inter else None,
-            _fmt_range(inter, "{:.2f}×") + " (p99 FCT, DCQCN+PFC / DCQCN+Pyrrha)",
-            bool(inter) and inter[0] > 1,
+        MORE,
+        why=Why(_facts("DCQCN+PFC", "DCQCN+Pyrrha", group="collided")),
+    ),
+    Claim(
+        "Interleaved phase: Pyrrha still speeds up the tail",
+        "App. B, Fig 21",
+        "none",
+        None,
+        ratio(
+            "DCQCN+PFC",
+            "DCQCN+Pyrrha",
+            "all_p99_us",
+            "p99 FCT, DCQCN+PFC / DCQCN+Pyrrha",
+            group="interleaved",
         ),
-    ]
-
-
+        MORE,
+        why=Why(_facts("DCQCN+PFC", "DCQCN+Pyrrha", group="interleaved")),
+    ),
+]
 # ---------------------------------------------------------------- Fig 22: per-flow queues
 
 
@@ -811,52 +794,53 @@ def _fig22_variants(mode: str) -> list[Variant]:
     ]
 
 
-def _fig22_claims(m: pd.DataFrame) -> list[ClaimResult]:
-    e = PAPER.experiment("fig22_per_flow")
-    bg = _ratios(m, "Per-flow", "Pyrrha", "background_avg_us")
-    vul = _ratios(m, "Per-flow", "Pyrrha", "vulnerable_p99_us")
-    inc = _ratios(m, "Per-flow", "Pyrrha", "incast_avg_us")
-    return [
-        compare(
-            e,
-            "Per-flow queues match Pyrrha for background flows (Memcached, Appendix B)",
-            "≈1×",
-            1.0,
-            bg[0] if bg else None,
-            _fmt_range(bg, "{:.2f}×") + " (background avg FCT, per-flow / Pyrrha)",
-            bool(bg) and 0.5 <= bg[0] <= 2,
-        ),
-        compare(
-            e,
-            "…but cannot cut vulnerable flows' tail as Pyrrha does (it controls congested flows "
-            "only at the bottleneck)",
-            "higher",
-            None,
-            vul[0] if vul else None,
-            _fmt_range(vul, "{:.2f}×") + " (vulnerable p99 FCT, per-flow / Pyrrha)",
-            bool(vul) and vul[0] > 1,
-        ),
-        compare(
-            e,
-            "Per-flow queues lower the incast flows' average FCT (Fig 18)",
-            "lower",
-            None,
-            inc[0] if inc else None,
-            _fmt_range(inc, "{:.2f}×") + " (incast avg FCT, per-flow / Pyrrha)",
-            bool(inc) and inc[0] < 1,
-            "hopsim's per-flow baseline holds K_pause = 2 one-hop BDPs per flow per hop; 720 "
-            "incast flows then exhaust the 20 MB buffer and packets are dropped and resent",
-        ),
-    ]
+_FIG22_FACTS = _facts("Pyrrha", "Per-flow")
 
-
+_FIG22_CLAIMS = [
+    Claim(
+        "Memcached: per-flow queues give background flows as low a latency as Pyrrha "
+        "(average and p99)",
+        "App. B",
+        "as low",
+        None,
+        several(
+            lambda m: [
+                (stat, div(get(m, "Per-flow", col), get(m, "Pyrrha", col)))
+                for stat, col in (("avg", "background_avg_us"), ("p99", "background_p99_us"))
+            ],
+            "background FCT, per-flow / Pyrrha",
+            "{:.2f}×",
+        ),
+        AT_MOST,
+        Tolerance(1.25, "'as low latency as' gives no number; read as at most 25 % higher"),
+        why=Why(_FIG22_FACTS),
+    ),
+    Claim(
+        "…but cannot cut the vulnerable flows' tail as Pyrrha does",
+        "App. B",
+        "none",
+        None,
+        ratio("Per-flow", "Pyrrha", "vulnerable_p99_us", "vulnerable p99 FCT, per-flow / Pyrrha"),
+        MORE,
+        why=Why(_FIG22_FACTS),
+    ),
+    Claim(
+        "Per-flow queues lower the incast flows' average FCT (as a by-product)",
+        "App. B, Fig 18",
+        "none",
+        None,
+        ratio("Per-flow", "Pyrrha", "incast_avg_us", "incast avg FCT, per-flow / Pyrrha"),
+        LESS,
+        why=Why(_FIG22_FACTS, falls_short(_PER_FLOW_HYPOTHESIS)),
+    ),
+]
 # ---------------------------------------------------------------- Fig 26: no window
 
 
 def _fig26_variants(mode: str) -> list[Variant]:
     out = []
     for window in ("bdp", "none"):
-        for s in ("DCQCN", "HPCC", "DCQCN+Pyrrha"):
+        for s in ("DCQCN", "HPCC", "DCQCN+Pyrrha", "DCQCN+IRN"):
             # Web Server, not Memcached: a Memcached flow is a packet or two, below any window.
             out.append(
                 Variant(
@@ -866,31 +850,100 @@ def _fig26_variants(mode: str) -> list[Variant]:
     return out
 
 
-def _fig26_claims(m: pd.DataFrame) -> list[ClaimResult]:
-    e = PAPER.experiment("fig26_no_window")
-
-    def growth(s: str) -> float:
-        a, b = _get(m, "none", s, "uncongested_avg_us"), _get(m, "bdp", s, "uncongested_avg_us")
-        return a / b if b else math.nan
-
-    p, h = growth("DCQCN+Pyrrha"), growth("HPCC")
-    return [
-        compare(
-            e,
-            "Without the sending window Pyrrha's latency rises only slightly; HPCC degrades more "
-            "(Appendix B)",
-            "Pyrrha's growth < HPCC's",
-            None,
-            p,
-            f"uncongested avg FCT, no window / window: DCQCN+Pyrrha {p:.2f}×, HPCC {h:.2f}×",
-            math.isfinite(p) and math.isfinite(h) and p < h,
-            '`transport.window = "none"` removes HPCC\'s window too; where Pyrrha grows more, '
-            "its uncongested flows lost more to the traffic the sources inject without a window "
-            "(see the SrcToR queue in the metrics)",
-        )
-    ]
+def _no_window(m: pd.DataFrame, s: str, col: str = "uncongested_avg_us") -> float:
+    """`col` of `s` without the window over with it."""
+    return div(get(m, s, col, group="none"), get(m, s, col, group="bdp"))
 
 
+def _growths(schemes: tuple[str, ...]) -> Callable[[pd.DataFrame], str]:
+    return lambda m: (
+        "uncongested avg FCT without / with the window: "
+        + ", ".join(f"{s} {fmt(_no_window(m, s))}×" for s in schemes)
+    )
+
+
+_FIG26_SCHEMES = ("DCQCN", "HPCC", "DCQCN+Pyrrha", "DCQCN+IRN")
+_FIG26_FACTS = _facts(*_FIG26_SCHEMES, group="none")
+
+
+def _irn(col: str, label: str) -> Selector:
+    return quotient(
+        at("DCQCN+IRN", col, group="none"),
+        at("DCQCN", col, group="none"),
+        f"{label} avg FCT without the window, DCQCN+IRN / DCQCN (PFC)",
+    )
+
+
+def _pyrrha_without_window(m: pd.DataFrame) -> Measure:
+    x = _no_window(m, "DCQCN+Pyrrha")
+    return Measure.of(
+        x, f"{fmt(x)}× (DCQCN+Pyrrha's uncongested avg FCT, without / with the window)"
+    )
+
+
+_FIG26_CLAIMS = [
+    Claim(
+        "Without the sending window Pyrrha's latency rises only slightly",
+        "App. B",
+        "slightly",
+        None,
+        _pyrrha_without_window,
+        AT_MOST,
+        Tolerance(1.25, "'slightly increased' gives no number; read as at most 25 %"),
+        why=Why(_growths(("DCQCN+Pyrrha",))),
+    ),
+    Claim(
+        "Without the window HPCC degrades more than DCQCN and DCQCN + Pyrrha",
+        "App. B",
+        "none",
+        None,
+        several(
+            lambda m: [
+                (f"HPCC / {s}", div(_no_window(m, "HPCC"), _no_window(m, s)))
+                for s in ("DCQCN", "DCQCN+Pyrrha")
+            ],
+            "growth of uncongested avg FCT without the window",
+        ),
+        MORE,
+        why=Why(_growths(("DCQCN", "HPCC", "DCQCN+Pyrrha"))),
+    ),
+    Claim(
+        "Without the window the SrcToR queues grow under every protocol",
+        "App. B, Fig 26(e)",
+        "none",
+        None,
+        several(
+            lambda m: [(s, _no_window(m, s, "max_queue_src_tor_kb")) for s in _FIG26_SCHEMES],
+            "SrcToR peak queue, without / with the window",
+        ),
+        MORE,
+        why=Why(_facts(*_FIG26_SCHEMES, cols=(("max_queue_src_tor_kb", "SrcToR peak KB"),))),
+    ),
+    Claim(
+        "DCQCN with IRN (no PFC) shortens flows < 100 KB against DCQCN with PFC",
+        "§6.2.1, Fig 26(b)",
+        "none",
+        None,
+        _irn("small_avg_us", "<100 KB"),
+        LESS,
+        why=Why(_FIG26_FACTS),
+    ),
+    Claim(
+        "…but prolongs larger flows",
+        "§6.2.1, Fig 26(b)",
+        "none",
+        None,
+        _irn("large_avg_us", "≥100 KB"),
+        MORE,
+        why=Why(
+            _FIG26_FACTS,
+            {
+                OPPOSITE: "with 20 MB buffers few packets are lost without PFC (the drop count "
+                "above), so IRN's selective resends cost large flows little"
+            },
+        ),
+    ),
+]
 # ---------------------------------------------------------------- Fig 27 / 28: parameters
 
 
@@ -945,53 +998,90 @@ def _fig27_draw(metrics: pd.DataFrame, runs: list[Run], path: Path) -> None:
     fig.savefig(path, dpi=110, metadata={"Software": None})
 
 
-def _fig27_claims(m: pd.DataFrame) -> list[ClaimResult]:
-    e = PAPER.experiment("fig27_params")
+def _vuln(m: pd.DataFrame, param: str, scheme: str, lo: float, hi: float) -> pd.Series:
+    d = m[(m["parameter"] == param) & (m["scheme"] == scheme) & m["value"].between(lo, hi)]
+    return d.set_index("value")["vulnerable_p99_us"].dropna().sort_index()
 
-    def spread(param: str, scheme: str, lo: float, hi: float) -> float:
-        d = m[(m["parameter"] == param) & (m["scheme"] == scheme) & m["value"].between(lo, hi)]
-        x = d["vulnerable_p99_us"].dropna()
-        return float(x.max() / x.min()) if len(x) > 1 and x.min() > 0 else math.nan
 
-    on, off = spread("K_pause", "merge on", 2, 35), spread("K_pause", "merge off", 2, 35)
-    ron = spread("K_resume", "merge on", 0, 10)
-    return [
-        compare(
-            e,
-            "With merging, Pyrrha is insensitive to K_pause between 2 and 35 (vulnerable p99, "
-            "Fig 27a)",
-            "flat (max/min ≈ 1)",
-            1.0,
-            on,
-            f"max/min over K_pause 2–35: {on:.2f}× with merging, {off:.2f}× without",
-            math.isfinite(on) and on < 1.5,
+def _spread(param: str, lo: float, hi: float) -> Selector:
+    def measure(m: pd.DataFrame) -> Measure:
+        x = _vuln(m, param, "merge on", lo, hi)
+        s = div(float(x.max()), float(x.min())) if len(x) > 1 else math.nan
+        return Measure.of(
+            s, f"{fmt(s)}× (max / min vulnerable p99 FCT with merging, {param} {lo:g}–{hi:g})"
+        )
+
+    return measure
+
+
+def _merge_off_over_on(m: pd.DataFrame) -> Measure:
+    on, off = _vuln(m, "K_pause", "merge on", 2, 35), _vuln(m, "K_pause", "merge off", 2, 35)
+    xs = [(k, div(off.get(k, math.nan), on.get(k, math.nan))) for k in on.index]
+    shown = ", ".join(f"{k:g}: {fmt(x, '{:.3f}')}" for k, x in xs) or "not measured"
+    return Measure(
+        tuple(x for _, x in xs), f"vulnerable p99 FCT without / with merging, by K_pause: {shown}"
+    )
+
+
+def _k_pause_50(m: pd.DataFrame) -> Measure:
+    x = _vuln(m, "K_pause", "merge on", 2, 50)
+    r = div(float(x.get(50.0, math.nan)), float(x[x.index <= 35].max())) if len(x) else math.nan
+    return Measure.of(
+        r,
+        f"{fmt(r, '{:.3f}')}× (vulnerable p99 FCT with merging, K_pause 50 / the largest at 2–35)",
+    )
+
+
+_FIG27_FACTS = _facts("merge on", "merge off", cols=(("merges", "merges"),), group="K_pause=10")
+
+_FIG27_CLAIMS = [
+    Claim(
+        "With merging, Pyrrha is insensitive to K_pause between 2 and 35 (vulnerable p99)",
+        "App. B.1, Fig 27a",
+        "insensitive",
+        None,
+        _spread("K_pause", 2, 35),
+        AT_MOST,
+        ROUGHLY,
+        why=Why(_FIG27_FACTS),
+    ),
+    Claim(
+        "Above K_pause 35 the tail rises (Pyrrha reacts late)",
+        "App. B.1, Fig 27a",
+        "none",
+        None,
+        _k_pause_50,
+        MORE,
+        why=Why(_FIG27_FACTS),
+    ),
+    Claim(
+        "Without merging, false-positive roots make the vulnerable flows' tail worse at each "
+        "K_pause of 2–35",
+        "App. B.1, Fig 27a, 28a/b",
+        "none",
+        None,
+        _merge_off_over_on,
+        MORE,
+        why=Why(
+            _FIG27_FACTS,
+            {
+                OPPOSITE: "the Memcached flows arrive within 6 µs: few false-positive roots "
+                "form before the real roots' PAUSEs arrive, so merging has little to correct "
+                "(see the merge count)"
+            },
         ),
-        compare(
-            e,
-            "Without merging, false-positive roots make the tail worse across K_pause "
-            "(Fig 27a, 28a/b)",
-            "merge off ≥ merge on",
-            None,
-            off / on if math.isfinite(off) and math.isfinite(on) else None,
-            f"spread without / with merging: {off / on:.2f}"
-            if math.isfinite(on)
-            else "not measured",
-            math.isfinite(off) and math.isfinite(on) and off >= on,
-            "the Memcached flows arrive within 6 µs: few false positives form before the "
-            "real roots' PAUSEs arrive, so merging has little to correct here",
-        ),
-        compare(
-            e,
-            "With merging, K_resume does not change the tail (Fig 27b, 28d)",
-            "flat (max/min ≈ 1)",
-            1.0,
-            ron,
-            f"max/min over K_resume 0.5–5: {ron:.2f}×",
-            math.isfinite(ron) and ron < 1.5,
-        ),
-    ]
-
-
+    ),
+    Claim(
+        "With merging, K_resume does not change the tail",
+        "App. B.1, Fig 27b, 28d",
+        "unchanged",
+        None,
+        _spread("K_resume", 0, 10),
+        AT_MOST,
+        ROUGHLY,
+        why=Why(_FIG27_FACTS),
+    ),
+]
 # ---------------------------------------------------------------- Fig 16: with DRILL
 
 
@@ -1004,35 +1094,40 @@ def _fig16_variants(mode: str) -> list[Variant]:
     return [Variant(s, {"workload.0.stop": stop, **o}, "k=8") for s, o in schemes.items()]
 
 
-def _fig16_claims(m: pd.DataFrame) -> list[ClaimResult]:
-    e = PAPER.experiment("fig16_drill")
-    p99 = _ratios(m, "Pyrrha+DRILL", "Pyrrha", "uncongested_p99_us")
-    inc = _ratios(m, "Pyrrha+DRILL", "Pyrrha", "incast_avg_us")
-    red = [100 * (1 - x) for x in p99]
-    return [
-        compare(
-            e,
-            "DRILL + Pyrrha lowers the Poisson flows' tail by 18.3 % vs pure Pyrrha (§4.2, §6.3)",
-            "18.3 %",
-            18.3,
-            red[0] if red else None,
-            _fmt_range(red, "{:.1f} %") + " (uncongested p99 reduction)",
-            bool(red) and red[0] > 0,
-            "with DRILL the onward path is known only at its last hop, so Pyrrha isolates "
-            "incast at the receivers' ToRs only; DRILL's reordering costs go-back-N resends",
-        ),
-        compare(
-            e,
-            "…at the cost of higher incast-flow latency (§6.3)",
-            "higher",
-            None,
-            inc[0] if inc else None,
-            _fmt_range(inc, "{:.2f}×") + " (incast avg FCT, Pyrrha+DRILL / Pyrrha)",
-            bool(inc) and inc[0] > 1,
-        ),
-    ]
+_FIG16_FACTS = _facts("Pyrrha", "Pyrrha+DRILL")
 
-
+_FIG16_CLAIMS = [
+    Claim(
+        "DRILL + Pyrrha lowers the Poisson flows' tail FCT by 18.3 % against pure Pyrrha",
+        "§4.2, §6.3",
+        "18.3 % lower",
+        lower_by(18.3),
+        ratio(
+            "Pyrrha+DRILL",
+            "Pyrrha",
+            "uncongested_p99_us",
+            "uncongested p99 FCT, Pyrrha+DRILL / Pyrrha",
+        ),
+        LESS,
+        why=Why(
+            _FIG16_FACTS,
+            falls_short(
+                "with DRILL the onward path is known only at its last hop, so Pyrrha "
+                "isolates incast only at the receivers' ToRs, and DRILL's reordering costs "
+                "go-back-N resends (see the timeouts and unfinished flows above)"
+            ),
+        ),
+    ),
+    Claim(
+        "…at the cost of higher incast-flow latency",
+        "§6.3",
+        "none",
+        None,
+        ratio("Pyrrha+DRILL", "Pyrrha", "incast_avg_us", "incast avg FCT, Pyrrha+DRILL / Pyrrha"),
+        MORE,
+        why=Why(_FIG16_FACTS),
+    ),
+]
 # ---------------------------------------------------------------- Fig 29: single-tier IQs
 
 
@@ -1050,64 +1145,47 @@ def _fig29_variants(mode: str) -> list[Variant]:
     return [Variant(s, {"workload.0.stop": stop, **o}, "k=8") for s, o in schemes.items()]
 
 
-def _fig29_claims(m: pd.DataFrame) -> list[ClaimResult]:
-    e = PAPER.experiment("fig29_single_tier")
-    st = _ratios(m, "DCQCN+Pyrrha single-tier", "DCQCN+Pyrrha", "small_avg_us")
-    dc = _ratios(m, "DCQCN+Pyrrha single-tier", "DCQCN", "small_avg_us")
-    return [
-        compare(
-            e,
-            "Single-tier IQs raise small-flow latency a little over hierarchical IQs… "
-            "(Appendix C.2)",
-            "≥ 1×",
-            None,
-            st[0] if st else None,
-            _fmt_range(st, "{:.2f}×") + " (<100 KB avg FCT, single-tier / hierarchical)",
-            bool(st) and st[0] >= 0.95,
-            "hopsim's single tier keeps an IQ per set of roots crossed (not only the two "
-            "downstream levels of the paper's prototype), so it isolates as precisely as the "
-            "hierarchy; the order marks cost little",
-        ),
-        compare(
-            e,
-            "…yet stay far below pure DCQCN's",
-            "lower",
-            None,
-            dc[0] if dc else None,
-            _fmt_range(dc, "{:.2f}×") + " (<100 KB avg FCT, single-tier Pyrrha / DCQCN)",
-            bool(dc) and dc[0] < 1,
-        ),
-    ]
+_FIG29_FACTS = _facts("DCQCN", "DCQCN+Pyrrha", "DCQCN+Pyrrha single-tier")
 
-
+_FIG29_CLAIMS = [
+    Claim(
+        "With single-tier IQs (downstream roots only) flows < 100 KB are slower than with "
+        "hierarchical IQs",
+        "App. C.2",
+        "none",
+        None,
+        ratio(
+            "DCQCN+Pyrrha single-tier",
+            "DCQCN+Pyrrha",
+            "small_avg_us",
+            "<100 KB avg FCT, single-tier / hierarchical",
+        ),
+        MORE,
+        why=Why(
+            _FIG29_FACTS,
+            {
+                OPPOSITE: "hopsim's single tier keeps an IQ per set of roots a flow crosses "
+                "(not only the two downstream levels of the paper's prototype), so it isolates "
+                "as precisely as the hierarchy, and its order marks cost little"
+            },
+        ),
+    ),
+    Claim(
+        "…yet far faster than pure DCQCN",
+        "App. C.2",
+        "none",
+        None,
+        ratio(
+            "DCQCN+Pyrrha single-tier",
+            "DCQCN",
+            "small_avg_us",
+            "<100 KB avg FCT, single-tier Pyrrha / DCQCN",
+        ),
+        LESS,
+        why=Why(_FIG29_FACTS),
+    ),
+]
 # ---------------------------------------------------------------- the paper
-
-
-def _experiment(
-    name: str,
-    figure: str,
-    section: str,
-    title: str,
-    description: str,
-    scenario: str,
-    variants,
-    claims,
-    draw=None,
-    analyze=_table,
-    shares=None,
-) -> Experiment:
-    """`framework.experiment`, drawing FCT bars unless told otherwise."""
-
-    def bars(m, runs, path):
-        cols = [
-            ("uncongested_avg_us", "uncongested avg FCT (µs)"),
-            ("uncongested_p99_us", "uncongested p99 FCT (µs)"),
-            ("incast_avg_us", "incast avg FCT (µs)"),
-        ]
-        _bars(m, path, cols, f"{figure}: {title}")
-
-    parts = (name, figure, section, title, description, scenario, variants, claims)
-    return experiment(*parts, draw or bars, analyze, shares)
 
 
 PAPER = Paper(
@@ -1117,8 +1195,10 @@ PAPER = Paper(
         "Datacenter"
     ),
     source="shared/papers/pyrrha.md",
+    analyze=_table,
+    draw=_fct_bars,
     experiments=[
-        _experiment(
+        experiment(
             "fig2_hol",
             "Fig 2",
             "§2.3",
@@ -1128,10 +1208,10 @@ PAPER = Paper(
             "them at line rate; BFC's tail is 6× the per-flow scheme's.",
             "incast_mix.toml",
             _fig2_variants,
-            _fig2_claims,
+            _FIG2_CLAIMS,
             _fig2_draw,
         ),
-        _experiment(
+        experiment(
             "fig11_fc",
             "Fig 11",
             "§6.1",
@@ -1141,10 +1221,10 @@ PAPER = Paper(
             "than PFC.",
             "incast_mix.toml",
             _fig11_variants,
-            _fig11_claims,
+            _FIG11_CLAIMS,
             _fig11_draw,
         ),
-        _experiment(
+        experiment(
             "fig12_cc",
             "Fig 12/13",
             "§6.2",
@@ -1153,10 +1233,10 @@ PAPER = Paper(
             "small flows.",
             "incast_mix.toml",
             _fig12_variants,
-            _fig12_claims,
+            _FIG12_CLAIMS,
             _fig12_draw,
         ),
-        _experiment(
+        experiment(
             "fig14_buffer",
             "Fig 14",
             "§6.2.1",
@@ -1165,11 +1245,11 @@ PAPER = Paper(
             "SrcToR; maximum buffer 1.8–6.2× lower.",
             "incast_mix.toml",
             _fig12_variants,
-            _fig14_claims,
+            _FIG14_CLAIMS,
             _fig14_draw,
             shares="fig12_cc",
         ),
-        _experiment(
+        experiment(
             "fig15_k16",
             "Fig 15",
             "§6.3",
@@ -1178,9 +1258,9 @@ PAPER = Paper(
             "Pyrrha + CC lowest.",
             "fattree_k16.toml",
             _fig15_variants,
-            _fig15_claims,
+            _FIG15_CLAIMS,
         ),
-        _experiment(
+        experiment(
             "fig7_iq_usage",
             "Fig 7",
             "§4.5",
@@ -1189,11 +1269,11 @@ PAPER = Paper(
             "at 6–20.",
             "iq_usage_k12.toml",
             _fig7_variants,
-            _fig7_claims,
+            _FIG7_CLAIMS,
             _fig7_draw,
             analyze=_fig7_analyze,
         ),
-        _experiment(
+        experiment(
             "fig17_incast_size",
             "Fig 17",
             "App. B",
@@ -1202,11 +1282,11 @@ PAPER = Paper(
             "after ~3 BDPs.",
             "incast_mix.toml",
             _fig17_variants,
-            _fig17_claims,
+            _FIG17_CLAIMS,
             _fig17_draw,
             analyze=_size_analyze,
         ),
-        _experiment(
+        experiment(
             "fig19_polarization",
             "Fig 19",
             "App. B",
@@ -1215,9 +1295,9 @@ PAPER = Paper(
             "of roots and lowers non-incast FCT where CC cannot.",
             "polarization.toml",
             _fig19_variants,
-            _fig19_claims,
+            _FIG19_CLAIMS,
         ),
-        _experiment(
+        experiment(
             "fig21_moe",
             "Fig 3/21",
             "§2.2, App. B",
@@ -1226,10 +1306,9 @@ PAPER = Paper(
             "tail 1.46×.",
             "moe.toml",
             _moe_variants,
-            _moe_claims,
-            analyze=_moe_analyze,
+            _MOE_CLAIMS,
         ),
-        _experiment(
+        experiment(
             "fig22_per_flow",
             "Fig 22/18",
             "App. B",
@@ -1238,9 +1317,9 @@ PAPER = Paper(
             "they lower incast flows' FCT.",
             "incast_mix.toml",
             _fig22_variants,
-            _fig22_claims,
+            _FIG22_CLAIMS,
         ),
-        _experiment(
+        experiment(
             "fig26_no_window",
             "Fig 26",
             "App. B",
@@ -1249,9 +1328,9 @@ PAPER = Paper(
             "most.",
             "incast_mix.toml",
             _fig26_variants,
-            _fig26_claims,
+            _FIG26_CLAIMS,
         ),
-        _experiment(
+        experiment(
             "fig27_params",
             "Fig 27/28",
             "App. B.1",
@@ -1260,11 +1339,11 @@ PAPER = Paper(
             "positives queue vulnerable flows.",
             "incast_mix.toml",
             _fig27_variants,
-            _fig27_claims,
+            _FIG27_CLAIMS,
             _fig27_draw,
             analyze=_fig27_analyze,
         ),
-        _experiment(
+        experiment(
             "fig16_drill",
             "Fig 16",
             "§6.3",
@@ -1273,9 +1352,9 @@ PAPER = Paper(
             "incast slower.",
             "fattree_k8.toml",
             _fig16_variants,
-            _fig16_claims,
+            _FIG16_CLAIMS,
         ),
-        _experiment(
+        experiment(
             "fig29_single_tier",
             "Fig 29",
             "App. C.2",
@@ -1284,7 +1363,7 @@ PAPER = Paper(
             "HIQs, far faster than pure DCQCN.",
             "fattree_k8.toml",
             _fig29_variants,
-            _fig29_claims,
+            _FIG29_CLAIMS,
         ),
     ],
 )
