@@ -5,6 +5,7 @@
     hopsim bench NAME... [--json] | hopsim bench --all [--json] | hopsim bench --list
     hopsim sweep SWEEP.toml [-o OUTDIR] [-j N] [--ray ADDRESS] [--dry-run] [--quiet]
     hopsim workloads
+    hopsim schema [-o FILE] [--force]
     hopsim plot RUN_DIR... [-o OUTDIR] [--kind KIND ...] [--metric fct|slowdown]
                 [--label NAME ...] [--force]
     hopsim report RUN_DIR...|SWEEP_DIR [-o OUTDIR] [--format html|md] [--label NAME ...]
@@ -191,6 +192,19 @@ def _cmd_workloads(args: argparse.Namespace) -> int:
         q = dict(quantiles)
         cells = [mean] + [q.get(p, float("nan")) for p in (0.1, 0.5, 0.9, 0.99)]
         print(f"{name:<18}" + "".join(f"{format_bytes(v, 3):>10}" for v in cells))
+    return EXIT_OK
+
+
+def _cmd_schema(args: argparse.Namespace) -> int:
+    text = _core.scenario_schema() + "\n"
+    if args.output is None:
+        sys.stdout.write(text)
+        return EXIT_OK
+    out = Path(args.output)
+    if out.exists() and not args.force:
+        raise _InputError(f"{out} exists; pass --force to replace it")
+    out.write_text(text, encoding="utf-8")
+    print(f"wrote {out}")
     return EXIT_OK
 
 
@@ -542,6 +556,15 @@ def _parser() -> argparse.ArgumentParser:
 
     w = sub.add_parser("workloads", help="list the built-in flow-size distributions")
     w.set_defaults(func=_cmd_workloads)
+
+    sc = sub.add_parser(
+        "schema",
+        help="print the JSON Schema of a scenario (every table, kind and field with its "
+        "type, default and meaning)",
+    )
+    sc.add_argument("-o", "--output", metavar="FILE", help="write it to FILE instead")
+    sc.add_argument("--force", action="store_true", help="replace FILE if it exists")
+    sc.set_defaults(func=_cmd_schema)
 
     label_help = "name the runs in legends and tables, one per RUN_DIR (default: folder names)"
     pl = sub.add_parser("plot", help="draw figures (PNG) of one or several runs")

@@ -13,6 +13,8 @@ from typing import Any
 
 import pandas as pd
 
+from hopsim import _core
+
 __all__ = [
     "DEFAULT_SIZE_BUCKETS",
     "MANIFEST",
@@ -28,142 +30,22 @@ MANIFEST = "manifest.json"
 #: Upper edges (bytes) of the default flow-size buckets: ≤10 KB, 10-100 KB, 100 KB-1 MB, >1 MB.
 DEFAULT_SIZE_BUCKETS: tuple[int, ...] = (10_000, 100_000, 1_000_000)
 
-# Column types; columns the core adds later keep the type pandas infers.
-_FLOW_DTYPES = {
-    "flow_id": "int64",
-    "src": "int64",
-    "dst": "int64",
-    "size_bytes": "int64",
-    "start_ns": "float64",
-    "finish_ns": "Float64",
-    "fct_ns": "Float64",
-    "ideal_fct_ns": "float64",
-    "slowdown": "Float64",
-    "tag": "object",
-    "query_id": "Int64",
-    "class": "object",
-    "cc": "object",
-    "loss_recovery": "object",
-    "priority": "int64",
-    "retransmitted_bytes": "int64",
-    "timeouts": "int64",
-    "cnps_received": "int64",
-    "path_hops": "int64",
-    "reordered_packets": "int64",
-    "deflections": "int64",
-    "sport": "int64",
-    "dport": "int64",
+# Every output table's columns and their types come from the core's declarations
+# (`hopsim_core::tables`; `docs/formats.md` lists them): table name -> {column: dtype}.
+_SCHEMA: dict[str, dict[str, str]] = {
+    name: {column: dtype for column, dtype, _unit, _doc in columns}
+    for name, _file, _doc, _when, columns in _core.output_tables()
 }
-_PORT_DTYPES = {
-    "node": "int64",
-    "port": "int64",
-    "peer_node": "int64",
-    "peer_port": "int64",
-    "tier": "object",
-    "hop_tier": "object",
-    "rate_bps": "int64",
-    "tx_bytes": "int64",
-    "tx_packets": "int64",
-    "pause_sent": "int64",
-    "resume_sent": "int64",
-    "pause_received": "int64",
-    "deflections": "int64",
-    "paused_time_ns": "float64",
-    "max_queue_bytes": "int64",
-    "busy_time_ns": "float64",
-}
-_PFC_DTYPES = {
-    "time_ns": "float64",
-    "node": "int64",
-    "port": "int64",
-    "priority": "int64",
-    "pause": "bool",
-}
-
-_RATE_DTYPES = {
-    "time_ns": "float64",
-    "flow_id": "int64",
-    "rate_bps": "int64",
-    "window_bytes": "int64",
-    "in_flight_bytes": "int64",
-}
-
-_QUEUE_DTYPES = {
-    "time_ns": "float64",
-    "node": "int64",
-    "port": "int64",
-    "queue": "int64",
-    "hop_tier": "object",
-    "bytes": "int64",
-}
-_BUFFER_DTYPES = {"time_ns": "float64", "node": "int64", "tier": "object", "bytes": "int64"}
-_SWITCH_DTYPES = {"node": "int64", "tier": "object", "max_buffer_bytes": "int64"}
-_DELAY_DTYPES = {"hop_tier": "object", "lower_ns": "int64", "upper_ns": "int64", "packets": "int64"}
-_THROUGHPUT_DTYPES = {"time_ns": "float64", "flow_id": "int64", "bytes": "int64"}
-_PACKET_DTYPES = {
-    "time_ns": "float64",
-    "event": "object",
-    "node": "int64",
-    "port": "int64",
-    "kind": "object",
-    "flow_id": "Int64",
-    "seq": "int64",
-    "wire_bytes": "int64",
-    "queue": "int64",
-    "port_backlog_bytes": "int64",
-    "ecn_ce": "bool",
-}
-
-_CONTROL_DTYPES = {
-    "time_ns": "float64",
-    "node": "int64",
-    "port": "int64",
-    "kind": "object",
-    "subject": "int64",
-    "pause": "bool",
-}
-
-_IQ_USAGE_DTYPES = {
-    "time_ns": "float64",
-    "node": "int64",
-    "port": "int64",
-    "hop_tier": "object",
-    "iqs": "int64",
-}
-
-_TREE_DTYPES = {
-    "time_ns": "float64",
-    "root_node": "int64",
-    "root_port": "int64",
-    "node": "int64",
-    "port": "int64",
-    "role": "object",
-    "state": "object",
-    "hop": "int64",
-    "bytes": "int64",
-    "paused_children": "int64",
-}
-
-_FILES = ("flows.parquet", "ports.parquet", "pfc_events.parquet", "summary.json", "scenario.json")
-# Written only by runs that trace rates (`[output.rate_trace]`).
-_RATES_FILE = "rates.parquet"
-
-# Further tables: attribute -> (file, column types, `_core.Simulation` method). Tables that
-# stay empty unless `[output]` asks for them are written only when they have rows.
-_TABLES: dict[str, tuple[str, dict[str, str], str]] = {
-    "rates": (_RATES_FILE, _RATE_DTYPES, "rate_trace"),
-    "switches": ("switches.parquet", _SWITCH_DTYPES, "switches"),
-    "queue_delay": ("queue_delay.parquet", _DELAY_DTYPES, "queue_delay"),
-    "queues": ("queues.parquet", _QUEUE_DTYPES, "queues"),
-    "buffers": ("buffers.parquet", _BUFFER_DTYPES, "buffers"),
-    "throughput": ("throughput.parquet", _THROUGHPUT_DTYPES, "throughput"),
-    "packets": ("packets.parquet", _PACKET_DTYPES, "packet_trace"),
-    "control_frames": ("control_frames.parquet", _CONTROL_DTYPES, "control_frames"),
-    "iq_usage": ("iq_usage.parquet", _IQ_USAGE_DTYPES, "iq_usage"),
-    "congestion_trees": ("congestion_trees.parquet", _TREE_DTYPES, "congestion_trees"),
+# Tables every run directory holds, even empty.
+_ALWAYS = ("flows", "ports", "pfc_events")
+_FILES = (*(f"{name}.parquet" for name in _ALWAYS), "summary.json", "scenario.json")
+# Further tables: attribute -> (file, column types). Tables that stay empty unless
+# `[output]` asks for them are written only when they have rows.
+_TABLES: dict[str, tuple[str, dict[str, str]]] = {
+    name: (f"{name}.parquet", dtypes) for name, dtypes in _SCHEMA.items() if name not in _ALWAYS
 }
 # Every file a run directory may hold that hopsim writes (others are the user's).
-_OUTPUT_FILES = {*_FILES, MANIFEST, *(file for file, _, _ in _TABLES.values())}
+_OUTPUT_FILES = {*_FILES, MANIFEST, *(file for file, _ in _TABLES.values())}
 
 
 def _frame(columns: Mapping[str, Sequence[Any]], dtypes: Mapping[str, str]) -> pd.DataFrame:
@@ -298,7 +180,7 @@ def verify_manifest(outdir: str | os.PathLike[str]) -> dict[str, Any] | None:
             raise ValueError(
                 f"{path}: {name} differs from {MANIFEST} (changed after hopsim wrote the run)"
             )
-    ours = {file for file, _, _ in _TABLES.values()} | set(_FILES)
+    ours = {file for file, _ in _TABLES.values()} | set(_FILES)
     extra = sorted(p.name for p in path.iterdir() if p.name in ours and p.name not in listed)
     if extra:
         raise ValueError(f"{path}: {extra[0]} is not listed in {MANIFEST} (not of this run)")
@@ -431,7 +313,7 @@ class Result:
         unknown = set(tables) - set(_TABLES)
         if unknown:
             raise TypeError(f"unknown result tables {sorted(unknown)}")
-        for name, (_, dtypes, _) in _TABLES.items():
+        for name, (_, dtypes) in _TABLES.items():
             df = tables.get(name)
             setattr(self, name, df if df is not None else _frame({}, dtypes))
 
@@ -456,19 +338,16 @@ class Result:
         unfinished = summary["flows_total"] - summary["flows_finished"]
         summary["flows_unfinished"] = unfinished
         summary["status"] = "complete" if unfinished == 0 else "incomplete"
-        flows = _frame(sim.flows(), _FLOW_DTYPES)
-        ports = _frame(sim.ports(), _PORT_DTYPES)
+        flows = _frame(sim.table("flows"), _SCHEMA["flows"])
+        ports = _frame(sim.table("ports"), _SCHEMA["ports"])
         summary["setup"] = setup_of(json.loads(sim.resolved_scenario()), flows, ports)
         return cls(
             flows=flows,
             ports=ports,
-            pfc_events=_frame(sim.pfc_events(), _PFC_DTYPES),
+            pfc_events=_frame(sim.table("pfc_events"), _SCHEMA["pfc_events"]),
             summary=summary,
             scenario=scenario,
-            **{
-                name: _frame(getattr(sim, method)(), dtypes)
-                for name, (_, dtypes, method) in _TABLES.items()
-            },
+            **{name: _frame(sim.table(name), dtypes) for name, (_, dtypes) in _TABLES.items()},
         )
 
     def __repr__(self) -> str:
@@ -592,7 +471,7 @@ class Result:
         ):
             df.to_parquet(folder / name, index=False)
             rows[name] = len(df)
-        for name, (file, _, _) in _TABLES.items():
+        for name, (file, _) in _TABLES.items():
             df = getattr(self, name)
             if len(df):
                 df.to_parquet(folder / file, index=False)
@@ -622,13 +501,13 @@ class Result:
             scenario=json.loads((path / "scenario.json").read_text(encoding="utf-8")),
             **{
                 name: pd.read_parquet(path / file) if (path / file).is_file() else None
-                for name, (file, _, _) in _TABLES.items()
+                for name, (file, _) in _TABLES.items()
             },
         )
         if manifest is not None:
             tables = {"flows.parquet": result.flows, "ports.parquet": result.ports}
             tables["pfc_events.parquet"] = result.pfc_events
-            tables.update({file: getattr(result, n) for n, (file, _, _) in _TABLES.items()})
+            tables.update({file: getattr(result, n) for n, (file, _) in _TABLES.items()})
             for file, df in tables.items():
                 want = manifest["files"].get(file, {}).get("rows")
                 if want is not None and want != len(df):

@@ -53,6 +53,7 @@ pub mod observe;
 pub mod scenario;
 pub mod sim;
 pub mod switch;
+pub mod tables;
 pub mod time;
 pub mod topology;
 pub mod workload;

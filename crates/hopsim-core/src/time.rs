@@ -116,7 +116,9 @@ impl Rate {
 }
 
 /// How a packet's serialization time is computed (`[links] serialization`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Serialization {
     /// `bytes × 8 / rate`, rounded up to a whole picosecond.

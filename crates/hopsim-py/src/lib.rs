@@ -13,11 +13,11 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Mutex;
 
 use pyo3::create_exception;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyKeyError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyList};
 
-use hopsim_core::ids::PortId;
+use hopsim_core::tables::{Values, CATALOG, SUMMARY};
 use hopsim_core::time::{SimTime, PS_PER_NS};
 use hopsim_core::workload::EmpiricalCdf;
 use hopsim_core::{Scenario, ScenarioError, Simulator};
@@ -136,209 +136,27 @@ impl Simulation {
         self.sim.flow_records().last().map_or(0.0, |f| ns(f.start))
     }
 
-    /// Per-flow table as a dict of columns.
+    /// Output table `name` (see `hopsim_core::tables::CATALOG`) as a dict of columns.
+    fn table<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDict>> {
+        let t =
+            self.sim.table(name).ok_or_else(|| PyKeyError::new_err(format!("no output table {name:?}")))?;
+        let d = PyDict::new_bound(py);
+        for (c, values) in t.decl.columns.iter().zip(&t.columns) {
+            match values {
+                Values::Int(v) => d.set_item(c.name, v)?,
+                Values::OptionalInt(v) => d.set_item(c.name, v)?,
+                Values::Float(v) => d.set_item(c.name, v)?,
+                Values::OptionalFloat(v) => d.set_item(c.name, v)?,
+                Values::Bool(v) => d.set_item(c.name, v)?,
+                Values::Text(v) => d.set_item(c.name, v)?,
+            }
+        }
+        Ok(d)
+    }
+
+    /// The flow table (`table("flows")`).
     fn flows<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let recs = self.sim.flow_records();
-        let d = PyDict::new_bound(py);
-        d.set_item("flow_id", recs.iter().map(|r| r.flow_id).collect::<Vec<_>>())?;
-        d.set_item("src", recs.iter().map(|r| r.src).collect::<Vec<_>>())?;
-        d.set_item("dst", recs.iter().map(|r| r.dst).collect::<Vec<_>>())?;
-        d.set_item("size_bytes", recs.iter().map(|r| r.size_bytes).collect::<Vec<_>>())?;
-        d.set_item("start_ns", recs.iter().map(|r| ns(r.start)).collect::<Vec<_>>())?;
-        d.set_item("finish_ns", recs.iter().map(|r| r.finish.map(ns)).collect::<Vec<_>>())?;
-        d.set_item("fct_ns", recs.iter().map(|r| r.fct().map(|f| f.as_ns_f64())).collect::<Vec<_>>())?;
-        d.set_item("ideal_fct_ns", recs.iter().map(|r| r.ideal_fct.as_ns_f64()).collect::<Vec<_>>())?;
-        d.set_item("slowdown", recs.iter().map(|r| r.slowdown()).collect::<Vec<_>>())?;
-        d.set_item("tag", recs.iter().map(|r| r.tag.as_str()).collect::<Vec<_>>())?;
-        d.set_item("query_id", recs.iter().map(|r| r.query_id).collect::<Vec<_>>())?;
-        d.set_item("class", self.sim.flow_classes().iter().map(|c| c.name()).collect::<Vec<_>>())?;
-        d.set_item("cc", recs.iter().map(|r| r.cc).collect::<Vec<_>>())?;
-        d.set_item("loss_recovery", recs.iter().map(|r| r.loss_recovery).collect::<Vec<_>>())?;
-        d.set_item("priority", recs.iter().map(|r| r.priority).collect::<Vec<_>>())?;
-        d.set_item("retransmitted_bytes", recs.iter().map(|r| r.retransmitted_bytes).collect::<Vec<_>>())?;
-        d.set_item("timeouts", recs.iter().map(|r| r.timeouts).collect::<Vec<_>>())?;
-        d.set_item("cnps_received", recs.iter().map(|r| r.cnps_received).collect::<Vec<_>>())?;
-        d.set_item("path_hops", recs.iter().map(|r| r.path_hops).collect::<Vec<_>>())?;
-        d.set_item("reordered_packets", recs.iter().map(|r| r.reordered_packets).collect::<Vec<_>>())?;
-        d.set_item("deflections", recs.iter().map(|r| r.deflections).collect::<Vec<_>>())?;
-        let ports = self.sim.flow_ports();
-        d.set_item("sport", ports.iter().map(|p| p.0).collect::<Vec<_>>())?;
-        d.set_item("dport", ports.iter().map(|p| p.1).collect::<Vec<_>>())?;
-        Ok(d)
-    }
-
-    /// Per-port counters as a dict of columns.
-    fn ports<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let recs = self.sim.port_records();
-        let d = PyDict::new_bound(py);
-        d.set_item("node", recs.iter().map(|r| r.node).collect::<Vec<_>>())?;
-        d.set_item("port", recs.iter().map(|r| r.port).collect::<Vec<_>>())?;
-        d.set_item("peer_node", recs.iter().map(|r| r.peer_node).collect::<Vec<_>>())?;
-        let topo = self.sim.topology();
-        let peer_port = |i: usize| {
-            let peer = topo.ports[i].peer;
-            peer.0 - topo.node_ports[topo.ports[peer.idx()].node.idx()]
-        };
-        d.set_item("peer_port", (0..recs.len()).map(peer_port).collect::<Vec<_>>())?;
-        d.set_item("tier", recs.iter().map(|r| r.tier).collect::<Vec<_>>())?;
-        d.set_item("hop_tier", recs.iter().map(|r| r.hop_tier).collect::<Vec<_>>())?;
-        d.set_item("rate_bps", recs.iter().map(|r| r.rate_bps).collect::<Vec<_>>())?;
-        d.set_item("tx_bytes", recs.iter().map(|r| r.stats.tx_bytes).collect::<Vec<_>>())?;
-        d.set_item("tx_packets", recs.iter().map(|r| r.stats.tx_packets).collect::<Vec<_>>())?;
-        d.set_item("pause_sent", recs.iter().map(|r| r.stats.pause_sent).collect::<Vec<_>>())?;
-        d.set_item("resume_sent", recs.iter().map(|r| r.stats.resume_sent).collect::<Vec<_>>())?;
-        d.set_item("pause_received", recs.iter().map(|r| r.stats.pause_received).collect::<Vec<_>>())?;
-        d.set_item("deflections", recs.iter().map(|r| r.stats.deflections).collect::<Vec<_>>())?;
-        d.set_item(
-            "paused_time_ns",
-            recs.iter().map(|r| r.stats.paused_time.as_ns_f64()).collect::<Vec<_>>(),
-        )?;
-        d.set_item("max_queue_bytes", recs.iter().map(|r| r.stats.max_queue_bytes).collect::<Vec<_>>())?;
-        d.set_item("busy_time_ns", recs.iter().map(|r| r.stats.busy_time.as_ns_f64()).collect::<Vec<_>>())?;
-        Ok(d)
-    }
-
-    /// PFC frames sent (only when `output.pfc_events = true`).
-    fn pfc_events<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let ev = self.sim.pfc_events();
-        let topo = self.sim.topology();
-        let d = PyDict::new_bound(py);
-        d.set_item("time_ns", ev.iter().map(|e| ns(e.time)).collect::<Vec<_>>())?;
-        d.set_item("node", ev.iter().map(|e| e.node.0).collect::<Vec<_>>())?;
-        d.set_item("port", ev.iter().map(|e| e.port.0 - topo.node_ports[e.node.idx()]).collect::<Vec<_>>())?;
-        d.set_item("priority", ev.iter().map(|e| e.priority).collect::<Vec<_>>())?;
-        d.set_item("pause", ev.iter().map(|e| e.pause).collect::<Vec<_>>())?;
-        Ok(d)
-    }
-
-    /// Every control frame sent, of any kind (only when `output.control_frames = true`).
-    fn control_frames<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let ev = self.sim.control_events();
-        let topo = self.sim.topology();
-        let d = PyDict::new_bound(py);
-        d.set_item("time_ns", ev.iter().map(|e| ns(e.time)).collect::<Vec<_>>())?;
-        d.set_item("node", ev.iter().map(|e| e.node.0).collect::<Vec<_>>())?;
-        d.set_item("port", ev.iter().map(|e| e.port.0 - topo.node_ports[e.node.idx()]).collect::<Vec<_>>())?;
-        d.set_item("kind", ev.iter().map(|e| e.payload.kind_name()).collect::<Vec<_>>())?;
-        d.set_item("subject", ev.iter().map(|e| e.payload.subject()).collect::<Vec<_>>())?;
-        d.set_item("pause", ev.iter().map(|e| e.payload.pauses() == Some(true)).collect::<Vec<_>>())?;
-        Ok(d)
-    }
-
-    /// Samples of `[output.rate_trace]`.
-    fn rate_trace<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let tr = self.sim.rate_trace();
-        let d = PyDict::new_bound(py);
-        d.set_item("time_ns", tr.iter().map(|r| ns(r.time)).collect::<Vec<_>>())?;
-        d.set_item("flow_id", tr.iter().map(|r| r.flow).collect::<Vec<_>>())?;
-        d.set_item("rate_bps", tr.iter().map(|r| r.rate_bps).collect::<Vec<_>>())?;
-        d.set_item("window_bytes", tr.iter().map(|r| r.window_bytes).collect::<Vec<_>>())?;
-        d.set_item("in_flight_bytes", tr.iter().map(|r| r.in_flight_bytes).collect::<Vec<_>>())?;
-        Ok(d)
-    }
-
-    /// `[output.queues]` egress-queue samples (non-empty queues only).
-    fn queues<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let q = self.sim.queue_samples();
-        let d = PyDict::new_bound(py);
-        d.set_item("time_ns", q.iter().map(|r| ns(r.time)).collect::<Vec<_>>())?;
-        d.set_item("node", q.iter().map(|r| self.node_of(r.port)).collect::<Vec<_>>())?;
-        d.set_item("port", q.iter().map(|r| self.local_port(r.port)).collect::<Vec<_>>())?;
-        d.set_item("queue", q.iter().map(|r| r.queue.map_or(-1, i32::from)).collect::<Vec<_>>())?;
-        d.set_item("hop_tier", q.iter().map(|r| self.sim.hop_tier(r.port).name()).collect::<Vec<_>>())?;
-        d.set_item("bytes", q.iter().map(|r| r.bytes).collect::<Vec<_>>())?;
-        Ok(d)
-    }
-
-    /// `[output.queues]` shared-buffer samples (non-empty switches only).
-    fn buffers<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let b = self.sim.buffer_samples();
-        let tiers = &self.sim.topology().tiers;
-        let d = PyDict::new_bound(py);
-        d.set_item("time_ns", b.iter().map(|r| ns(r.time)).collect::<Vec<_>>())?;
-        d.set_item("node", b.iter().map(|r| r.node.0).collect::<Vec<_>>())?;
-        d.set_item("tier", b.iter().map(|r| tiers[r.node.idx()].name()).collect::<Vec<_>>())?;
-        d.set_item("bytes", b.iter().map(|r| r.bytes).collect::<Vec<_>>())?;
-        Ok(d)
-    }
-
-    /// One row per switch: tier and peak shared-buffer occupancy.
-    fn switches<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let s = self.sim.switch_records();
-        let d = PyDict::new_bound(py);
-        d.set_item("node", s.iter().map(|r| r.node).collect::<Vec<_>>())?;
-        d.set_item("tier", s.iter().map(|r| r.tier).collect::<Vec<_>>())?;
-        d.set_item("max_buffer_bytes", s.iter().map(|r| r.max_buffer_bytes).collect::<Vec<_>>())?;
-        Ok(d)
-    }
-
-    /// Queuing-delay histogram per hop tier (non-empty buckets, `[lower_ns, upper_ns)`).
-    fn queue_delay<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let b = self.sim.queue_delay_buckets();
-        let d = PyDict::new_bound(py);
-        d.set_item("hop_tier", b.iter().map(|r| r.tier.name()).collect::<Vec<_>>())?;
-        d.set_item("lower_ns", b.iter().map(|r| r.lower_ns).collect::<Vec<_>>())?;
-        d.set_item("upper_ns", b.iter().map(|r| r.upper_ns).collect::<Vec<_>>())?;
-        d.set_item("packets", b.iter().map(|r| r.packets).collect::<Vec<_>>())?;
-        Ok(d)
-    }
-
-    /// `[output.throughput]`: delivered payload bytes per flow per bin.
-    fn throughput<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let b = self.sim.throughput_bins();
-        let d = PyDict::new_bound(py);
-        d.set_item("time_ns", b.iter().map(|r| ns(r.time)).collect::<Vec<_>>())?;
-        d.set_item("flow_id", b.iter().map(|r| r.flow).collect::<Vec<_>>())?;
-        d.set_item("bytes", b.iter().map(|r| r.bytes).collect::<Vec<_>>())?;
-        Ok(d)
-    }
-
-    /// `[output.packet_trace]` records.
-    fn packet_trace<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let r = self.sim.packet_records();
-        let d = PyDict::new_bound(py);
-        d.set_item("time_ns", r.iter().map(|x| ns(x.time)).collect::<Vec<_>>())?;
-        d.set_item("event", r.iter().map(|x| x.event.name()).collect::<Vec<_>>())?;
-        d.set_item("node", r.iter().map(|x| self.node_of(x.port)).collect::<Vec<_>>())?;
-        d.set_item("port", r.iter().map(|x| self.local_port(x.port)).collect::<Vec<_>>())?;
-        d.set_item("kind", r.iter().map(|x| x.kind.name()).collect::<Vec<_>>())?;
-        let flow = |x: &hopsim_core::observe::PacketRecord| (x.flow != u32::MAX).then_some(x.flow);
-        d.set_item("flow_id", r.iter().map(flow).collect::<Vec<_>>())?;
-        d.set_item("seq", r.iter().map(|x| x.seq).collect::<Vec<_>>())?;
-        d.set_item("wire_bytes", r.iter().map(|x| x.wire_bytes).collect::<Vec<_>>())?;
-        d.set_item("queue", r.iter().map(|x| x.queue).collect::<Vec<_>>())?;
-        d.set_item("port_backlog_bytes", r.iter().map(|x| x.port_backlog).collect::<Vec<_>>())?;
-        d.set_item("ecn_ce", r.iter().map(|x| x.ecn_ce).collect::<Vec<_>>())?;
-        Ok(d)
-    }
-
-    /// Every change of a port's number of Pyrrha isolation queues.
-    fn iq_usage<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let u = self.sim.iq_usage();
-        let d = PyDict::new_bound(py);
-        d.set_item("time_ns", u.iter().map(|r| ns(r.time)).collect::<Vec<_>>())?;
-        d.set_item("node", u.iter().map(|r| self.node_of(r.port)).collect::<Vec<_>>())?;
-        d.set_item("port", u.iter().map(|r| self.local_port(r.port)).collect::<Vec<_>>())?;
-        d.set_item("hop_tier", u.iter().map(|r| self.sim.hop_tier(r.port).name()).collect::<Vec<_>>())?;
-        d.set_item("iqs", u.iter().map(|r| r.iqs).collect::<Vec<_>>())?;
-        Ok(d)
-    }
-
-    /// `[output.congestion_trees]` snapshots: one row per (root, port) at each instant.
-    fn congestion_trees<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let t = self.sim.congestion_trees();
-        let d = PyDict::new_bound(py);
-        d.set_item("time_ns", t.iter().map(|r| ns(r.time)).collect::<Vec<_>>())?;
-        d.set_item("root_node", t.iter().map(|r| self.node_of(r.root)).collect::<Vec<_>>())?;
-        d.set_item("root_port", t.iter().map(|r| self.local_port(r.root)).collect::<Vec<_>>())?;
-        d.set_item("node", t.iter().map(|r| self.node_of(r.port)).collect::<Vec<_>>())?;
-        d.set_item("port", t.iter().map(|r| self.local_port(r.port)).collect::<Vec<_>>())?;
-        d.set_item("role", t.iter().map(|r| r.role.name()).collect::<Vec<_>>())?;
-        d.set_item("state", t.iter().map(|r| r.state).collect::<Vec<_>>())?;
-        d.set_item("hop", t.iter().map(|r| r.hop).collect::<Vec<_>>())?;
-        d.set_item("bytes", t.iter().map(|r| r.bytes).collect::<Vec<_>>())?;
-        d.set_item("paused_children", t.iter().map(|r| r.paused_children).collect::<Vec<_>>())?;
-        Ok(d)
+        self.table(py, "flows")
     }
 
     /// Allocated bytes by component (see `hopsim_core::sim::MemoryReport`).
@@ -357,76 +175,36 @@ impl Simulation {
         Ok(d)
     }
 
-    /// Run-wide counters.
-    fn summary<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let s = self.sim.summary();
-        let d = PyDict::new_bound(py);
-        d.set_item("seed", s.seed)?;
-        d.set_item("events", s.events)?;
-        d.set_item("sim_time_ns", ns(s.sim_time))?;
-        d.set_item("flows_total", s.flows_total)?;
-        d.set_item("flows_finished", s.flows_finished)?;
-        d.set_item("packet_hops", s.packet_hops)?;
-        d.set_item("data_packets_sent", s.data_packets_sent)?;
-        d.set_item("data_packets_delivered", s.data_packets_delivered)?;
-        d.set_item("drops", s.drops.total())?;
-        d.set_item("drops_buffer_full", s.drops.buffer_full)?;
-        d.set_item("drops_headroom_overflow", s.drops.headroom_overflow)?;
-        d.set_item("drops_egress_admission", s.drops.egress_admission)?;
-        d.set_item("drops_hop_limit", s.drops.hop_limit)?;
-        d.set_item("drops_rank_admission", s.drops.rank_admission)?;
-        d.set_item("drops_link_down", s.drops.link_down)?;
-        d.set_item("drops_no_route", s.drops.no_route)?;
-        d.set_item("control_drops", s.control_drops)?;
-        d.set_item("deflections", s.deflections)?;
-        d.set_item("pfc_pause_frames", s.pfc_pause_frames)?;
-        d.set_item("pfc_resume_frames", s.pfc_resume_frames)?;
-        let frames = PyDict::new_bound(py);
-        for c in &s.control_frames {
-            frames.set_item(c.kind, c.sent)?;
-        }
-        d.set_item("control_frames_sent", frames)?;
-        let fc = PyDict::new_bound(py);
-        for (name, value) in self.sim.flow_control_counters() {
-            fc.set_item(name, value)?;
-        }
-        d.set_item("flow_control_counters", fc)?;
-        let (lb, fc, deflection) = self.sim.policy_names();
-        d.set_item("load_balancer", lb)?;
-        d.set_item("flow_control", fc)?;
-        d.set_item("deflection", deflection)?;
-        d.set_item("packets_in_flight", s.packets_in_flight)?;
-        d.set_item("peak_packets_in_flight", s.peak_packets_in_flight)?;
-        d.set_item("buffer_bytes_in_use", s.buffer_bytes_in_use)?;
-        d.set_item("max_switch_buffer_bytes", s.max_buffer_bytes)?;
-        d.set_item("retransmitted_bytes", s.retransmitted_bytes)?;
-        d.set_item("timeouts", s.timeouts)?;
-        d.set_item("cnps", s.cnps)?;
-        d.set_item("ecn_marks", s.ecn_marks)?;
-        d.set_item("reordering_ratio", s.reordering_ratio)?;
-        d.set_item("reorder_held", s.reorder_held)?;
-        d.set_item("reorder_released", s.reorder_released)?;
-        d.set_item("bolt_srcs", s.bolt_srcs)?;
-        d.set_item("deflection_extra_hops", s.deflection_extra_hops.clone())?;
-        d.set_item("packet_trace_dropped", s.packet_trace_dropped)?;
-        let counters = PyDict::new_bound(py);
-        for (name, value) in &s.counters {
-            counters.set_item(*name, *value)?;
-        }
-        d.set_item("counters", counters)?;
-        d.set_item("queue_sample_interval_ns", self.sim.queue_sample_interval().map(|i| i.as_ns_f64()))?;
-        d.set_item("throughput_interval_ns", self.sim.throughput_interval().map(|i| i.as_ns_f64()))?;
-        let delay = PyDict::new_bound(py);
-        for st in self.sim.queue_delay_stats() {
-            let t = PyDict::new_bound(py);
-            t.set_item("packets", st.packets)?;
-            t.set_item("mean_ns", st.mean_ns)?;
-            t.set_item("max_ns", st.max_ns)?;
-            delay.set_item(st.tier.name(), t)?;
-        }
-        d.set_item("queue_delay_ns", delay)?;
-        Ok(d)
+    /// Run-wide figures (see `hopsim_core::tables::SUMMARY`).
+    fn summary<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        json_to_py(py, &serde_json::Value::Object(self.sim.summary_record()))
     }
+}
+
+/// A JSON value as the Python object `json.loads` would make of it.
+fn json_to_py<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
+    use serde_json::Value as J;
+    Ok(match v {
+        J::Null => py.None().into_bound(py),
+        J::Bool(b) => b.into_py(py).into_bound(py),
+        J::Number(n) => match (n.as_u64(), n.as_i64()) {
+            (Some(u), _) => u.into_py(py).into_bound(py),
+            (None, Some(i)) => i.into_py(py).into_bound(py),
+            _ => n.as_f64().unwrap_or(f64::NAN).into_py(py).into_bound(py),
+        },
+        J::String(s) => s.into_py(py).into_bound(py),
+        J::Array(a) => {
+            let items = a.iter().map(|x| json_to_py(py, x)).collect::<PyResult<Vec<_>>>()?;
+            PyList::new_bound(py, items).into_any()
+        }
+        J::Object(m) => {
+            let d = PyDict::new_bound(py);
+            for (k, x) in m {
+                d.set_item(k, json_to_py(py, x)?)?;
+            }
+            d.into_any()
+        }
+    })
 }
 
 impl Simulation {
@@ -441,13 +219,6 @@ impl Simulation {
             self.failed = Some(why.clone());
             internal(why)
         })
-    }
-
-    fn node_of(&self, port: PortId) -> u32 {
-        self.sim.port_node(port).0
-    }
-    fn local_port(&self, port: PortId) -> u32 {
-        port.0 - self.sim.topology().node_ports[self.sim.port_node(port).idx()]
     }
 }
 
@@ -466,6 +237,34 @@ fn validate(py: Python<'_>, scenario_json: &str, base_dir: &str) -> PyResult<()>
 #[pyfunction]
 fn _panic_for_tests() -> PyResult<()> {
     guarded("testing the panic guard", || panic!("deliberate test panic")).map_err(internal)
+}
+
+/// A column or summary field as the catalog declares it: (name, type, unit, meaning).
+type FieldInfo = (&'static str, &'static str, &'static str, &'static str);
+
+/// Every output table: (name, file, what a row is, when it is written, columns), each
+/// column (name, pandas dtype, unit, meaning).
+#[pyfunction]
+fn output_tables() -> Vec<(&'static str, String, &'static str, &'static str, Vec<FieldInfo>)> {
+    CATALOG
+        .iter()
+        .map(|t| {
+            let cols = t.columns.iter().map(|c| (c.name, c.dtype.pandas(), c.unit, c.doc)).collect();
+            (t.name, t.file(), t.doc, t.when, cols)
+        })
+        .collect()
+}
+
+/// The JSON Schema of a scenario, as JSON text.
+#[pyfunction]
+fn scenario_schema() -> String {
+    serde_json::to_string_pretty(&hopsim_core::scenario::json_schema()).expect("a schema serializes")
+}
+
+/// The run summary's fields: (name, type, unit, meaning).
+#[pyfunction]
+fn summary_fields() -> Vec<FieldInfo> {
+    SUMMARY.iter().map(|f| (f.name, f.ty.name(), f.unit, f.doc)).collect()
 }
 
 /// (name, mean bytes, [(quantile, size bytes)]) of one built-in distribution.
@@ -489,6 +288,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(builtin_workloads, m)?)?;
+    m.add_function(wrap_pyfunction!(output_tables, m)?)?;
+    m.add_function(wrap_pyfunction!(summary_fields, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario_schema, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     quiet_panic_hook();
     m.add("ScenarioError", m.py().get_type_bound::<HopsimScenarioError>())?;

@@ -7,7 +7,7 @@ use crate::ids::PortId;
 use crate::time::SimTime;
 
 /// A link that goes down at `down` and, if `up` is given, comes back then.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FaultSpec {
     /// The two nodes the link joins.

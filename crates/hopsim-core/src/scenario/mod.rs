@@ -43,7 +43,7 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// One simulation run.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
     /// A label copied into the outputs.
@@ -79,7 +79,7 @@ pub struct Scenario {
 }
 
 /// `[links]`: how every link (switch ports, NIC ports and NIC pacing) times a packet.
-#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LinksSpec {
     /// `"exact"` (default: `bytes × 8 / rate`, to the picosecond) or `"ns3"` (truncated to
@@ -93,7 +93,7 @@ fn default_seed() -> u64 {
 }
 
 /// A simulator whose behaviour `compat` follows.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Compat {
     Ns3,
@@ -105,6 +105,25 @@ pub enum Compat {
 pub enum OneOrMany<T> {
     One(T),
     Many(Vec<T>),
+}
+
+/// The JSON Schema of a scenario (`hopsim schema`): every table, kind and field with its
+/// type, default and meaning (the fields' doc comments, which cite their sources).
+pub fn json_schema() -> serde_json::Value {
+    schemars::schema_for!(Scenario).to_value()
+}
+
+impl<T: schemars::JsonSchema> schemars::JsonSchema for OneOrMany<T> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        format!("OneOrMany_{}", T::schema_name()).into()
+    }
+    fn inline_schema() -> bool {
+        true
+    }
+    fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let one = g.subschema_for::<T>();
+        schemars::json_schema!({"anyOf": [one, {"type": "array", "items": one}]})
+    }
 }
 
 impl<T> OneOrMany<T> {

@@ -4,7 +4,7 @@ use super::units::Duration;
 use serde::{Deserialize, Serialize};
 
 /// What the run records besides the flow table and the summary.
-#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OutputSpec {
     /// Record every PFC PAUSE / RESUME frame (time, node, port, priority) in `pfc_events`.
@@ -33,7 +33,7 @@ pub struct OutputSpec {
 }
 
 /// `[output.congestion_trees]`: when to snapshot Pyrrha's congestion trees.
-#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CongestionTreesSpec {
     /// Instants to snapshot (e.g. `["500us", "1ms"]`).
@@ -45,7 +45,7 @@ pub struct CongestionTreesSpec {
 }
 
 /// `[output.queues]`: egress queue and shared-buffer occupancy of every switch.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct QueueSamplerSpec {
     /// Sampling interval. Default 10 µs.
@@ -57,7 +57,7 @@ pub struct QueueSamplerSpec {
 }
 
 /// `[output.throughput]`: bin width of the delivered-bytes time series.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ThroughputSpec {
     /// Bin width. Default 100 µs.
@@ -66,7 +66,7 @@ pub struct ThroughputSpec {
 }
 
 /// `[output.packet_trace]`: a per-packet log for debugging small runs.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PacketTraceSpec {
     /// Flow ids to trace; omitted = every flow and every control frame.
@@ -86,7 +86,7 @@ fn default_max_records() -> u64 {
 }
 
 /// `[output.rate_trace]`: which flows to sample and how often.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RateTraceSpec {
     /// Flow ids (in start order, as in the flows table).

@@ -81,6 +81,40 @@ fn rename<E: de::Error>(e: E, field: &str) -> E {
     }
 }
 
+impl schemars::JsonSchema for RoutingSpec {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "RoutingSpec".into()
+    }
+
+    fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let mut props = serde_json::Map::new();
+        props.insert(
+            "load_balancer".into(),
+            serde_json::json!({
+                "description": "Load balancer among equal-cost next hops; its parameters in `[routing.NAME]`.",
+                "enum": LoadBalancerSpec::KINDS,
+                "default": "ecmp",
+            }),
+        );
+        let hash = g.subschema_for::<EcmpHash>().to_value();
+        props.insert(
+            "hash".into(),
+            serde_json::json!({"allOf": [hash], "default": "mix",
+            "description": "Hash function of ECMP over the 5-tuple, with a per-switch seed."}),
+        );
+        for (name, schema) in LoadBalancerSpec::table_schemas(g) {
+            let doc = format!("The parameters of `load_balancer = \"{name}\"` (only with it).");
+            props.insert(name.into(), serde_json::json!({"allOf": [schema.to_value()], "description": doc}));
+        }
+        schemars::json_schema!({
+            "description": "Routing and load balancing (`[routing]`).",
+            "type": "object",
+            "properties": props,
+            "additionalProperties": false,
+        })
+    }
+}
+
 impl Serialize for RoutingSpec {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let table = self.load_balancer.table();
@@ -94,7 +128,7 @@ impl Serialize for RoutingSpec {
     }
 }
 
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum EcmpHash {
     /// A 64-bit avalanche mix (SplitMix64 finaliser) of the 5-tuple and the switch seed.

@@ -8,7 +8,7 @@ pub use crate::switch::flow_control::FlowControlSpec;
 use serde::{Deserialize, Serialize};
 
 /// The output-queued shared-buffer switch (modelled on the MMU of the HPCC ns-3 simulator).
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SwitchSpec {
     /// Shared packet buffer per switch. Default 32 MB: the buffer of the HPCC simulator
@@ -46,7 +46,7 @@ pub struct SwitchSpec {
 }
 
 /// Where switches queue ACKs and NACKs.
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum AckQueue {
     /// In the data queue of their priority, behind data: buffer- and PFC-accounted and
@@ -85,7 +85,7 @@ fn default_queues() -> u32 {
 kind_tagged!(AdmissionSpec { "dynamic_threshold" => DynamicThreshold, "static_per_port" => StaticPerPort });
 
 /// Egress admission of lossy traffic.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum AdmissionSpec {
     /// Dynamic threshold (Choudhury & Hahne, 1998): a queue may grow to
@@ -97,7 +97,7 @@ pub enum AdmissionSpec {
 }
 
 /// A fixed byte limit per egress port (all its queues together).
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StaticPerPortSpec {
     pub bytes: Bytes,
@@ -105,7 +105,7 @@ pub struct StaticPerPortSpec {
 
 /// Dynamic threshold (Choudhury & Hahne, 1998): a queue may grow to
 /// `alpha × (free shared buffer)`. Default alpha 1.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DynamicThresholdSpec {
     #[serde(default = "one_f64")]
@@ -119,7 +119,7 @@ impl Default for AdmissionSpec {
 }
 
 /// ECN marking with a RED profile on the egress queue length.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EcnSpec {
     #[serde(default = "yes")]
@@ -150,7 +150,7 @@ pub struct EcnSpec {
 }
 
 /// Whether switches draw from their own random streams.
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RandomStream {
     /// `switch/<node>/ecn`: a draw at one switch never shifts another's.
@@ -185,7 +185,7 @@ fn default_pmax() -> f64 {
     0.2
 }
 
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum EcnMarkPoint {
     /// Decide when the packet leaves the queue (the HPCC simulator does).

@@ -13,7 +13,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 /// A policy table with no parameters (only its `kind`).
-#[derive(Clone, Debug, Default, serde::Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, serde::Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NoFields {}
 
@@ -83,6 +83,30 @@ macro_rules! kind_tagged {
     };
 }
 pub(crate) use kind_tagged;
+
+/// The JSON Schema of a `kind`-tagged table: one of the variants' tables, each with its
+/// `kind` (`variants`: the kind's name and its table's schema, inline).
+pub fn kind_schema(description: &str, variants: Vec<(&'static str, schemars::Schema)>) -> schemars::Schema {
+    let one_of: Vec<Value> = variants
+        .into_iter()
+        .map(|(kind, schema)| {
+            let mut v = schema.to_value();
+            if let Some(obj) = v.as_object_mut() {
+                obj.entry("type").or_insert_with(|| "object".into());
+                let props = obj.entry("properties").or_insert_with(|| Value::Object(Default::default()));
+                if let Some(p) = props.as_object_mut() {
+                    p.insert("kind".into(), serde_json::json!({"type": "string", "const": kind}));
+                }
+                let required = obj.entry("required").or_insert_with(|| Value::Array(Vec::new()));
+                if let Some(r) = required.as_array_mut() {
+                    r.insert(0, "kind".into());
+                }
+            }
+            v
+        })
+        .collect();
+    schemars::json_schema!({"description": description, "oneOf": one_of})
+}
 
 /// Serialize `spec` (a table) with `kind = "<kind>"` in front of its fields, which keep
 /// their declared order.

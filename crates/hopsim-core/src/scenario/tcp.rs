@@ -10,7 +10,7 @@ use crate::time::Delta;
 use serde::{Deserialize, Serialize};
 
 /// Which reliable transport the hosts run (`transport.kind`).
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TransportKind {
     /// The RoCEv2-like transport (go-back-N or IRN) with a rate-based NIC.
@@ -22,7 +22,7 @@ pub enum TransportKind {
 }
 
 /// The rank senders write in data packets (`transport.rank`).
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RankSpec {
     /// None (every packet rank 0).
@@ -47,7 +47,7 @@ impl From<RankSpec> for Rank {
 /// TCP settings. Defaults are the deflection paper's §5.2 settings where it gives them
 /// (initial window 10 segments, minimum and initial RTO 10 ms, after Vertigo and DIBS)
 /// and RFC defaults elsewhere.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TcpSpec {
     /// Initial window, segments. Default 10 (RFC 6928; the deflection paper §5.2).
@@ -119,7 +119,7 @@ fn zero() -> Duration {
 
 /// Swift parameters (Kumar et al., SIGCOMM 2020). Every field left out takes the default
 /// in `docs/model.md`'s Swift table.
-#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SwiftSpec {
     pub ai: Option<f64>,
@@ -136,7 +136,7 @@ pub struct SwiftSpec {
 }
 
 /// Bolt parameters (Arslan et al., NSDI 2023).
-#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BoltSpec {
     /// Queue length above which a switch sends an SRC to the sender (§3.1).

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 /// The network graph.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum TopologySpec {
     /// Two-tier leaf-spine (2-tier Clos): every leaf connects to every spine.
@@ -22,7 +22,7 @@ pub enum TopologySpec {
 kind_tagged!(TopologySpec { "leaf_spine" => LeafSpine, "fat_tree" => FatTree, "dumbbell" => Dumbbell, "file" => File });
 
 /// Two-tier leaf-spine (2-tier Clos): every leaf connects to every spine.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LeafSpineSpec {
     pub spines: u32,
@@ -42,7 +42,7 @@ pub struct LeafSpineSpec {
 }
 
 /// Three-tier k-ary fat-tree (Al-Fares et al., SIGCOMM 2008): k pods, k³/4 hosts.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FatTreeSpec {
     pub k: u32,
@@ -55,7 +55,7 @@ pub struct FatTreeSpec {
 }
 
 /// Two switches joined by one bottleneck link, hosts on either side.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DumbbellSpec {
     pub left_hosts: u32,
@@ -69,7 +69,7 @@ pub struct DumbbellSpec {
 }
 
 /// A topology file, e.g. the HPCC ns-3 simulator's `fat.txt`.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TopologyFileSpec {
     pub file: PathBuf,
@@ -79,7 +79,7 @@ pub struct TopologyFileSpec {
 
 /// Format of a topology file. Only the HPCC simulator's format is read; any other name
 /// is refused (it would otherwise be parsed as HPCC text).
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TopologyFormat {
     /// `nodes switches links` / switch ids / `a b RATE DELAY error_rate` per link.

@@ -4,7 +4,7 @@ use super::{one, Bytes, Duration, RateSpec};
 use serde::{Deserialize, Serialize};
 
 /// The RoCEv2-like reliable transport of the hosts and its congestion control.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TransportSpec {
     /// `"roce"` (default) or `"tcp"`.
@@ -89,7 +89,7 @@ pub struct TransportSpec {
 }
 
 /// Hosts whose flows use a given congestion control.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CcGroup {
     pub hosts: Vec<u32>,
@@ -115,7 +115,7 @@ pub struct CcGroup {
 /// (§4). ns-3: the HPCC simulator's `RdmaHw` attributes (`TimelyAlpha`, `TimelyBeta`,
 /// `TimelyTLow`, `TimelyTHigh`, `TimelyMinRtt`) and `run.py`'s `--cc timely` rates at
 /// 100 Gb/s (RATE_AI 100 Mb/s, RATE_HAI 500 Mb/s, MIN_RATE 1000 Mb/s).
-#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TimelySpec {
     #[serde(default)]
@@ -149,7 +149,7 @@ pub struct TimelySpec {
 }
 
 /// Which TIMELY (`transport.timely.variant`).
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TimelyVariantSpec {
     /// Algorithm 1 of the paper, updated per completion event.
@@ -161,7 +161,7 @@ pub enum TimelyVariantSpec {
 
 /// DCTCP parameters. Use it with step marking (`switch.ecn.kmin = kmax`, `pmax = 1`), as
 /// DCTCP specifies (§3.1: mark when the instantaneous queue exceeds K).
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DctcpSpec {
     /// `"hpcc_sim"` (default) or `"ns3"`: the HPCC ns-3 simulator's exact bookkeeping, whose
@@ -192,7 +192,7 @@ impl Default for DctcpSpec {
 }
 
 /// DCTCP's bookkeeping (`transport.dctcp.variant`).
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum DctcpVariantSpec {
     /// Each window's marks over that window's packets (DCTCP §3.1).
@@ -211,7 +211,7 @@ fn default_dctcp_ai() -> RateSpec {
 
 /// HPCC parameters: η and maxStage from the HPCC paper (§3.3, §5.1), the additive step
 /// from the HPCC simulator's runs listed in `../shared/anchors/ns3-fattree320/README.md`.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HpccSpec {
     /// Target utilisation η. Default 0.95.
@@ -306,7 +306,7 @@ fn default_nack_interval() -> Duration {
     Duration::us(500)
 }
 
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum LossRecovery {
     /// RoCEv2: a NACK or timeout rewinds the sender to the first missing byte.
@@ -322,7 +322,7 @@ pub enum LossRecovery {
 /// and 320 µs with N = 3. Behind lossless flow control packets wait out PAUSEs for
 /// milliseconds and such timers fire with nothing lost (every retransmission spurious), so
 /// there both default to `transport.rto`; a value given here is used as it is.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct IrnSpec {
     #[serde(default)]
@@ -369,8 +369,25 @@ impl Serialize for WindowSpec {
     }
 }
 
+impl schemars::JsonSchema for WindowSpec {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "WindowSpec".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "`\"auto\"`, `\"none\"`, `\"bdp\"`, or a size in bytes (an integer or with a unit, e.g. \"64KB\")",
+            "anyOf": [
+                {"enum": ["auto", "none", "bdp"]},
+                {"type": "integer", "minimum": 0},
+                {"type": "string", "pattern": super::units::BYTES_PATTERN}
+            ]
+        })
+    }
+}
+
 /// Whose base RTT and BDP (`transport.bdp`).
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum BdpScope {
     /// The flow's own path.
@@ -381,7 +398,7 @@ pub enum BdpScope {
 }
 
 /// How flows get their UDP source ports (`transport.source_ports`).
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SourcePorts {
     /// Flow i: 10000 + i mod 50000.
@@ -413,7 +430,7 @@ impl<'de> Deserialize<'de> for WindowSpec {
 }
 
 /// Host congestion control.
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum CcKind {
     /// Send at line rate (window permitting).
@@ -451,7 +468,7 @@ impl CcKind {
 /// DCQCN parameters. Defaults follow the HPCC simulator's DCQCN runs (`CC_MODE 1`) as
 /// listed in `../shared/anchors/ns3-fattree320/README.md`; the CNP interval follows the
 /// DCQCN paper §3 (the notification point sends at most one CNP per 50 µs per flow).
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DcqcnSpec {
     /// Gain of the alpha EWMA (g). Default 1/256.

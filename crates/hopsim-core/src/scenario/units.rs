@@ -131,6 +131,39 @@ impl<'de> Deserialize<'de> for Bytes {
     }
 }
 
+/// How a duration, a rate and a size are written (the JSON Schema's patterns).
+/// (As loose as the parsers in `crate::time`: a number, then the unit.)
+pub const DURATION_PATTERN: &str = r"^\s*[0-9.eE+-]+\s*(ps|ns|us|µs|ms|s)\s*$";
+pub const RATE_PATTERN: &str = r"^\s*[0-9.eE+-]+\s*[A-Za-z]+(/s)?\s*$";
+pub const BYTES_PATTERN: &str = r"^\s*[0-9.eE+-]+\s*([KMG]i?B|kB|B)?\s*$";
+
+/// A unit type's JSON Schema: a string with its unit (or an integer for bytes).
+macro_rules! unit_schema {
+    ($ty:ident, $name:literal, $schema:tt) => {
+        impl schemars::JsonSchema for $ty {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                $name.into()
+            }
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                schemars::json_schema!($schema)
+            }
+        }
+    };
+}
+
+unit_schema!(Duration, "Duration", {
+    "type": "string", "pattern": DURATION_PATTERN,
+    "description": "a duration with its unit: \"10us\", \"1ms\" (ps, ns, us, ms, s)"
+});
+unit_schema!(RateSpec, "Rate", {
+    "type": "string", "pattern": RATE_PATTERN,
+    "description": "a rate with its unit: \"100Gbps\" (bps, Kbps, Mbps, Gbps, Tbps)"
+});
+unit_schema!(Bytes, "Bytes", {
+    "anyOf": [{"type": "integer", "minimum": 0}, {"type": "string", "pattern": BYTES_PATTERN}],
+    "description": "a size: bytes as an integer, or with a unit: \"32MB\", \"64KiB\""
+});
+
 impl Serialize for Duration {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&format!("{}ps", self.0 .0))

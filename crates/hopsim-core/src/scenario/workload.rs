@@ -15,7 +15,7 @@ kind_tagged!(WorkloadSpec {
 });
 
 /// One traffic source. A scenario may list several (`[[workload]]`).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum WorkloadSpec {
     /// An explicit list of flows, inline or from a file.
@@ -37,7 +37,7 @@ pub enum WorkloadSpec {
 /// compute until the next period); a `hot_share` of each worker's bytes goes to a few
 /// `hot_experts`. Two groups with equal `start` collide; offset by half a period they
 /// interleave.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MoeSpec {
     /// Workers of this group (default: all hosts).
@@ -79,7 +79,7 @@ fn tag_moe() -> String {
 /// query). Each client issues queries as a Poisson process at `qps`; a query starts
 /// `fan_out` response flows, one from each of that many distinct servers, to the client.
 /// The query completes when its last response does (QCT).
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct QuerySpec {
     /// Hosts that issue queries (default: all).
@@ -100,7 +100,7 @@ pub struct QuerySpec {
 }
 
 /// A permutation: at `start`, each host sends `size` bytes to a distinct other host.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PermutationSpec {
     pub size: Bytes,
@@ -118,7 +118,7 @@ fn tag_permutation() -> String {
 }
 
 /// An explicit list of flows, inline or from a file.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FlowsSpec {
     #[serde(default)]
@@ -138,7 +138,7 @@ pub struct FlowsSpec {
 }
 
 /// Poisson arrivals with sizes from a flow-size CDF, at a target load of the host links.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PoissonSpec {
     /// Built-in CDF name (e.g. `"websearch"`) — or give `cdf_file`.
@@ -164,7 +164,7 @@ pub struct PoissonSpec {
 }
 
 /// Periodic N-to-1 incast.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct IncastSpec {
     /// The receiving host.
@@ -191,7 +191,7 @@ pub struct IncastSpec {
     pub tag: String,
 }
 
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum FlowFileFormat {
     /// The HPCC simulator's flow file: a count line, then `src dst priority dport size start_seconds`.
@@ -204,7 +204,7 @@ pub enum FlowFileFormat {
 }
 
 /// One explicit flow.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FlowEntry {
     pub src: u32,

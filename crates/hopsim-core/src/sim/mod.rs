@@ -11,6 +11,7 @@ mod faults;
 mod memory;
 mod observe;
 mod query;
+mod tables;
 mod timers;
 mod trees;
 

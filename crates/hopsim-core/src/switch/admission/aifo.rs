@@ -17,7 +17,7 @@ use crate::scenario::error::{check, ScenarioError};
 
 /// AIFO parameters; defaults as the deflection paper's artifact runs AIFO (k 0.1, window
 /// 20, one sample per 15 packets).
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AifoSpec {
     #[serde(default = "default_hop_limit")]

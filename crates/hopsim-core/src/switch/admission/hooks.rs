@@ -173,7 +173,7 @@ impl AdmBuild<'_> {
 }
 
 /// The hop limit a deflection policy's packets leave their hosts with (`hop_limit`).
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HopLimitSpec {
     /// Hop limit (IP TTL) packets leave their hosts with; every switch decrements it and
@@ -206,7 +206,8 @@ pub trait DeflectionPolicy: Sized {
     /// The kind's name in scenarios.
     const NAME: &'static str;
     /// Its table (the fields of `[switch.deflection]` beside `kind`).
-    type Spec;
+    /// (`JsonSchema`: its fields appear in `hopsim schema` and docs/formats.md.)
+    type Spec: schemars::JsonSchema;
     /// Whether its hook is inlined into the event loop (drop-tail's is).
     const INLINE: bool = false;
     /// Whether it reads packet ranks (senders then write them).

@@ -112,6 +112,21 @@ macro_rules! deflection_registry {
             }
         }
 
+        impl schemars::JsonSchema for DeflectionSpec {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                "DeflectionSpec".into()
+            }
+            fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                tagged::kind_schema(
+                    "Packet deflection (`[switch.deflection]`): `kind` and its parameters.",
+                    vec![$( (
+                        <$policy as DeflectionPolicy>::NAME,
+                        <<$policy as DeflectionPolicy>::Spec as schemars::JsonSchema>::json_schema(g),
+                    ), )+],
+                )
+            }
+        }
+
         impl serde::Serialize for DeflectionSpec {
             fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                 match self {

@@ -37,7 +37,7 @@ use crate::scenario::units::{zero_duration, Bytes, Duration};
 use crate::time::Delta;
 
 /// How Preemptive Deflection estimates relative priority (`priority`).
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum PriorityEstimate {
     /// Quantile among a window of sampled ranks (Quantile-PD, §3.1).
@@ -48,7 +48,7 @@ pub enum PriorityEstimate {
 }
 
 /// Preemptive Deflection's decision rule (`algorithm`).
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum PdAlgorithm {
     /// Deflect above `τ = Q·(1 − α·R)` (§3.2, Eq. 1).
@@ -60,7 +60,7 @@ pub enum PdAlgorithm {
 
 /// Preemptive Deflection parameters; defaults from the deflection paper §5.2 (α 0.1,
 /// window 20, one sample per 20 packets) and its artifact (`min_th` 75 KB).
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PreemptiveSpec {
     #[serde(default = "default_hop_limit")]

@@ -20,7 +20,7 @@ use crate::scenario::units::Duration;
 use crate::time::Delta;
 
 /// Simple Deflection parameters.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SimpleSpec {
     #[serde(default = "default_hop_limit")]

@@ -45,7 +45,7 @@ use crate::topology::Topology;
 /// "BFC" (§6.1); the flow table and sticky time of the BFC mode of Pyrrha's authors'
 /// simulator (Pyrrha-NS3 `FLOWTB_SIZE 100`, `STICKY_TH 2`), which produced Pyrrha's BFC
 /// results.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BfcSpec {
     /// Physical queues per port (BFC-8 in Aquarius, BFC-32 / BFC-128 in Pyrrha). Replaces

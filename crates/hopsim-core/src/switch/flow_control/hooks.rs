@@ -144,7 +144,8 @@ pub trait FlowControlPolicy: Sized {
     /// The kind's name in scenarios.
     const NAME: &'static str;
     /// Its scenario table (the fields of `[switch.flow_control]` beside `kind`).
-    type Spec;
+    /// (`JsonSchema`: its fields appear in `hopsim schema` and docs/formats.md.)
+    type Spec: schemars::JsonSchema;
     /// Its control-frame payload.
     type Frame: Frame;
     /// Whether its per-packet hooks (classify, arrival, dequeue, the NIC's check) are

@@ -193,6 +193,21 @@ macro_rules! flow_control_registry {
             }
         }
 
+        impl schemars::JsonSchema for FlowControlSpec {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                "FlowControlSpec".into()
+            }
+            fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                tagged::kind_schema(
+                    "Per-hop flow control (`[switch.flow_control]`): `kind` and its parameters.",
+                    vec![$( (
+                        <$policy as FlowControlPolicy>::NAME,
+                        <<$policy as FlowControlPolicy>::Spec as schemars::JsonSchema>::json_schema(g),
+                    ), )+],
+                )
+            }
+        }
+
         impl serde::Serialize for FlowControlSpec {
             fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                 match self {

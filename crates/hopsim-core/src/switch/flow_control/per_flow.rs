@@ -33,7 +33,7 @@ use crate::topology::Topology;
 /// Per-flow flow control thresholds, in one-hop BDPs of the port (its rate × twice its
 /// propagation delay). Defaults: Pyrrha's K_pause 2 and K_resume 1 (Pyrrha §6,
 /// "Parameters"), since the papers give no thresholds for the per-flow baseline.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PerFlowSpec {
     /// PAUSE the flow's upstream when its queue reaches this many one-hop BDPs.

@@ -8,7 +8,7 @@ use crate::scenario::error::{check, fraction, ScenarioError};
 use crate::scenario::units::{yes, Bytes};
 
 /// Priority flow control (IEEE 802.1Qbb).
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PfcSpec {
     /// PFC on (default) or off, when `[switch.flow_control]` is not given; that table,
@@ -57,7 +57,7 @@ impl Default for PfcSpec {
     }
 }
 
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum PfcThreshold {
     #[default]

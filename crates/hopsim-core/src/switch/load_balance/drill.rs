@@ -24,7 +24,7 @@ use crate::topology::routing::{routing_tuple, FiveTuple, Routing};
 
 /// DRILL(d, m) (`[routing.drill]`). Defaults d = 2, m = 1: DRILL(2, 1), the setting the
 /// DRILL authors recommend (as ConWeave's evaluation uses it, SIGCOMM 2023 §6).
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DrillSpec {
     /// Random next hops sampled per packet (d).

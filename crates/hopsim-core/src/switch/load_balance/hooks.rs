@@ -59,7 +59,8 @@ pub trait LoadBalancerPolicy: Sized {
     /// The kind's name in scenarios.
     const NAME: &'static str;
     /// Its table, `[routing.NAME]` (all fields defaulted: the table may be left out).
-    type Spec: Default;
+    /// (`JsonSchema`: its fields appear in `hopsim schema` and docs/formats.md.)
+    type Spec: Default + schemars::JsonSchema;
     /// Whether its hook is inlined into the event loop (ECMP's is; the others are called
     /// out of line, so runs that do not use them carry none of their code).
     const INLINE: bool = false;

@@ -44,7 +44,7 @@ use crate::time::{Delta, SimTime};
 use crate::topology::routing::{mix64, routing_tuple, FiveTuple};
 
 /// `[routing.letflow]`.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LetflowSpec {
     /// Gap after which a flow's next packet starts a new flowlet. Default 100 µs: ConWeave's
@@ -79,7 +79,7 @@ fn default_aging() -> Duration {
 }
 
 /// Where LetFlow cuts flowlets and chooses their paths.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum PathChoice {
     /// Every switch with a choice keeps its own flowlet table (the paper, §3).

@@ -102,6 +102,14 @@ macro_rules! load_balancer_registry {
                 value.as_object().is_some_and(|m| !m.is_empty()).then_some(value)
             }
 
+            /// Every balancer's table (`[routing.NAME]`) as a JSON Schema, by name.
+            pub fn table_schemas(g: &mut schemars::SchemaGenerator) -> Vec<(&'static str, schemars::Schema)> {
+                vec![$( (
+                    <$policy as LoadBalancerPolicy>::NAME,
+                    g.subschema_for::<<$policy as LoadBalancerPolicy>::Spec>(),
+                ), )+]
+            }
+
             /// Check the balancer's table.
             pub fn validate(&self) -> Result<(), ScenarioError> {
                 match self {

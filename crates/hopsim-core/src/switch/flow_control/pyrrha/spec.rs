@@ -8,7 +8,7 @@ use crate::scenario::units::{one_f64, two_f64, yes};
 /// Pyrrha parameters (`kind = "pyrrha"`). Defaults from Pyrrha §6 "Parameters": K_pause 2,
 /// K_resume 1 (one-hop BDPs), at most 100 IQs per port; merging on (§4.1); hierarchical
 /// IQs (§4.3).
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PyrrhaSpec {
     /// Pause above this many one-hop BDPs (rate × twice the link delay).
@@ -33,7 +33,7 @@ fn pyrrha_iq_limit() -> u32 {
 }
 
 /// How Pyrrha organises isolation queues.
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum IsolationQueues {
     /// Levels by distance to the root (§4.3).
