@@ -82,10 +82,16 @@ def _workload(w: Mapping[str, Any]) -> str:
 
 
 def setup_of(
-    resolved: Mapping[str, Any], flows: pd.DataFrame, ports: pd.DataFrame
+    resolved: Mapping[str, Any],
+    flows: pd.DataFrame,
+    ports: pd.DataFrame,
+    policies: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """The ``setup`` record of a run: its resolved scenario (every default filled in)
-    summed up, plus the offered load measured on its flows."""
+    summed up, plus the offered load measured on its flows. ``policies``: each policy
+    family's own description of what ran (the summary's ``policies``, written by the
+    mechanisms themselves); without it, the kinds' names."""
+    policies = policies or {}
     topo = resolved.get("topology", {})
     switch = resolved.get("switch", {})
     transport = resolved.get("transport", {})
@@ -112,28 +118,18 @@ def setup_of(
         "transport": transport.get("kind", "roce"),
         "cc": ", ".join(ccs) or transport.get("cc"),
         "loss_recovery": ", ".join(recovery) or transport.get("loss_recovery"),
-        "flow_control": _flow_control(switch),
-        "deflection": (switch.get("deflection") or {}).get("kind", "none"),
+        "flow_control": policies.get("flow_control")
+        or (switch.get("flow_control") or {}).get("kind", "pfc"),
+        "deflection": policies.get("deflection")
+        or (switch.get("deflection") or {}).get("kind", "none"),
         "ack_queue": switch.get("ack_queue", "data"),
-        "load_balancer": resolved.get("routing", {}).get("load_balancer"),
+        "load_balancer": policies.get("load_balancer")
+        or resolved.get("routing", {}).get("load_balancer"),
         "buffer_bytes": switch.get("buffer_bytes"),
         "workloads": [_workload(w) for w in workloads],
         "offered_load": offered,
         "duration_ns": _ns(resolved.get("duration")),
     }
-
-
-def _flow_control(switch: dict[str, Any]) -> str:
-    """The flow control a resolved `[switch]` runs: `[switch.flow_control]` when given,
-    else PFC as `[switch.pfc]` says."""
-    pfc = switch.get("pfc") or {}
-    fc = switch.get("flow_control") or {}
-    kind = fc.get("kind")
-    if kind is None:
-        kind = "pfc" if pfc.get("enabled", True) else "none"
-    if kind == "bfc":
-        return f"bfc-{fc.get('queues', 32)}"
-    return f"pfc ({pfc.get('threshold', 'dynamic')})" if kind == "pfc" else kind
 
 
 def _slowdown_rows(table: pd.DataFrame, width: int) -> list[str]:
@@ -221,23 +217,9 @@ def describe(result: Result) -> str:
         )
     pauses, resumes = s.get("pfc_pause_frames", 0), s.get("pfc_resume_frames", 0)
     lines.append(f"PFC pauses    {pauses:,} (resumes {resumes:,})")
-    frames = s.get("control_frames_sent") or {}
-    if frames.get("flow_pause"):
-        lines.append(
-            f"flow pauses   {frames['flow_pause']:,} (resumes {frames.get('flow_resume', 0):,})"
-        )
-    if frames.get("bfc_pause"):
-        lines.append(
-            f"BFC pauses    {frames['bfc_pause']:,} (resumes {frames.get('bfc_resume', 0):,})"
-        )
-    if frames.get("pyrrha_pause") or frames.get("pyrrha_merge"):
-        fc = s.get("flow_control_counters") or {}
-        lines.append(
-            f"Pyrrha        {frames.get('pyrrha_pause', 0):,} pauses, "
-            f"{frames.get('pyrrha_merge', 0):,} merges, "
-            f"{fc.get('pyrrha_roots_nominated', 0):,} roots nominated, "
-            f"at most {fc.get('pyrrha_max_iqs_per_port', 0):,} isolation queues on a port"
-        )
+    # What each mechanism reports of itself (its own summary line, written in the core).
+    for label, line in s.get("policy_lines") or []:
+        lines.append(f"{label:<14}{line}")
     lines.append(f"ECN marks     {s.get('ecn_marks', 0):,} (CNPs {s.get('cnps', 0):,})")
     if s.get("retransmitted_bytes") or s.get("timeouts"):
         lines.append(

@@ -340,7 +340,8 @@ class Result:
         summary["status"] = "complete" if unfinished == 0 else "incomplete"
         flows = _frame(sim.table("flows"), _SCHEMA["flows"])
         ports = _frame(sim.table("ports"), _SCHEMA["ports"])
-        summary["setup"] = setup_of(json.loads(sim.resolved_scenario()), flows, ports)
+        resolved = json.loads(sim.resolved_scenario())
+        summary["setup"] = setup_of(resolved, flows, ports, summary.get("policies"))
         return cls(
             flows=flows,
             ports=ports,

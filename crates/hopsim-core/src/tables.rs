@@ -483,6 +483,10 @@ pub enum FieldType {
     Counts,
     /// Per hop tier: `packets`, `mean_ns`, `max_ns`.
     TierStats,
+    /// Strings by name.
+    Texts,
+    /// A list of [label, line] pairs.
+    Lines,
 }
 
 impl FieldType {
@@ -496,6 +500,8 @@ impl FieldType {
             FieldType::IntList => "list of int",
             FieldType::Counts => "{name: int}",
             FieldType::TierStats => "{hop tier: {packets, mean_ns, max_ns}}",
+            FieldType::Texts => "{name: string}",
+            FieldType::Lines => "list of [label, line]",
         }
     }
 }
@@ -603,6 +609,13 @@ pub const SUMMARY: &[FieldDecl] = &[
     field("load_balancer", F::Text, "", "the load balancer that ran"),
     field("flow_control", F::Text, "", "the flow control that ran"),
     field("deflection", F::Text, "", "the deflection policy that ran"),
+    field(
+        "policies",
+        F::Texts,
+        "",
+        "each policy family's own one-line description of what ran (`flow_control`: \"bfc-32\", \
+         \"pfc (dynamic)\"; `load_balancer`; `deflection`)",
+    ),
     field("packets_in_flight", F::Int, "", "packets still in queues or on links at the end (0 once drained)"),
     field("peak_packets_in_flight", F::Int, "", "most packets in queues or on links at once"),
     field("buffer_bytes_in_use", F::Int, "bytes", "shared-buffer bytes still accounted at the end (0 once drained)"),
@@ -620,6 +633,13 @@ pub const SUMMARY: &[FieldDecl] = &[
         F::IntList,
         "",
         "with a deflection policy: data packets delivered per number of switch hops their deflections added          (index k: k extra hops)",
+    ),
+    field(
+        "policy_lines",
+        F::Lines,
+        "",
+        "what each mechanism of the run reports of itself in a run's description: [label, line] pairs \
+         (BFC's pauses, Pyrrha's merges and roots, LetFlow's flowlets, ...)",
     ),
     field("packet_trace_dropped", F::Int, "", "packet-trace events not recorded once `max_records` was reached"),
     field(

@@ -333,6 +333,11 @@ pub fn build(v: ValidScenario) -> Simulator {
         rate_trace: Vec::new(),
         limit: scenario.duration.map_or(SimTime::NEVER, |d| SimTime(d.0 .0)),
         seed: scenario.seed,
+        policies: vec![
+            ("flow_control", policies.flow_control.describe(policies.pfc.as_ref())),
+            ("load_balancer", policies.load_balancer.describe()),
+            ("deflection", policies.deflection.describe()),
+        ],
     };
     sim.hosts.core.schedule_next_flow_start(&mut sim.fab);
     if !sim.trace_flows.is_empty() {

@@ -55,6 +55,8 @@ pub struct Simulator {
     pub(crate) rate_trace: Vec<RateSample>,
     pub(crate) limit: SimTime,
     pub(crate) seed: u64,
+    /// Each policy family's one-line description of what ran ("bfc-32", "pfc (dynamic)").
+    pub(crate) policies: Vec<(&'static str, String)>,
 }
 
 impl Simulator {
@@ -378,6 +380,15 @@ impl Simulator {
         all.extend(self.switches.signals.iter().flat_map(|s| s.counters()));
         all.extend(self.hosts.transport.counters());
         all
+    }
+
+    /// What each mechanism reports of itself in a run's description: (label, line).
+    pub fn policy_lines(&self) -> Vec<(&'static str, String)> {
+        let sent = |kind: &str| self.frames_sent_of(kind);
+        [self.switches.fc.summary_line(&sent), self.switches.lb.summary_line()]
+            .into_iter()
+            .flatten()
+            .collect()
     }
 
     /// A switch signal's counter `name` (0 if no signal keeps one of that name).

@@ -75,6 +75,16 @@ impl Simulator {
             .text("load_balancer", lb)
             .text("flow_control", fc)
             .text("deflection", deflection)
+            .set(
+                "policies",
+                FieldType::Texts,
+                serde_json::Value::Object(
+                    self.policies
+                        .iter()
+                        .map(|(k, v)| (k.to_string(), serde_json::Value::from(v.as_str())))
+                        .collect(),
+                ),
+            )
             .int("packets_in_flight", s.packets_in_flight)
             .int("peak_packets_in_flight", s.peak_packets_in_flight)
             .int("buffer_bytes_in_use", s.buffer_bytes_in_use)
@@ -88,6 +98,7 @@ impl Simulator {
             .int("reorder_released", s.reorder_released)
             .int("bolt_srcs", s.bolt_srcs)
             .int_list("deflection_extra_hops", &s.deflection_extra_hops)
+            .set("policy_lines", FieldType::Lines, serde_json::json!(self.policy_lines()))
             .int("packet_trace_dropped", s.packet_trace_dropped)
             .counts("counters", s.counters.iter().copied())
             .optional_float("queue_sample_interval_ns", self.queue_sample_interval().map(|i| i.as_ns_f64()))

@@ -205,6 +205,11 @@ pub fn check_hop_limit(hop_limit: u32) -> Result<(), ScenarioError> {
 pub trait DeflectionPolicy: Sized {
     /// The kind's name in scenarios.
     const NAME: &'static str;
+
+    /// A one-line description for summaries; the kind's name by default.
+    fn describe(_spec: &Self::Spec) -> String {
+        Self::NAME.to_string()
+    }
     /// Its table (the fields of `[switch.deflection]` beside `kind`).
     /// (`JsonSchema`: its fields appear in `hopsim schema` and docs/formats.md.)
     type Spec: schemars::JsonSchema;

@@ -66,6 +66,13 @@ macro_rules! deflection_registry {
                 }
             }
 
+            /// A one-line description for summaries.
+            pub fn describe(&self) -> String {
+                match self {
+                    $( DeflectionSpec::$variant(s) => <$policy as DeflectionPolicy>::describe(s), )+
+                }
+            }
+
             /// Check the mechanism's table.
             pub fn validate(&self) -> Result<(), ScenarioError> {
                 match self {

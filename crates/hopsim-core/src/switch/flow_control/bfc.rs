@@ -443,7 +443,7 @@ impl FlowControlPolicy for Bfc {
         spec.queues as usize
     }
 
-    fn describe(spec: &BfcSpec) -> String {
+    fn describe(spec: &BfcSpec, _pfc: Option<&super::pfc_spec::PfcConfig>) -> String {
         format!("bfc-{}", spec.queues)
     }
 
@@ -511,6 +511,13 @@ impl FlowControlPolicy for Bfc {
             ("bfc_shared_assignments", self.stats.shared_assignments),
             ("bfc_max_flows_per_queue", self.stats.max_flows_per_queue as u64),
         ]
+    }
+
+    fn summary_line(&self, sent: &dyn Fn(&str) -> u64) -> Option<(&'static str, String)> {
+        let (pauses, resumes) = (sent("bfc_pause"), sent("bfc_resume"));
+        use crate::fabric::frames::thousands;
+        (pauses > 0)
+            .then(|| ("BFC pauses", format!("{} (resumes {})", thousands(pauses), thousands(resumes))))
     }
 }
 

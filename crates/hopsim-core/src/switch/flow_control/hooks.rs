@@ -167,8 +167,10 @@ pub trait FlowControlPolicy: Sized {
         classes
     }
 
-    /// A one-line description for summaries ("bfc-32"); the kind's name by default.
-    fn describe(_spec: &Self::Spec) -> String {
+    /// A one-line description for summaries ("bfc-32"), given PFC's resolved settings
+    /// (`[switch.pfc]`, for mechanisms that keep PFC underneath); the kind's name by
+    /// default.
+    fn describe(_spec: &Self::Spec, _pfc: Option<&super::pfc_spec::PfcConfig>) -> String {
         Self::NAME.to_string()
     }
 
@@ -246,5 +248,12 @@ pub trait FlowControlPolicy: Sized {
     /// The policy's own counters, by name (prefixed with the kind's name).
     fn counters(&self) -> Vec<(&'static str, u64)> {
         Vec::new()
+    }
+
+    /// What a run's description shows of the mechanism: a label and one line (e.g. BFC's
+    /// pauses), from its counters and `frames_sent` (frames sent, by kind name); none by
+    /// default.
+    fn summary_line(&self, _frames_sent: &dyn Fn(&str) -> u64) -> Option<(&'static str, String)> {
+        None
     }
 }

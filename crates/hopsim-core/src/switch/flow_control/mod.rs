@@ -45,6 +45,7 @@ use crate::scenario::tagged;
 use crate::time::SimTime;
 use crate::topology::routing::Routing;
 use crate::topology::Topology;
+use pfc_spec::PfcConfig;
 
 /// The context of a flow-control hook, borrowed from the fabric's fields one by one.
 macro_rules! fc_cx {
@@ -176,9 +177,9 @@ macro_rules! flow_control_registry {
             }
 
             /// One line for summaries.
-            pub fn describe(&self) -> String {
+            pub fn describe(&self, pfc: Option<&PfcConfig>) -> String {
                 match self {
-                    $( FlowControlSpec::$variant(s) => <$policy as FlowControlPolicy>::describe(s), )+
+                    $( FlowControlSpec::$variant(s) => <$policy as FlowControlPolicy>::describe(s, pfc), )+
                 }
             }
         }
@@ -340,6 +341,13 @@ macro_rules! flow_control_registry {
             pub fn counters(&self) -> Vec<(&'static str, u64)> {
                 match self {
                     $( FlowControl::$variant(p) => <$policy as FlowControlPolicy>::counters(p), )+
+                }
+            }
+
+            /// What a run's description shows of the mechanism (label, line).
+            pub fn summary_line(&self, frames_sent: &dyn Fn(&str) -> u64) -> Option<(&'static str, String)> {
+                match self {
+                    $( FlowControl::$variant(p) => <$policy as FlowControlPolicy>::summary_line(p, frames_sent), )+
                 }
             }
         }
@@ -552,7 +560,7 @@ mod tests {
     #[test]
     fn the_table_is_kind_tagged() {
         let spec: FlowControlSpec = serde_json::from_str(r#"{"kind": "bfc", "queues": 8}"#).unwrap();
-        assert_eq!((spec.kind(), spec.describe()), ("bfc", "bfc-8".to_string()));
+        assert_eq!((spec.kind(), spec.describe(None)), ("bfc", "bfc-8".to_string()));
         let text = serde_json::to_string(&spec).unwrap();
         assert!(text.starts_with(r#"{"kind":"bfc","queues":8,"#), "{text}");
         let err = serde_json::from_str::<FlowControlSpec>(r#"{"kind": "bfd"}"#).unwrap_err().to_string();

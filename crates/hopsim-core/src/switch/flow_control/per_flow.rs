@@ -340,4 +340,11 @@ impl FlowControlPolicy for PerFlow {
     fn held(&self) -> Option<usize> {
         Some(self.entries())
     }
+
+    fn summary_line(&self, sent: &dyn Fn(&str) -> u64) -> Option<(&'static str, String)> {
+        use crate::fabric::frames::thousands;
+        let (pauses, resumes) = (sent("flow_pause"), sent("flow_resume"));
+        (pauses > 0)
+            .then(|| ("flow pauses", format!("{} (resumes {})", thousands(pauses), thousands(resumes))))
+    }
 }

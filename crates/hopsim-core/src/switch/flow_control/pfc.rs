@@ -83,8 +83,12 @@ impl FlowControlPolicy for Pfc {
         Pfc { states, outbox: Outbox::new() }
     }
 
-    fn describe(_spec: &NoFields) -> String {
-        "pfc".to_string()
+    /// "pfc (dynamic)" or "pfc (static)": the threshold `[switch.pfc]` chose.
+    fn describe(_spec: &NoFields, pfc: Option<&super::pfc_spec::PfcConfig>) -> String {
+        match pfc.map(|p| &p.mode) {
+            Some(super::pfc_spec::PfcMode::Static { .. }) => "pfc (static)".to_string(),
+            _ => "pfc (dynamic)".to_string(),
+        }
     }
 
     fn outbox(&mut self) -> &mut Outbox<PfcFrame> {

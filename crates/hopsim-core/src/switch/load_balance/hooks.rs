@@ -70,6 +70,11 @@ pub trait LoadBalancerPolicy: Sized {
         Ok(())
     }
 
+    /// A one-line description for summaries; the kind's name by default.
+    fn describe(_spec: &Self::Spec) -> String {
+        Self::NAME.to_string()
+    }
+
     /// The balancer at every switch.
     fn build(spec: &Self::Spec, b: &mut LbBuild) -> Self;
 
@@ -83,5 +88,11 @@ pub trait LoadBalancerPolicy: Sized {
     /// The balancer's own counters, by name (prefixed with the kind's name).
     fn counters(&self) -> Vec<(&'static str, u64)> {
         Vec::new()
+    }
+
+    /// What a run's description shows of the balancer: a label and one line; none by
+    /// default.
+    fn summary_line(&self) -> Option<(&'static str, String)> {
+        None
     }
 }

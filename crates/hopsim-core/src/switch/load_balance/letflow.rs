@@ -271,6 +271,16 @@ impl LoadBalancerPolicy for Letflow {
     fn counters(&self) -> Vec<(&'static str, u64)> {
         vec![("letflow_flowlets", self.flowlets), ("letflow_peak_entries", self.peak_entries)]
     }
+
+    fn summary_line(&self) -> Option<(&'static str, String)> {
+        use crate::fabric::frames::thousands;
+        let line = format!(
+            "{} flowlets (at most {} table entries at a switch)",
+            thousands(self.flowlets),
+            thousands(self.peak_entries)
+        );
+        Some(("LetFlow", line))
+    }
 }
 
 #[cfg(test)]

@@ -110,6 +110,13 @@ macro_rules! load_balancer_registry {
                 ), )+]
             }
 
+            /// A one-line description for summaries.
+            pub fn describe(&self) -> String {
+                match self {
+                    $( LoadBalancerSpec::$variant(s) => <$policy as LoadBalancerPolicy>::describe(s), )+
+                }
+            }
+
             /// Check the balancer's table.
             pub fn validate(&self) -> Result<(), ScenarioError> {
                 match self {
@@ -153,6 +160,13 @@ macro_rules! load_balancer_registry {
             pub fn on_timer(&mut self, fab: &mut Fabric, target: u32) {
                 match self {
                     $( LoadBalancer::$variant(p) => <$policy as LoadBalancerPolicy>::on_timer(p, &mut lb_cx!(fab), target), )+
+                }
+            }
+
+            /// What a run's description shows of the balancer (label, line).
+            pub fn summary_line(&self) -> Option<(&'static str, String)> {
+                match self {
+                    $( LoadBalancer::$variant(p) => <$policy as LoadBalancerPolicy>::summary_line(p), )+
                 }
             }
 

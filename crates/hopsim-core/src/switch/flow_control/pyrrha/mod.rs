@@ -1070,4 +1070,20 @@ impl FlowControlPolicy for Pyrrha {
             ("pyrrha_max_iqs_per_port", s.max_iqs_per_port),
         ]
     }
+
+    fn summary_line(&self, sent: &dyn Fn(&str) -> u64) -> Option<(&'static str, String)> {
+        use crate::fabric::frames::thousands;
+        let (pauses, merges) = (sent("pyrrha_pause"), sent("pyrrha_merge"));
+        (pauses > 0 || merges > 0).then(|| {
+            let s = self.stats;
+            let line = format!(
+                "{} pauses, {} merges, {} roots nominated, at most {} isolation queues on a port",
+                thousands(pauses),
+                thousands(merges),
+                thousands(s.roots_nominated),
+                thousands(s.max_iqs_per_port)
+            );
+            ("Pyrrha", line)
+        })
+    }
 }
