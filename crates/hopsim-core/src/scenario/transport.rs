@@ -3,6 +3,8 @@
 use super::{one, Bytes, Duration, RateSpec};
 use serde::{Deserialize, Serialize};
 
+pub use crate::host::cc::CcKind;
+
 /// The RoCEv2-like reliable transport of the hosts and its congestion control.
 #[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -425,42 +427,6 @@ impl<'de> Deserialize<'de> for WindowSpec {
             Raw::Str(s) => crate::time::parse_bytes(&s)
                 .map(WindowSpec::Bytes)
                 .map_err(|_| serde::de::Error::custom(format!("expected {expected}, got \"{s}\""))),
-        }
-    }
-}
-
-/// Host congestion control.
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum CcKind {
-    /// Send at line rate (window permitting).
-    None,
-    /// DCQCN (Zhu et al., SIGCOMM 2015).
-    #[default]
-    Dcqcn,
-    /// HPCC (Li et al., SIGCOMM 2019); turns on INT in the switches.
-    Hpcc,
-    /// DCTCP's control law on a sending rate (the HPCC simulator's DCTCP mode).
-    Dctcp,
-    /// TIMELY (Mittal et al., SIGCOMM 2015).
-    Timely,
-    /// TCP NewReno's window (`transport.kind = "tcp"`).
-    Reno,
-    /// Swift (Kumar et al., SIGCOMM 2020; `transport.kind = "tcp"`).
-    Swift,
-    /// Bolt (Arslan et al., NSDI 2023; `transport.kind = "tcp"`).
-    Bolt,
-}
-
-impl CcKind {
-    /// Whether the algorithm runs on the TCP transport (`dctcp` runs on both: a window
-    /// under TCP, a rate under RoCE).
-    pub fn runs_on(self, kind: super::TransportKind) -> bool {
-        use super::TransportKind::{Roce, Tcp};
-        match self {
-            CcKind::Reno | CcKind::Swift | CcKind::Bolt => kind == Tcp,
-            CcKind::Dctcp => true,
-            CcKind::None | CcKind::Dcqcn | CcKind::Hpcc | CcKind::Timely => kind == Roce,
         }
     }
 }

@@ -5,14 +5,15 @@ use crate::engine::Event;
 use crate::fabric::frames::FrameCounters;
 use crate::fabric::headers::{HeaderLayout, Headers};
 use crate::fabric::port::Port;
-use crate::host::cc::{Bolt, LineRate, Reno, Swift, TcpDctcp};
+use crate::host::cc::CcBuild;
 use crate::host::transport::{roce::Roce, tcp::Tcp};
-use crate::host::{Cc, Dcqcn, Dctcp, Flow, Host, Hpcc, Rank, Timely, Transport};
+use crate::host::{Cc, Flow, Host, Rank, Transport};
 use crate::ids::{FlowId, NodeId, PortId};
 use crate::metrics::Counters;
 use crate::observe::{HopTier, Observers, PacketTrace, QueueSampler, Throughput};
 use crate::scenario::{
-    BdpScope, CcKind, LoadBalancerSpec, OutputSpec, Policies, SourcePorts, ValidScenario, WindowSpec,
+    BdpScope, CcKind, LoadBalancerSpec, OutputSpec, Policies, SourcePorts, TransportKind, ValidScenario,
+    WindowSpec,
 };
 use crate::switch::admission::AdmBuild;
 use crate::switch::flow_control::{frame_kinds, FcBuild};
@@ -167,6 +168,7 @@ pub fn build(v: ValidScenario) -> Simulator {
             let line_rate = topo.ports[path[0].idx()].rate.0;
             // TCP: the window is the congestion window, from the initial window.
             let mss = t.mtu as u64;
+            let on = if transport.tcp.is_some() { TransportKind::Tcp } else { TransportKind::Roce };
             let window = match &transport.tcp {
                 Some(tcp) => tcp.initial_window * mss,
                 None => window,
@@ -199,17 +201,7 @@ pub fn build(v: ValidScenario) -> Simulator {
                 rto_pending: false,
                 in_active: false,
                 timer_gen: [0; 3],
-                cc: match (cc, transport.tcp.is_some()) {
-                    (CcKind::None, _) => Cc::None(LineRate),
-                    (CcKind::Dcqcn, _) => Cc::Dcqcn(Dcqcn::new(line_rate)),
-                    (CcKind::Hpcc, _) => Cc::Hpcc(Hpcc::new(line_rate)),
-                    (CcKind::Dctcp, false) => Cc::Dctcp(Dctcp::new()),
-                    (CcKind::Dctcp, true) => Cc::TcpDctcp(TcpDctcp::new()),
-                    (CcKind::Timely, _) => Cc::Timely(Timely::new()),
-                    (CcKind::Reno, _) => Cc::Reno(Reno),
-                    (CcKind::Swift, _) => Cc::Swift(Swift::new((window / mss) as f64)),
-                    (CcKind::Bolt, _) => Cc::Bolt(Bolt::new(window)),
-                },
+                cc: Cc::build(cc, on, &CcBuild { line_rate, window, mss }),
                 ssthresh: u64::MAX / 2,
                 finish: None,
                 retransmitted_bytes: 0,

@@ -18,7 +18,7 @@
 //! The sender-side reaction interval and the units follow the Bolt authors' ns-3 code
 //! (see `docs/model.md`); the deflection paper's artifact divides by the share instead.
 
-use super::{Ack, CcFlow, CcParams, CongestionControl, Loss, SourceNotice};
+use super::{Ack, CcBuild, CcFlow, CcParams, CongestionControl, Loss, SourceNotice};
 use crate::time::{Delta, SimTime, PS_PER_S};
 
 /// Bolt parameters (`[transport.bolt]`; Swift's `ai` and `max_mdf` are shared).
@@ -118,6 +118,10 @@ impl Bolt {
 }
 
 impl CongestionControl for Bolt {
+    fn new(b: &CcBuild) -> Self {
+        Bolt::new(b.window)
+    }
+
     fn on_ack(&mut self, ack: &Ack<'_>, f: &mut CcFlow<'_>, p: &CcParams) {
         self.rtt = f.now.since(ack.sent_at);
         if ack.newly_acked > 0 {

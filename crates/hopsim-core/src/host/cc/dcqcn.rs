@@ -17,6 +17,8 @@
 //! value is needed — and decrease checks are only scheduled when a CNP is pending; both
 //! give the same values as the periodic timers without one event per microsecond per flow.
 
+use super::{CcBuild, CcFlow, CcParams, CongestionControl, TimerRequest};
+use crate::engine::TimerKind;
 use crate::time::{Delta, SimTime};
 
 /// DCQCN parameters in simulator units.
@@ -180,6 +182,41 @@ impl Dcqcn {
             self.target = (self.target + p.rate_hai).min(line);
         }
         *rate = average_up(*rate, self.target).min(line);
+    }
+}
+
+impl CongestionControl for Dcqcn {
+    /// DCQCN reacts to CNPs the receiver paces (DCQCN §3), not to ECN echoed in ACKs.
+    const USES_CNP: bool = true;
+
+    fn new(b: &CcBuild) -> Self {
+        Dcqcn::new(b.line_rate)
+    }
+
+    fn on_congestion_notification(&mut self, f: &mut CcFlow<'_>, p: &CcParams) {
+        if let Some(at) = self.on_cnp(f.now, &p.dcqcn) {
+            f.timer = Some(TimerRequest { kind: TimerKind::DcqcnDecrease, at, restart: false });
+        }
+    }
+
+    fn on_send(&mut self, bytes: u64, f: &mut CcFlow<'_>, p: &CcParams) {
+        self.on_bytes_sent(bytes, &p.dcqcn, f.rate, f.line_rate);
+    }
+
+    fn on_timer(&mut self, kind: TimerKind, f: &mut CcFlow<'_>, p: &CcParams) {
+        match kind {
+            TimerKind::DcqcnDecrease => {
+                if let Some(at) = self.on_decrease_check(f.now, &p.dcqcn, f.rate) {
+                    f.timer = Some(TimerRequest { kind: TimerKind::DcqcnIncrease, at, restart: true });
+                }
+            }
+            TimerKind::DcqcnIncrease => {
+                if let Some(at) = self.on_increase_timer(f.now, &p.dcqcn, f.rate, f.line_rate) {
+                    f.timer = Some(TimerRequest { kind, at, restart: false });
+                }
+            }
+            _ => {}
+        }
     }
 }
 

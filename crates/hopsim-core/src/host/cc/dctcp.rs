@@ -8,6 +8,8 @@
 //! cut is acknowledged (DCTCP's CWR state). Each window without a reduction adds
 //! `rate_ai` (additive increase).
 
+use super::{Ack, CcBuild, CcFlow, CcParams, CongestionControl};
+
 /// DCTCP parameters.
 #[derive(Clone, Debug)]
 pub struct DctcpParams {
@@ -82,6 +84,19 @@ impl Dctcp {
 impl Default for Dctcp {
     fn default() -> Self {
         Self::new()
+    }
+}
+
+impl CongestionControl for Dctcp {
+    fn new(_: &CcBuild) -> Self {
+        Dctcp::new()
+    }
+
+    fn on_ack(&mut self, ack: &Ack<'_>, f: &mut CcFlow<'_>, p: &CcParams) {
+        if let Some(r) = Dctcp::on_ack(self, ack.seq, ack.ecn_echo, f.snd_nxt, *f.rate, f.line_rate, &p.dctcp)
+        {
+            *f.rate = r;
+        }
     }
 }
 

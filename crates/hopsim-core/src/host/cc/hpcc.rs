@@ -11,6 +11,7 @@
 //! previous commit — while every other ACK applies `R` from `Rc` without committing
 //! ("fast react"). The window follows the rate: `W = BDP × R / line rate`.
 
+use super::{Ack, CcBuild, CcFlow, CcParams, CongestionControl};
 use crate::fabric::int::IntStack;
 use crate::time::{Delta, PS_PER_S};
 
@@ -100,6 +101,24 @@ impl Hpcc {
             self.last_update_seq = snd_nxt;
         }
         Some(rate)
+    }
+}
+
+impl CongestionControl for Hpcc {
+    fn new(b: &CcBuild) -> Self {
+        Hpcc::new(b.line_rate)
+    }
+
+    fn on_ack(&mut self, ack: &Ack<'_>, f: &mut CcFlow<'_>, p: &CcParams) {
+        let Some(int) = ack.int else { return };
+        if let Some(rate) = Hpcc::on_ack(self, int, ack.seq, f.snd_nxt, f.base_rtt, f.line_rate, &p.hpcc) {
+            *f.rate = rate;
+            // The window, if the flow has one, follows the rate (the HPCC simulator's
+            // VAR_WIN).
+            if *f.window != 0 {
+                *f.window = ((f.bdp as u128 * rate as u128 / f.line_rate as u128) as u64).max(f.packet_bytes);
+            }
+        }
     }
 }
 

@@ -1,12 +1,18 @@
-//! Host congestion control: one trait, one enum.
+//! Host congestion control: one trait, one registration list.
 //!
 //! An algorithm reacts to what its flow's sender sees — ACKs (with their echoed ECN, send
 //! time and INT), congestion notifications (CNPs, or ACKs echoing CE), bytes sent, and the
 //! timers it asked for — by setting the flow's sending rate (the NIC's rate limiter) and
 //! window (the cap on bytes in flight). Every hook has a no-op default, so an algorithm
-//! implements only what it uses (the shape of smoltcp's `Controller`). [`Cc`] gathers the
-//! algorithms for static dispatch; a scenario picks one per flow (`transport.cc`, or per
-//! host group).
+//! implements only what it uses (the shape of smoltcp's `Controller`).
+//!
+//! Each algorithm is one file here behind [`CongestionControl`] and one line of the
+//! registration list at the end, which generates the scenario's [`CcKind`]
+//! (`transport.cc = NAME`, or per host group), the per-flow [`Cc`] enum (static dispatch),
+//! the dispatch, the names, which transport each runs on, and the construction. A name may
+//! have one implementation per transport (`dctcp`: a rate under RoCE, a window under TCP).
+//! An algorithm's parameters are a table of `[transport]` (`[transport.dcqcn]`, ...),
+//! gathered in [`CcParams`].
 
 pub mod bolt;
 pub mod dcqcn;
@@ -28,6 +34,7 @@ use crate::engine::TimerKind;
 use crate::fabric::int::IntStack;
 use crate::fabric::packet::{Packet, PacketFlags, PacketKind};
 use crate::ids::NodeId;
+use crate::scenario::TransportKind;
 use crate::time::{Delta, SimTime};
 
 /// Parameters of every algorithm (each flow uses those of its own).
@@ -146,8 +153,28 @@ impl SourceNotice {
     }
 }
 
+/// What an algorithm's per-flow state is built from.
+#[derive(Clone, Copy, Debug)]
+pub struct CcBuild {
+    /// The sender's NIC rate (bits/s).
+    pub line_rate: u64,
+    /// The flow's initial window (bytes; 0: none).
+    pub window: u64,
+    /// Payload bytes of a full segment.
+    pub mss: u64,
+}
+
 /// A congestion-control algorithm. Every hook defaults to doing nothing.
 pub trait CongestionControl {
+    /// Whether the algorithm reacts to explicit notifications paced by the receiver
+    /// (DCQCN's CNPs); the others read ECN echoed in every ACK.
+    const USES_CNP: bool = false;
+
+    /// The algorithm's state for a new flow.
+    fn new(b: &CcBuild) -> Self
+    where
+        Self: Sized;
+
     /// An ACK (or NACK) arrived.
     fn on_ack(&mut self, _ack: &Ack<'_>, _flow: &mut CcFlow<'_>, _p: &CcParams) {}
     /// A congestion notification arrived: a CNP, or an ACK echoing CE marks.
@@ -166,64 +193,112 @@ pub trait CongestionControl {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LineRate;
 
-impl CongestionControl for LineRate {}
-
-/// Congestion-control state of a flow (static dispatch over the algorithms).
-#[derive(Clone, Debug)]
-pub enum Cc {
-    None(LineRate),
-    Dcqcn(Dcqcn),
-    Hpcc(Hpcc),
-    Dctcp(Dctcp),
-    Timely(Timely),
-    /// TCP NewReno's window (RFC 5681).
-    Reno(Reno),
-    /// DCTCP's window (Alizadeh et al., SIGCOMM 2010).
-    TcpDctcp(TcpDctcp),
-    /// Swift (Kumar et al., SIGCOMM 2020).
-    Swift(Swift),
-    /// Bolt (Arslan et al., NSDI 2023).
-    Bolt(Bolt),
+impl CongestionControl for LineRate {
+    fn new(_: &CcBuild) -> Self {
+        LineRate
+    }
 }
 
-macro_rules! dispatch {
-    ($self:ident, $cc:ident => $call:expr) => {
-        match $self {
-            Cc::None($cc) => $call,
-            Cc::Dcqcn($cc) => $call,
-            Cc::Hpcc($cc) => $call,
-            Cc::Dctcp($cc) => $call,
-            Cc::Timely($cc) => $call,
-            Cc::Reno($cc) => $call,
-            Cc::TcpDctcp($cc) => $call,
-            Cc::Swift($cc) => $call,
-            Cc::Bolt($cc) => $call,
+/// Generates [`CcKind`], [`Cc`] and their dispatch from the registration list.
+macro_rules! cc_registry {
+    ($(
+        $(#[doc = $doc:literal])*
+        $kind:ident $name:literal { $( $transport:ident => $variant:ident($ty:ty) ),+ $(,)? }
+    )+) => {
+        /// Host congestion control (`transport.cc`, or per host group).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+        pub enum CcKind {
+            $( $(#[doc = $doc])* #[serde(rename = $name)] $kind, )+
+        }
+
+        impl CcKind {
+            /// The name scenarios use.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $( CcKind::$kind => $name, )+
+                }
+            }
+
+            /// Whether the algorithm has an implementation on transport `t`.
+            pub fn runs_on(self, t: TransportKind) -> bool {
+                match self {
+                    $( CcKind::$kind => [$( TransportKind::$transport ),+].contains(&t), )+
+                }
+            }
+        }
+
+        /// Congestion-control state of a flow (static dispatch over the algorithms).
+        #[derive(Clone, Debug)]
+        pub enum Cc {
+            $( $( $variant($ty), )+ )+
+        }
+
+        macro_rules! dispatch {
+            ($self:ident, $cc:ident => $call:expr) => {
+                match $self {
+                    $( $( Cc::$variant($cc) => $call, )+ )+
+                }
+            };
+        }
+
+        impl Cc {
+            /// Algorithm `kind`'s state for a new flow on transport `t` (which
+            /// [`CcKind::runs_on`] accepts; validation refuses the others).
+            pub fn build(kind: CcKind, t: TransportKind, b: &CcBuild) -> Cc {
+                $( $( if kind == CcKind::$kind && t == TransportKind::$transport {
+                    return Cc::$variant(<$ty as CongestionControl>::new(b));
+                } )+ )+
+                panic!("congestion control {} has no implementation on {t:?}", kind.name())
+            }
+
+            /// The scenario name of this congestion control.
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $( $( Cc::$variant(_) => $name, )+ )+
+                }
+            }
+
+            /// Whether the algorithm reacts to explicit notifications paced by the receiver
+            /// (DCQCN's CNPs); the others read ECN echoed in every ACK.
+            pub fn uses_cnp(&self) -> bool {
+                match self {
+                    $( $( Cc::$variant(_) => <$ty as CongestionControl>::USES_CNP, )+ )+
+                }
+            }
         }
     };
 }
 
+// The registration list: one entry per algorithm — its doc line, its scenario name and its
+// implementation on each transport it runs on.
+cc_registry! {
+    /// Send at line rate (window permitting).
+    None "none" { Roce => None(LineRate) }
+    /// DCQCN (Zhu et al., SIGCOMM 2015).
+    Dcqcn "dcqcn" { Roce => Dcqcn(dcqcn::Dcqcn) }
+    /// HPCC (Li et al., SIGCOMM 2019); turns on INT in the switches.
+    Hpcc "hpcc" { Roce => Hpcc(hpcc::Hpcc) }
+    /// DCTCP (Alizadeh et al., SIGCOMM 2010): its control law on a sending rate under RoCE
+    /// (the HPCC simulator's DCTCP mode), on the window under TCP.
+    Dctcp "dctcp" { Roce => Dctcp(dctcp::Dctcp), Tcp => TcpDctcp(reno::TcpDctcp) }
+    /// TIMELY (Mittal et al., SIGCOMM 2015).
+    Timely "timely" { Roce => Timely(timely::Timely) }
+    /// TCP NewReno's window (RFC 5681; `transport.kind = "tcp"`).
+    Reno "reno" { Tcp => Reno(reno::Reno) }
+    /// Swift (Kumar et al., SIGCOMM 2020; `transport.kind = "tcp"`).
+    Swift "swift" { Tcp => Swift(swift::Swift) }
+    /// Bolt (Arslan et al., NSDI 2023; `transport.kind = "tcp"`).
+    Bolt "bolt" { Tcp => Bolt(bolt::Bolt) }
+}
+
+impl Default for CcKind {
+    /// DCQCN, the congestion control of RoCEv2 deployments.
+    fn default() -> Self {
+        CcKind::Dcqcn
+    }
+}
+
 impl Cc {
-    /// The scenario name of this congestion control.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Cc::None(_) => "none",
-            Cc::Dcqcn(_) => "dcqcn",
-            Cc::Hpcc(_) => "hpcc",
-            Cc::Dctcp(_) => "dctcp",
-            Cc::Timely(_) => "timely",
-            Cc::Reno(_) => "reno",
-            Cc::TcpDctcp(_) => "dctcp",
-            Cc::Swift(_) => "swift",
-            Cc::Bolt(_) => "bolt",
-        }
-    }
-
-    /// Whether the algorithm reacts to explicit notifications paced by the receiver
-    /// (DCQCN's CNPs); the others read ECN echoed in every ACK.
-    pub fn uses_cnp(&self) -> bool {
-        matches!(self, Cc::Dcqcn(_))
-    }
-
     #[inline(always)]
     pub fn on_ack(&mut self, ack: &Ack<'_>, flow: &mut CcFlow<'_>, p: &CcParams) {
         dispatch!(self, cc => CongestionControl::on_ack(cc, ack, flow, p))
@@ -250,81 +325,5 @@ impl Cc {
 
     pub fn on_source_notice(&mut self, n: &SourceNotice, flow: &mut CcFlow<'_>, p: &CcParams) {
         dispatch!(self, cc => cc.on_source_notice(n, flow, p))
-    }
-}
-
-impl CongestionControl for Dcqcn {
-    fn on_congestion_notification(&mut self, f: &mut CcFlow<'_>, p: &CcParams) {
-        if let Some(at) = self.on_cnp(f.now, &p.dcqcn) {
-            f.timer = Some(TimerRequest { kind: TimerKind::DcqcnDecrease, at, restart: false });
-        }
-    }
-
-    fn on_send(&mut self, bytes: u64, f: &mut CcFlow<'_>, p: &CcParams) {
-        self.on_bytes_sent(bytes, &p.dcqcn, f.rate, f.line_rate);
-    }
-
-    fn on_timer(&mut self, kind: TimerKind, f: &mut CcFlow<'_>, p: &CcParams) {
-        match kind {
-            TimerKind::DcqcnDecrease => {
-                if let Some(at) = self.on_decrease_check(f.now, &p.dcqcn, f.rate) {
-                    f.timer = Some(TimerRequest { kind: TimerKind::DcqcnIncrease, at, restart: true });
-                }
-            }
-            TimerKind::DcqcnIncrease => {
-                if let Some(at) = self.on_increase_timer(f.now, &p.dcqcn, f.rate, f.line_rate) {
-                    f.timer = Some(TimerRequest { kind, at, restart: false });
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
-impl CongestionControl for Dctcp {
-    fn on_ack(&mut self, ack: &Ack<'_>, f: &mut CcFlow<'_>, p: &CcParams) {
-        if let Some(r) = Dctcp::on_ack(self, ack.seq, ack.ecn_echo, f.snd_nxt, *f.rate, f.line_rate, &p.dctcp)
-        {
-            *f.rate = r;
-        }
-    }
-}
-
-impl CongestionControl for Timely {
-    fn on_ack(&mut self, ack: &Ack<'_>, f: &mut CcFlow<'_>, p: &CcParams) {
-        let t = &p.timely;
-        let rate = match t.variant {
-            TimelyVariant::Paper => Timely::on_ack(
-                self,
-                f.now,
-                ack.sent_at,
-                ack.seq,
-                f.snd_nxt,
-                *f.rate,
-                f.line_rate,
-                f.base_rtt,
-                t,
-            ),
-            TimelyVariant::Ns3 => {
-                self.on_ack_ns3(f.now, ack.sent_at, ack.seq, f.snd_nxt, *f.rate, f.line_rate, t)
-            }
-        };
-        if let Some(r) = rate {
-            *f.rate = r;
-        }
-    }
-}
-
-impl CongestionControl for Hpcc {
-    fn on_ack(&mut self, ack: &Ack<'_>, f: &mut CcFlow<'_>, p: &CcParams) {
-        let Some(int) = ack.int else { return };
-        if let Some(rate) = Hpcc::on_ack(self, int, ack.seq, f.snd_nxt, f.base_rtt, f.line_rate, &p.hpcc) {
-            *f.rate = rate;
-            // The window, if the flow has one, follows the rate (the HPCC simulator's
-            // VAR_WIN).
-            if *f.window != 0 {
-                *f.window = ((f.bdp as u128 * rate as u128 / f.line_rate as u128) as u64).max(f.packet_bytes);
-            }
-        }
     }
 }

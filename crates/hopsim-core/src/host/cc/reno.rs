@@ -9,7 +9,7 @@
 //! sender's fast-recovery inflation (RFC 5681 §3.2 steps 4–6) happens outside, so these
 //! algorithms do not grow the window while the sender is in recovery.
 
-use super::{Ack, CcFlow, CcParams, CongestionControl, Loss};
+use super::{Ack, CcBuild, CcFlow, CcParams, CongestionControl, Loss};
 
 /// Parameters of the window-based algorithms.
 #[derive(Clone, Debug)]
@@ -63,6 +63,10 @@ pub(crate) fn on_loss(loss: Loss, f: &mut CcFlow<'_>, p: &CcParams) {
 pub struct Reno;
 
 impl CongestionControl for Reno {
+    fn new(_: &CcBuild) -> Self {
+        Reno
+    }
+
     fn on_ack(&mut self, ack: &Ack<'_>, f: &mut CcFlow<'_>, _p: &CcParams) {
         grow(f, ack.newly_acked);
     }
@@ -103,6 +107,10 @@ impl Default for TcpDctcp {
 }
 
 impl CongestionControl for TcpDctcp {
+    fn new(_: &CcBuild) -> Self {
+        TcpDctcp::new()
+    }
+
     fn on_ack(&mut self, ack: &Ack<'_>, f: &mut CcFlow<'_>, p: &CcParams) {
         // Bytes this ACK stands for: what it newly acknowledges, or one segment for a
         // duplicate (each acknowledges a segment that arrived).

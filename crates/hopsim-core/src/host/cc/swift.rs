@@ -13,7 +13,7 @@
 //! (§3.4): one packet per `RTT / cwnd`. A fast retransmit cuts by `max_mdf`; timeouts cut
 //! by `max_mdf` too, and to the minimum window after `retx_reset_threshold` in a row.
 
-use super::{Ack, CcFlow, CcParams, CongestionControl, Loss};
+use super::{Ack, CcBuild, CcFlow, CcParams, CongestionControl, Loss};
 use crate::time::{Delta, SimTime, PS_PER_S};
 
 /// Swift parameters (`[transport.swift]`).
@@ -95,6 +95,11 @@ impl Swift {
 }
 
 impl CongestionControl for Swift {
+    /// The initial window in packets: the flow's window over its MSS.
+    fn new(b: &CcBuild) -> Self {
+        Swift::new((b.window / b.mss) as f64)
+    }
+
     fn on_ack(&mut self, ack: &Ack<'_>, f: &mut CcFlow<'_>, p: &CcParams) {
         let s = &p.swift;
         let delay = f.now.since(ack.sent_at);

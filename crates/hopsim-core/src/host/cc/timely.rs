@@ -21,6 +21,7 @@
 //! (those below T_low counted); a decrease multiplies by `max(0, c)`; the rate stays within
 //! [`min_rate`, line rate].
 
+use super::{Ack, CcBuild, CcFlow, CcParams, CongestionControl};
 use crate::time::{Delta, SimTime};
 
 /// Which TIMELY.
@@ -154,6 +155,35 @@ impl Timely {
             self.prev_rtt = Some(rtt);
         }
         new_rate
+    }
+}
+
+impl CongestionControl for Timely {
+    fn new(_: &CcBuild) -> Self {
+        Timely::new()
+    }
+
+    fn on_ack(&mut self, ack: &Ack<'_>, f: &mut CcFlow<'_>, p: &CcParams) {
+        let t = &p.timely;
+        let rate = match t.variant {
+            TimelyVariant::Paper => Timely::on_ack(
+                self,
+                f.now,
+                ack.sent_at,
+                ack.seq,
+                f.snd_nxt,
+                *f.rate,
+                f.line_rate,
+                f.base_rtt,
+                t,
+            ),
+            TimelyVariant::Ns3 => {
+                self.on_ack_ns3(f.now, ack.sent_at, ack.seq, f.snd_nxt, *f.rate, f.line_rate, t)
+            }
+        };
+        if let Some(r) = rate {
+            *f.rate = r;
+        }
     }
 }
 
