@@ -9,17 +9,7 @@ use crate::host::{Rank, TcpParams};
 use crate::time::Delta;
 use serde::{Deserialize, Serialize};
 
-/// Which reliable transport the hosts run (`transport.kind`).
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum TransportKind {
-    /// The RoCEv2-like transport (go-back-N or IRN) with a rate-based NIC.
-    #[default]
-    Roce,
-    /// TCP: a byte stream with a congestion window, NewReno loss recovery and RFC 6298
-    /// timers; `transport.cc` is then `"reno"`, `"dctcp"`, `"swift"` or `"bolt"`.
-    Tcp,
-}
+pub use crate::host::transport::TransportKind;
 
 /// The rank senders write in data packets (`transport.rank`).
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq, schemars::JsonSchema)]

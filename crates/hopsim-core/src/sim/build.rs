@@ -6,14 +6,12 @@ use crate::fabric::frames::FrameCounters;
 use crate::fabric::headers::{HeaderLayout, Headers};
 use crate::fabric::port::Port;
 use crate::host::cc::CcBuild;
-use crate::host::transport::{roce::Roce, tcp::Tcp};
 use crate::host::{Cc, Flow, Host, Rank, Transport};
 use crate::ids::{FlowId, NodeId, PortId};
 use crate::metrics::Counters;
 use crate::observe::{HopTier, Observers, PacketTrace, QueueSampler, Throughput};
 use crate::scenario::{
-    BdpScope, CcKind, LoadBalancerSpec, OutputSpec, Policies, SourcePorts, TransportKind, ValidScenario,
-    WindowSpec,
+    BdpScope, CcKind, LoadBalancerSpec, OutputSpec, Policies, SourcePorts, ValidScenario, WindowSpec,
 };
 use crate::switch::admission::AdmBuild;
 use crate::switch::flow_control::{frame_kinds, FcBuild};
@@ -168,7 +166,6 @@ pub fn build(v: ValidScenario) -> Simulator {
             let line_rate = topo.ports[path[0].idx()].rate.0;
             // TCP: the window is the congestion window, from the initial window.
             let mss = t.mtu as u64;
-            let on = if transport.tcp.is_some() { TransportKind::Tcp } else { TransportKind::Roce };
             let window = match &transport.tcp {
                 Some(tcp) => tcp.initial_window * mss,
                 None => window,
@@ -201,7 +198,7 @@ pub fn build(v: ValidScenario) -> Simulator {
                 rto_pending: false,
                 in_active: false,
                 timer_gen: [0; 3],
-                cc: Cc::build(cc, on, &CcBuild { line_rate, window, mss }),
+                cc: Cc::build(cc, t.kind, &CcBuild { line_rate, window, mss }),
                 ssthresh: u64::MAX / 2,
                 finish: None,
                 retransmitted_bytes: 0,
@@ -292,12 +289,7 @@ pub fn build(v: ValidScenario) -> Simulator {
         rank_order: rank_field.filter(|_| rank_ordered),
     };
     let int_enabled = switches.cfg.int_enabled;
-    let transport_state = match &transport.tcp {
-        Some(p) => Transport::Tcp(Tcp::new(p.clone(), flows.len())),
-        None => {
-            Transport::Roce(Roce::new(flows.len(), t.loss_recovery == crate::scenario::LossRecovery::Irn))
-        }
-    };
+    let transport_state = Transport::build(t.kind, &transport, flows.len());
     let core = crate::host::HostCore {
         nodes: hosts,
         flows,

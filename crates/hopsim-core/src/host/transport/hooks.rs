@@ -29,6 +29,9 @@ pub type Kick = Option<usize>;
 
 /// A reliable transport (`transport.kind = NAME`).
 pub trait TransportPolicy: Sized {
+    /// The transport for `flows` flows, from the hosts' resolved settings.
+    fn build(cfg: &crate::host::TransportConfig, flows: usize) -> Self;
+
     /// The kind's name in scenarios.
     const NAME: &'static str;
 

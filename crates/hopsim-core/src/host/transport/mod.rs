@@ -29,7 +29,22 @@ use crate::time::Delta;
 
 /// Generates the family's enum and dispatch from the registration list.
 macro_rules! transport_registry {
-    ($( $variant:ident => $policy:ty ),+ $(,)?) => {
+    ($( $(#[doc = $doc:literal])* $variant:ident $name:literal => $policy:ty ),+ $(,)?) => {
+        /// Which reliable transport the hosts run (`transport.kind`).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+        pub enum TransportKind {
+            $( $(#[doc = $doc])* #[serde(rename = $name)] $variant, )+
+        }
+
+        impl TransportKind {
+            /// The name scenarios use.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $( TransportKind::$variant => $name, )+
+                }
+            }
+        }
+
         /// The transport every host of a run uses, with its per-flow state.
         #[derive(Clone, Debug)]
         #[repr(u8)]
@@ -45,6 +60,13 @@ macro_rules! transport_registry {
             pub fn name(&self) -> &'static str {
                 match self {
                     $( Transport::$variant(_) => <$policy as TransportPolicy>::NAME, )+
+                }
+            }
+
+            /// Transport `kind` for `flows` flows.
+            pub fn build(kind: TransportKind, cfg: &crate::host::TransportConfig, flows: usize) -> Transport {
+                match kind {
+                    $( TransportKind::$variant => Transport::$variant(<$policy as TransportPolicy>::build(cfg, flows)), )+
                 }
             }
 
@@ -124,8 +146,18 @@ macro_rules! transport_registry {
     };
 }
 
-// The registration list: one line per transport.
+// The registration list: one entry per transport (its doc line, its scenario name, its type).
 transport_registry! {
-    Roce => roce::Roce,
-    Tcp => tcp::Tcp,
+    /// The RoCEv2-like transport (go-back-N or IRN) with a rate-based NIC.
+    Roce "roce" => roce::Roce,
+    /// TCP: a byte stream with a congestion window, NewReno loss recovery and RFC 6298
+    /// timers; `transport.cc` is then `"reno"`, `"dctcp"`, `"swift"` or `"bolt"`.
+    Tcp "tcp" => tcp::Tcp,
+}
+
+impl Default for TransportKind {
+    /// RoCE, the transport of RDMA datacenters.
+    fn default() -> Self {
+        TransportKind::Roce
+    }
 }

@@ -76,6 +76,11 @@ impl Roce {
 }
 
 impl TransportPolicy for Roce {
+    /// Go-back-N, or IRN when `transport.loss_recovery = "irn"`.
+    fn build(cfg: &crate::host::TransportConfig, flows: usize) -> Self {
+        Roce::new(flows, cfg.irn.is_some())
+    }
+
     const NAME: &'static str = "roce";
 
     #[inline(always)]

@@ -305,6 +305,11 @@ impl Tcp {
 }
 
 impl TransportPolicy for Tcp {
+    /// TCP with `[transport.tcp]`'s settings (validation resolved them for TCP runs).
+    fn build(cfg: &crate::host::TransportConfig, flows: usize) -> Self {
+        Tcp::new(cfg.tcp.clone().expect("a TCP run has TCP settings"), flows)
+    }
+
     const NAME: &'static str = "tcp";
 
     #[inline(always)]
