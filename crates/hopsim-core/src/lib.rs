@@ -4,40 +4,39 @@
 //! in-network congestion management: per-hop flow control, load balancing and packet
 //! deflection, together with host congestion control.
 //!
-//! The layers, bottom up:
+//! The floor plan: a **fabric** that every component shares, **components** that receive
+//! it as a context, and one **simulator** that owns them and runs the event loop.
 //!
-//! - **engine** — simulated time ([`time`]: integer picoseconds, rates in bits/s), the
+//! - [`engine`] and [`time`] — simulated time (integer picoseconds, rates in bits/s), the
 //!   event queue ordered by `(time, insertion sequence)`, and named random streams derived
 //!   from the scenario seed, one per (component, switch). Same scenario + seed ⇒ identical
 //!   results.
-//! - **packets** — the [`store`] of 64-byte packet slots, every link and queue a list
-//!   through them; control-frame payloads ([`frames`]), extension header fields ([`ext`])
-//!   and INT stacks beside the slots.
-//! - **fabric** — the [`topology`] (hosts, switches, full-duplex links; leaf-spine,
-//!   fat-tree, dumbbell builders and the HPCC simulator's file format) with shortest-path
-//!   routing; [`port`]s that serialize packets onto links with propagation delay, each with
-//!   its data [`queues`] and their scheduler.
-//! - **switches** — [`switch`]: an output-queued shared-buffer switch as a pipeline of
-//!   policies, each an enum with one variant per mechanism and its own state:
-//!
-//!   ```text
-//!   arrive -> load_balance -> (control class -> control queue)
-//!          -> classify -> admit / deflect -> enqueue -> (frames upstream)
-//!   dequeue -> flow control (frames upstream) -> ECN, INT -> transmit
-//!   ```
-//!
-//!   [`switch::LoadBalancer`] (ECMP, DRILL), [`switch::FlowControl`] (PFC, per-flow, none),
-//!   [`switch::Admission`] (dynamic threshold, static per port; DIBS deflection).
-//! - **endpoints** — [`host`]: the NIC scheduler, the RoCEv2-like sender (ACK, NACK,
-//!   go-back-N or IRN, timeouts, optional window) and receiver, and congestion control
-//!   behind the [`host::CongestionControl`] trait (DCQCN, HPCC, TIMELY, DCTCP).
-//! - **workloads** — [`workload`]: flow lists, HPCC flow files, Poisson arrivals from
-//!   published size CDFs, incast, queries, permutations, MoE all-to-all.
-//! - **metrics** — [`metrics`] and [`observe`]: per-flow records with ideal FCT and
+//! - [`fabric`] — the clock, the events, the packet store (64-byte slots; every link and
+//!   queue a list through them), ports with their data queues and scheduler, the
+//!   [`topology`] and its routing, extension header fields ([`fabric::headers`]: registered
+//!   by the mechanisms that carry them), control-frame plumbing ([`fabric::frames`]), INT
+//!   stacks, policy timers, counters and observers.
+//! - [`switch`] — the switches: an output-queued shared-buffer switch as a pipeline of
+//!   policy families, each a trait and one registration list: load balancing (ECMP, DRILL,
+//!   LetFlow), flow control (PFC, per-flow, BFC, Pyrrha, none), admission and deflection
+//!   (drop-tail, DIBS, naive DIBS, Simple and Preemptive Deflection, Vertigo, AIFO) and
+//!   switch signals (INT, Bolt's SRC / PRU / SM).
+//! - [`host`] — the hosts: the NIC scheduler, transports behind one trait (RoCE with
+//!   go-back-N or IRN, TCP with NewReno, SACK and Vertigo's ordering layer) and congestion
+//!   control behind another (DCQCN, HPCC, TIMELY, DCTCP, Reno, Swift, Bolt).
+//! - [`workload`] — flow lists, HPCC flow files, Poisson arrivals from published size
+//!   CDFs, incast, queries, permutations, MoE all-to-all, trace replay.
+//! - [`metrics`], [`observe`] and [`tables`] — per-flow records with ideal FCT and
 //!   slowdown, per-port counters, control-frame events, drops by cause, queuing delay,
-//!   samplers and traces.
+//!   samplers and traces; every output table declared once, with its columns' types, units
+//!   and meanings.
+//! - [`scenario`] — what a run is: a serde description with field-path errors, resolved
+//!   by each family's registry (`hopsim schema` prints its JSON Schema).
+//! - [`sim`] — the [`Simulator`]: builds the fabric and components from a scenario and
+//!   dispatches events to them. Nothing outside `sim/` imports it (`tests/test_structure.py`).
 //!
-//! A new mechanism is one file behind its family's enum plus a test (`docs/extending.md`).
+//! A new mechanism is its own file plus one registration line in its family
+//! (`docs/extending.md`, with LetFlow as the worked example).
 //!
 //! [`scenario::Scenario`] describes a run; [`Simulator`] runs it.
 

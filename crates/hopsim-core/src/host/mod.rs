@@ -1,23 +1,25 @@
-//! Hosts: a NIC that schedules among active flows, the RoCEv2-like reliable transport
-//! (sender and receiver) and its congestion control, each in its own module:
+//! Hosts: the NIC that schedules among active flows, the transport that delivers them
+//! reliably and the congestion control that paces them, each behind its own seam:
 //!
+//! - `core` ([`HostCore`]): what every transport shares — the hosts, their flows (the
+//!   fields all transports use, in `flow`), flow start and finish, flow timers, the hooks
+//!   into congestion control, extra-hop counts of deflected packets.
 //! - `nic`: the NIC scheduler (as the HPCC simulator's `QbbNetDevice`): control packets
 //!   (ACK / NACK / CNP) first; then round robin over active flows that flow control lets
-//!   send (PFC class or per-flow pause), that are not window-bound and whose rate limiter
-//!   allows a packet now (`next_avail ≤ now`; after each packet `next_avail = now +
+//!   send (it answers through [`NicGate`]), that are not window-bound and whose rate
+//!   limiter allows a packet now (`next_avail ≤ now`; after each packet `next_avail = now +
 //!   wire_bytes / rate`). If none is ready, the NIC wakes up at the earliest `next_avail`.
-//! - `roce`: the sender — segments, the retransmission timer, ACK / NACK handling
-//!   (go-back-N, or IRN's selective retransmission) — and the hooks into congestion
-//!   control.
-//! - `receiver`: cumulative ACKs every `ack_every` in-order packets, a NACK for the first
-//!   missing byte (at most once per `nack_interval` for the same byte), CNPs or ECN echo,
-//!   reordering counters.
-//! - [`cc`]: the [`CongestionControl`] trait and the [`Cc`] enum of DCQCN, HPCC, TIMELY,
-//!   DCTCP. A window-based transport (TCP) plugs in beside `roce` with the same NIC and
-//!   the same trait.
+//! - [`transport`]: the reliable transports behind [`transport::TransportPolicy`], one
+//!   registration list — `roce` (per-packet or coalesced ACKs, NACKs with go-back-N or
+//!   IRN's selective retransmission in `irn`, timeouts, CNPs) and `tcp` (NewReno fast
+//!   recovery, optional SACK, RFC 6298 timers, delayed ACKs, Vertigo's ordering layer),
+//!   each with its own per-flow state and its own receiver.
+//! - [`cc`]: congestion control behind [`CongestionControl`], one registration list —
+//!   DCQCN, HPCC, TIMELY, DCTCP (rate or window), Reno, Swift, Bolt.
 //!
 //! A flow finishes when its last byte is acknowledged. A flow's path is its source port
-//! (ECMP hashes it) and may change mid-flow: nothing caches it.
+//! (ECMP hashes it), written into each packet as it is cut, so it may change per packet
+//! (room for MP-RDMA and Hermes): nothing caches it.
 
 pub mod cc;
 mod core;

@@ -15,14 +15,25 @@
 //!     └─▶ FlowControl::on_dequeue (frames upstream)
 //! ```
 //!
-//! - [`load_balance`]: which of the equal-cost egress ports (ECMP, DRILL).
-//! - [`flow_control`]: which egress queue, lossless admission (PFC ingress accounting),
-//!   PAUSE / RESUME frames and which queues may send (PFC, per-flow, none).
-//! - [`admission`]: for lossy packets, the buffer rule (dynamic threshold, static per
-//!   port) and what happens to refused packets (drop-tail, DIBS deflection).
+//! Each stage is a policy family: a trait with no-op default hooks, one file per mechanism
+//! and one registration list that generates the family's enum (static dispatch), its
+//! scenario table, its dispatch, names and construction.
 //!
-//! Forwarding happens inside the arrival handler (no extra event); a busy port has one
-//! pending `TxDone`. Each policy keeps its state in its own per-switch / per-port arrays.
+//! - [`load_balance`]: which of the equal-cost egress ports (ECMP, DRILL, LetFlow);
+//!   `[routing] load_balancer`.
+//! - [`flow_control`]: which egress queue, lossless admission (PFC ingress accounting),
+//!   control frames upstream and which queues may send (PFC, per-flow, BFC, Pyrrha,
+//!   none); `[switch.flow_control]`.
+//! - [`admission`]: for lossy packets, the buffer rule (dynamic threshold, static per
+//!   port) and what happens to refused packets (drop-tail; deflection: DIBS, naive DIBS,
+//!   Simple and Preemptive Deflection, Vertigo, AIFO); `[switch.deflection]`.
+//! - [`signals`]: what a switch tells endpoints besides forwarding (INT appended at
+//!   egress, Bolt's SRC / PRU / SM); each builds itself when the run needs it.
+//!
+//! `Switches` owns the per-switch buffers and ECN streams, the four families, the control
+//! frames in flight and their counts; it receives the fabric as a context and never sees
+//! the simulator. Forwarding happens inside the arrival handler (no extra event); a busy
+//! port has one pending `TxDone`. Each policy keeps its state in its own arrays.
 
 pub mod admission;
 mod control;
