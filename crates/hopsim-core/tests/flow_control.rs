@@ -1,15 +1,99 @@
-//! BFC and Pyrrha, each shown by what its paper claims: the victim of an incast is freed
-//! from HOL blocking; a false-positive root merges into the real one; flows stay in order
-//! through root changes; BFC with few queues blocks short flows more than with many; and
-//! every combination with host congestion control is deterministic.
+//! Per-hop flow control, each mechanism shown by what it is for. PFC: an incast is
+//! lossless and keeps its bottleneck busy, but a victim flow sharing an uplink with it is
+//! blocked (HOL blocking). Per-flow queues, BFC and Pyrrha free that victim. Pyrrha: a
+//! false-positive root merges into the real one, flows stay in order through root changes,
+//! roots beyond the IQ limit share a queue, a root whose link fails resumes its upstreams,
+//! and every host congestion control runs under it deterministically. BFC with few queues
+//! blocks short flows more than with many. (Each state machine on its own: the unit tests
+//! in `src/switch/flow_control/`.)
 
 mod common;
 
-use common::{assert_drained, fct_us, incast_with_victim, run, victim_fct};
+use common::{assert_drained, fct_us, incast_with_victim, run, victim_fct, INCAST_32};
 use hopsim_core::ids::NodeId;
 use hopsim_core::switch::flow_control::pyrrha::frame::{PyrrhaFrame, RootSignal};
 use hopsim_core::switch::ControlPayload;
 use hopsim_core::Simulator;
+
+/// 32-to-1 incast with PFC: nothing is dropped, the bottleneck stays busy, and the
+/// congested switch pauses its upstream (the senders).
+#[test]
+fn incast_with_pfc_is_lossless_and_keeps_the_bottleneck_busy() {
+    let s = run(INCAST_32);
+    let sum = s.summary();
+    assert_eq!(sum.drops.total(), 0);
+    assert_drained(&s);
+    // Left switch (node 33): port 32 is the bottleneck towards the right switch.
+    let bottleneck = s.port_stats(NodeId(33), 32);
+    let util = bottleneck.utilisation_while_active();
+    assert!(util >= 0.95, "bottleneck utilisation {util:.3}");
+    let pauses_to_senders: u64 = (0..32).map(|p| s.port_stats(NodeId(33), p).pause_sent).sum();
+    assert!(pauses_to_senders > 0, "PAUSE frames sent upstream");
+    let received: u64 = (0..32).map(|h| s.port_stats(NodeId(h), 0).pause_received).sum();
+    assert_eq!(received, pauses_to_senders, "every PAUSE crosses its link to a host NIC");
+    assert!((0..32).all(|h| s.port_stats(NodeId(h), 0).paused_time.0 > 0), "senders were paused");
+}
+
+/// HOL blocking: a victim flow shares the left switch's uplink with a 4-to-1 incast
+/// whose congestion is at the right switch's port to the incast receiver. PFC pauses the
+/// whole uplink priority, so the victim — heading to an idle receiver — is slowed.
+#[test]
+fn pfc_blocks_a_victim_flow_behind_an_incast() {
+    let scenario = |with_incast: bool| {
+        let incast: String = if with_incast {
+            (0..4).map(|i| format!("{{ src = {i}, dst = 5, size = \"2MB\", tag = \"incast\" }}, ")).collect()
+        } else {
+            String::new()
+        };
+        format!(
+            "[topology]\nkind = \"dumbbell\"\nleft_hosts = 5\nright_hosts = 2\nbottleneck_rate = \"400Gbps\"\n\
+             [switch]\nbuffer_bytes = \"1MB\"\n[transport]\ncc = \"none\"\n\
+             [workload]\nkind = \"flows\"\nflows = [{incast}{{ src = 4, dst = 6, size = \"500KB\", start = \"20us\", tag = \"victim\" }}]\n"
+        )
+    };
+    let alone = run(&scenario(false));
+    let blocked = run(&scenario(true));
+    let victim = |s: &hopsim_core::Simulator| {
+        s.flow_records().into_iter().find(|r| r.tag == "victim").map(|r| fct_us(&r)).unwrap()
+    };
+    let (t_alone, t_blocked) = (victim(&alone), victim(&blocked));
+    eprintln!("victim FCT: {t_alone:.1} us alone, {t_blocked:.1} us behind the incast");
+    assert!(t_blocked > 2.0 * t_alone, "victim FCT {t_blocked:.1} us with incast vs {t_alone:.1} us alone");
+    // The right switch (node 8) paused the uplink from the left switch: its port 2.
+    assert!(blocked.port_stats(NodeId(8), 2).pause_sent > 0);
+    assert!(blocked.port_stats(NodeId(7), 5).paused_time.0 > 0, "left switch uplink paused");
+    assert_drained(&blocked);
+}
+
+/// Per-flow flow control: the incast flows are paused one by one, hop by hop back to their
+/// NICs, while the victim's own queues keep sending — it finishes within 10 % of its solo
+/// FCT, where under PFC it is at least 1.3× slower. Nothing is dropped.
+#[test]
+fn per_flow_flow_control_frees_the_victim_that_pfc_blocks() {
+    let solo = victim_fct(&run(&incast_with_victim("kind = \"per_flow\"", false)));
+    let per_flow = run(&incast_with_victim("kind = \"per_flow\"", true));
+    let pfc = run(&incast_with_victim("kind = \"pfc\"", true));
+    let (t_per_flow, t_pfc) = (victim_fct(&per_flow), victim_fct(&pfc));
+    eprintln!("victim FCT: solo {solo:.1} us, per-flow {t_per_flow:.1} us, PFC {t_pfc:.1} us");
+    assert!(t_per_flow <= 1.10 * solo, "per-flow: {t_per_flow:.1} us vs solo {solo:.1} us");
+    assert!(t_pfc >= 1.3 * solo, "PFC: {t_pfc:.1} us vs solo {solo:.1} us");
+    for s in [&per_flow, &pfc] {
+        assert_eq!(s.summary().drops.total(), 0);
+        assert_drained(s);
+    }
+    let sum = per_flow.summary();
+    assert!(sum.frames_sent("flow_pause") > 0, "incast flows were paused");
+    assert_eq!(sum.pfc_pause_frames, 0);
+    assert_eq!(
+        sum.frames_sent("flow_pause"),
+        sum.frames_received("flow_pause"),
+        "every frame crossed its link"
+    );
+    // The NICs of the incast senders were told to stop their flows.
+    assert!((0..4).any(|h| per_flow.port_stats(NodeId(h), 0).pause_received > 0));
+    assert_eq!(per_flow.port_stats(NodeId(4), 0).pause_received, 0, "the victim's NIC never was");
+    assert_eq!(per_flow.per_flow_entries(), Some(0), "every per-flow queue was given back");
+}
 
 #[test]
 fn bfc_and_pyrrha_free_the_victim_that_pfc_blocks() {
@@ -163,85 +247,6 @@ fn flows_stay_in_order_through_root_changes() {
     }
 }
 
-/// Leaf-spine (4 spines, 4 leaves of 8 hosts): short Memcached-like RPCs at 50 % load among
-/// all hosts plus a periodic 24-to-1 incast of 64 KB flows into host 0.
-fn incast_and_short_flows(queues: u32) -> String {
-    format!(
-        "seed = 7\n[topology]\nkind = \"leaf_spine\"\nspines = 4\nleaves = 4\nhosts_per_leaf = 8\n\
-         [switch.flow_control]\nkind = \"bfc\"\nqueues = {queues}\n[transport]\ncc = \"none\"\n\
-         [[workload]]\nkind = \"poisson\"\nsize_dist = \"memcached\"\nload = 0.4\nstop = \"400us\"\nexclude_dst = [0]\ntag = \"short\"\n\
-         [[workload]]\nkind = \"incast\"\nreceiver = 0\nfan_in = 24\nsize_min = \"20KB\"\nsize_max = \"20KB\"\n\
-         period = \"80us\"\nstop = \"400us\"\ntag = \"incast\"\n"
-    )
-}
-
-/// Aquarius §2.2.2 (Fig 2): with few queues, BFC's incast flows share queues with short
-/// flows, which then wait behind them — BFC-8 gives short flows a longer tail than BFC-32.
-#[test]
-fn bfc_with_8_queues_blocks_short_flows_more_than_with_32() {
-    let stats = |queues: u32| {
-        let s = run(&incast_and_short_flows(queues));
-        assert_drained(&s);
-        assert_eq!(s.summary().drops.total(), 0);
-        let mut fct: Vec<f64> = s.flow_records().iter().filter(|r| r.tag == "short").map(fct_us).collect();
-        fct.sort_by(f64::total_cmp);
-        let mean = fct.iter().sum::<f64>() / fct.len() as f64;
-        let p99 = fct[(fct.len() as f64 * 0.99) as usize];
-        let c: std::collections::BTreeMap<_, _> = s.flow_control_counters().into_iter().collect();
-        (mean, p99, c["bfc_shared_assignments"])
-    };
-    let (m8, p8, shared8) = stats(8);
-    let (m32, p32, shared32) = stats(32);
-    eprintln!("short flows: BFC-8 mean {m8:.1} us p99 {p8:.1} us ({shared8} shared); BFC-32 {m32:.1} / {p32:.1} ({shared32})");
-    assert!(shared8 > shared32, "fewer queues: more flows share one");
-    assert!(p8 > 1.2 * p32, "BFC-8's p99 {p8:.1} us vs BFC-32's {p32:.1} us");
-    assert!(m8 > m32);
-}
-
-/// Pyrrha composes with every host congestion control (§6.2) and with IRN and the per-flow
-/// window; every combination is deterministic by seed. ECN stays on under Pyrrha + DCQCN
-/// (the authors' own "dcqcn" configurations had it off).
-#[test]
-fn pyrrha_with_every_cc_is_deterministic() {
-    let base = |seed: u64, cc: &str, extra: &str| {
-        format!(
-            "seed = {seed}\n[topology]\nkind = \"fat_tree\"\nk = 4\n\
-             [switch.flow_control]\nkind = \"pyrrha\"\n[switch.ecn]\nkmin = \"50KB\"\nkmax = \"200KB\"\n\
-             [transport]\ncc = \"{cc}\"\n{extra}\n\
-             [[workload]]\nkind = \"poisson\"\nsize_dist = \"webserver\"\nload = 0.6\nstop = \"150us\"\nexclude_dst = [0]\n\
-             [[workload]]\nkind = \"incast\"\nreceiver = 0\nfan_in = 12\nsize_min = \"30KB\"\nsize_max = \"40KB\"\n\
-             period = \"50us\"\nstop = \"150us\"\n"
-        )
-    };
-    let table = |text: String| -> (Vec<String>, u64) {
-        let s = run(&text);
-        assert_drained(&s);
-        assert_eq!(s.flow_control_held(), Some(0));
-        let rows = s
-            .flow_records()
-            .iter()
-            .map(|r| format!("{:?}", (r.flow_id, r.finish, r.retransmitted_bytes)))
-            .collect();
-        (rows, s.summary().ecn_marks)
-    };
-    for (cc, extra) in [
-        ("dcqcn", ""),
-        ("dcqcn", "window = \"bdp\""),
-        ("dcqcn", "loss_recovery = \"irn\""),
-        ("hpcc", ""),
-        ("timely", ""),
-        ("dctcp", ""),
-        ("none", ""),
-    ] {
-        let (a, marks) = table(base(5, cc, extra));
-        assert_eq!(a, table(base(5, cc, extra)).0, "{cc} {extra}");
-        assert_ne!(a, table(base(6, cc, extra)).0, "{cc} {extra}: another seed differs");
-        if cc == "dcqcn" {
-            assert!(marks > 0, "Pyrrha + DCQCN marks ECN");
-        }
-    }
-}
-
 /// §4.5: with the IQ limit forced to one queue per port, roots beyond it are hashed onto
 /// the queue in use; the run still delivers everything, in order.
 #[test]
@@ -288,4 +293,83 @@ fn a_root_whose_link_fails_resumes_its_upstreams() {
     assert!(s.summary().drops.link_down > 0);
     assert_drained(&s);
     assert_eq!(s.flow_control_held(), Some(0));
+}
+
+/// Pyrrha composes with every host congestion control (§6.2) and with IRN and the per-flow
+/// window; every combination is deterministic by seed. ECN stays on under Pyrrha + DCQCN
+/// (the authors' own "dcqcn" configurations had it off).
+#[test]
+fn pyrrha_with_every_cc_is_deterministic() {
+    let base = |seed: u64, cc: &str, extra: &str| {
+        format!(
+            "seed = {seed}\n[topology]\nkind = \"fat_tree\"\nk = 4\n\
+             [switch.flow_control]\nkind = \"pyrrha\"\n[switch.ecn]\nkmin = \"50KB\"\nkmax = \"200KB\"\n\
+             [transport]\ncc = \"{cc}\"\n{extra}\n\
+             [[workload]]\nkind = \"poisson\"\nsize_dist = \"webserver\"\nload = 0.6\nstop = \"150us\"\nexclude_dst = [0]\n\
+             [[workload]]\nkind = \"incast\"\nreceiver = 0\nfan_in = 12\nsize_min = \"30KB\"\nsize_max = \"40KB\"\n\
+             period = \"50us\"\nstop = \"150us\"\n"
+        )
+    };
+    let table = |text: String| -> (Vec<String>, u64) {
+        let s = run(&text);
+        assert_drained(&s);
+        assert_eq!(s.flow_control_held(), Some(0));
+        let rows = s
+            .flow_records()
+            .iter()
+            .map(|r| format!("{:?}", (r.flow_id, r.finish, r.retransmitted_bytes)))
+            .collect();
+        (rows, s.summary().ecn_marks)
+    };
+    for (cc, extra) in [
+        ("dcqcn", ""),
+        ("dcqcn", "window = \"bdp\""),
+        ("dcqcn", "loss_recovery = \"irn\""),
+        ("hpcc", ""),
+        ("timely", ""),
+        ("dctcp", ""),
+        ("none", ""),
+    ] {
+        let (a, marks) = table(base(5, cc, extra));
+        assert_eq!(a, table(base(5, cc, extra)).0, "{cc} {extra}");
+        assert_ne!(a, table(base(6, cc, extra)).0, "{cc} {extra}: another seed differs");
+        if cc == "dcqcn" {
+            assert!(marks > 0, "Pyrrha + DCQCN marks ECN");
+        }
+    }
+}
+
+/// Leaf-spine (4 spines, 4 leaves of 8 hosts): short Memcached-like RPCs at 50 % load among
+/// all hosts plus a periodic 24-to-1 incast of 64 KB flows into host 0.
+fn incast_and_short_flows(queues: u32) -> String {
+    format!(
+        "seed = 7\n[topology]\nkind = \"leaf_spine\"\nspines = 4\nleaves = 4\nhosts_per_leaf = 8\n\
+         [switch.flow_control]\nkind = \"bfc\"\nqueues = {queues}\n[transport]\ncc = \"none\"\n\
+         [[workload]]\nkind = \"poisson\"\nsize_dist = \"memcached\"\nload = 0.4\nstop = \"400us\"\nexclude_dst = [0]\ntag = \"short\"\n\
+         [[workload]]\nkind = \"incast\"\nreceiver = 0\nfan_in = 24\nsize_min = \"20KB\"\nsize_max = \"20KB\"\n\
+         period = \"80us\"\nstop = \"400us\"\ntag = \"incast\"\n"
+    )
+}
+
+/// Aquarius §2.2.2 (Fig 2): with few queues, BFC's incast flows share queues with short
+/// flows, which then wait behind them — BFC-8 gives short flows a longer tail than BFC-32.
+#[test]
+fn bfc_with_8_queues_blocks_short_flows_more_than_with_32() {
+    let stats = |queues: u32| {
+        let s = run(&incast_and_short_flows(queues));
+        assert_drained(&s);
+        assert_eq!(s.summary().drops.total(), 0);
+        let mut fct: Vec<f64> = s.flow_records().iter().filter(|r| r.tag == "short").map(fct_us).collect();
+        fct.sort_by(f64::total_cmp);
+        let mean = fct.iter().sum::<f64>() / fct.len() as f64;
+        let p99 = fct[(fct.len() as f64 * 0.99) as usize];
+        let c: std::collections::BTreeMap<_, _> = s.flow_control_counters().into_iter().collect();
+        (mean, p99, c["bfc_shared_assignments"])
+    };
+    let (m8, p8, shared8) = stats(8);
+    let (m32, p32, shared32) = stats(32);
+    eprintln!("short flows: BFC-8 mean {m8:.1} us p99 {p8:.1} us ({shared8} shared); BFC-32 {m32:.1} / {p32:.1} ({shared32})");
+    assert!(shared8 > shared32, "fewer queues: more flows share one");
+    assert!(p8 > 1.2 * p32, "BFC-8's p99 {p8:.1} us vs BFC-32's {p32:.1} us");
+    assert!(m8 > m32);
 }
