@@ -2,8 +2,9 @@
 //! drops of drop-tail into detours (its naive variant, which does not leave out full ports,
 //! drops more); Vertigo takes the queued packets with the most remaining bytes out and
 //! deflects them; every deflection policy (DIBS, Simple and Preemptive Deflection,
-//! Vertigo) is deterministic by seed under TCP. (Each policy's own decisions, AIFO's
-//! admission among them: the unit tests in `src/switch/admission/`.)
+//! Vertigo) is deterministic by seed under TCP. Vertigo's surgery should keep a port within
+//! its buffer rule; it does not yet (an ignored test says how). (Each policy's own
+//! decisions, AIFO's admission among them: the unit tests in `src/switch/admission/`.)
 
 mod common;
 
@@ -73,14 +74,20 @@ fn naive_deflection_drops_more_than_dibs() {
 /// Vertigo: a long flow keeps the bottleneck queue full; a short flow's packets, with
 /// fewer remaining bytes, take the places of the queued packets with the most remaining
 /// bytes — the long flow's, which are deflected — so the short flow loses nothing and is
-/// never deflected.
+/// never deflected. The short flow starts at 820 µs, when the long flow's window has filled
+/// the 60 KB queue: under Vertigo a long-flow packet is taken out at the very instant a
+/// short-flow packet joins the full queue, and every packet deflected or dropped is the
+/// long flow's. The control run, drop-tail in the same scenario (ordering layer and all),
+/// drops short-flow packets at the full queue and finishes the short flow later.
 #[test]
 fn vertigo_extracts_the_packets_with_the_most_remaining_bytes() {
+    use hopsim_core::observe::PacketEvent;
     let flows = "{ src = 0, dst = 2, size = \"4MB\", tag = \"long\" }, \
-                 { src = 1, dst = 2, size = \"30KB\", start = \"800us\", tag = \"short\" }";
+                 { src = 1, dst = 2, size = \"30KB\", start = \"820us\", tag = \"short\" }";
     // SRPT queues reorder a flow's own packets (its later ones rank lower): Vertigo runs
     // with the ordering layer at the receivers.
-    let layer = "[transport.tcp]\nreorder_timeout = \"360us\"\n";
+    let layer =
+        "[transport.tcp]\nreorder_timeout = \"360us\"\n[output.packet_trace]\nmax_records = 1000000\n";
     let vertigo = format!("{layer}[switch.deflection]\nkind = \"vertigo\"");
     let s = run(&tcp_dumbbell(2, "100Gbps", "10Gbps", "60KB", "reno", flows, &vertigo));
     assert_drained(&s);
@@ -89,10 +96,70 @@ fn vertigo_extracts_the_packets_with_the_most_remaining_bytes() {
     assert!(long.deflections > 0, "the long flow's packets are taken out and deflected");
     assert_eq!(short.deflections, 0, "the short flow's never are");
     assert_eq!(short.retransmitted_bytes, 0, "nor lost");
+    // The left switch's port onto the bottleneck: short-flow packets joining it when a
+    // long-flow packet is taken out at the same instant.
+    let bottleneck = s.port_id(NodeId(3), 2);
+    let trace = s.packet_records();
+    let taken_out: std::collections::BTreeSet<u64> =
+        trace.iter().filter(|e| e.event == PacketEvent::Deflect && e.flow == 0).map(|e| e.time.0).collect();
+    let made_room = trace
+        .iter()
+        .filter(|e| e.event == PacketEvent::Enqueue && e.flow == 1 && e.port == bottleneck)
+        .filter(|e| taken_out.contains(&e.time.0))
+        .count();
+    let victims = |s: &Simulator, flow: u32| {
+        s.packet_records()
+            .iter()
+            .filter(|e| matches!(e.event, PacketEvent::Deflect | PacketEvent::Drop) && e.flow == flow)
+            .count()
+    };
+    let control = run(&tcp_dumbbell(2, "100Gbps", "10Gbps", "60KB", "reno", flows, layer));
+    assert_drained(&control);
+    let c = records(&control);
+    eprintln!(
+        "Vertigo: short flow {:.1} us, {} B resent; {} of its packets made room; long flow \
+         {} deflections. Drop-tail: short flow {:.1} us, {} B resent ({} packets dropped)",
+        fct_us(short),
+        short.retransmitted_bytes,
+        made_room,
+        long.deflections,
+        fct_us(&c[1]),
+        c[1].retransmitted_bytes,
+        victims(&control, 1),
+    );
+    assert!(made_room > 0, "short-flow packets took the places of long-flow packets");
+    assert_eq!(victims(&s, 1), 0, "no short-flow packet deflected or dropped");
+    assert_eq!(control.summary().deflections, 0);
+    assert!(
+        victims(&control, 1) > 0 && c[1].retransmitted_bytes > 0,
+        "drop-tail drops the short flow's packets"
+    );
+    assert!(fct_us(short) < fct_us(&c[1]), "Vertigo finishes the short flow sooner");
+}
+
+/// Vertigo's surgery keeps a port within its buffer rule, as drop-tail does: a lone long
+/// flow into a 60 KB port never makes it hold more than 60 KB.
+#[test]
+#[ignore = "bug: Switches::make_room (switch/preempt.rs) deflects each victim before enqueueing the \
+            arrival; on a dumbbell the only switch-facing port is the egress itself, so the victim \
+            re-enters the room it freed and the arrival is then enqueued unchecked: 61,500 B held"]
+fn vertigo_keeps_each_port_within_its_buffer_limit() {
+    let flow = "{ src = 0, dst = 1, size = \"4MB\" }";
+    let layer = "[transport.tcp]\nreorder_timeout = \"360us\"\n";
+    let held = |extra: &str| {
+        let s = run(&tcp_dumbbell(1, "100Gbps", "10Gbps", "60KB", "reno", flow, extra));
+        assert_drained(&s);
+        s.port_stats(NodeId(2), 1).max_queue_bytes // the left switch's port onto the bottleneck
+    };
+    let drop_tail = held(layer);
+    let vertigo = held(&format!("{layer}[switch.deflection]\nkind = \"vertigo\""));
+    eprintln!("most bytes queued at the 60 KB port: drop-tail {drop_tail} B, Vertigo {vertigo} B");
+    assert!(drop_tail <= 60_000);
+    assert!(vertigo <= 60_000, "Vertigo held {vertigo} B in a 60 KB port");
 }
 
 /// The same scenario and seed give the same flows, under every TCP congestion control
-/// and deflection policy.
+/// and deflection policy; another seed gives others. Every run deflects.
 #[test]
 fn tcp_and_deflection_runs_are_deterministic() {
     for (cc, deflection) in
@@ -102,10 +169,19 @@ fn tcp_and_deflection_runs_are_deterministic() {
         let a = run(&toml);
         let b = run(&toml);
         assert_eq!(a.summary().events, b.summary().events, "{cc} {deflection}");
-        let fa: Vec<_> =
-            a.flow_records().iter().map(|r| (r.finish, r.retransmitted_bytes, r.deflections)).collect();
-        let fb: Vec<_> =
-            b.flow_records().iter().map(|r| (r.finish, r.retransmitted_bytes, r.deflections)).collect();
+        let flows = |s: &Simulator| -> Vec<_> {
+            s.flow_records().iter().map(|r| (r.finish, r.retransmitted_bytes, r.deflections)).collect()
+        };
+        let (fa, fb) = (flows(&a), flows(&b));
         assert_eq!(fa, fb, "{cc} {deflection}");
+        let other = run(&toml.replace("seed = 3\n", "seed = 4\n"));
+        let (ea, eo) = (a.summary().events, other.summary().events);
+        eprintln!(
+            "{cc} + {deflection}: {} deflections, {ea} events; seed 4: {} deflections, {eo} events",
+            a.summary().deflections,
+            other.summary().deflections
+        );
+        assert!(a.summary().deflections > 0, "{cc} {deflection}: packets were deflected");
+        assert_ne!(fa, flows(&other), "{cc} {deflection}: another seed differs");
     }
 }
