@@ -2,7 +2,10 @@
 ``hopsim validate-against-ns3``: its ns-3 configuration reader and writer, its driver (with
 a stand-in for ns-3's ``third``) and its report.
 
-ns-3's results are in ``tests/data/ns3`` (see its README for their provenance).
+ns-3's results are in ``tests/data/ns3`` (see its README for their provenance); the two
+public inputs of the WebSearch runs are rebuilt by ``ns3_inputs`` (the 320-host fat tree
+from its structure, the flow list from ns-3's outputs), and checked against the originals
+when ``shared/anchors/ns3-fattree320`` is present.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from ns3_inputs import fat_tree_320, ns3_start_ns, write_ws30_1ms_inputs, ws30_1ms_flows
 
 import hopsim
 from hopsim import cli, ns3, ns3_config, ns3_validate
@@ -26,6 +30,12 @@ needs_anchor = pytest.mark.skipif(
     ANCHOR is None, reason="shared/anchors/ns3-fattree320 (ns-3's inputs) not found"
 )
 CCS = ["dcqcn", "hpcc", "timely", "dctcp"]
+
+
+@pytest.fixture(scope="module")
+def ws30_inputs(tmp_path_factory) -> tuple[Path, Path]:
+    """``fat.txt`` and ``ws30_1ms.txt`` as ``ns3_inputs`` rebuilds them."""
+    return write_ws30_1ms_inputs(tmp_path_factory.mktemp("ns3_inputs"))
 
 
 def _scenario(topology: Path, flows: Path, cc: str) -> dict:
@@ -64,14 +74,14 @@ def test_incast_timely_ns3_variant_is_what_agrees():
     assert paper.flows["fct_ns"].max() > 1.5 * ref
 
 
-@needs_anchor
 @pytest.mark.parametrize("cc", CCS)
-def test_ws30_1ms_agrees_flow_by_flow(cc):
-    """ws30_1ms.txt on the 320-host fat tree: per-flow slowdown correlation ≥ 0.98, every
-    flow joined one to one. Measured: TIMELY and DCTCP 1.000 with 93 % and 74 % of FCTs
-    equal to the nanosecond, HPCC 0.999, DCQCN 0.991 (its random ECN marks draw from
-    different generators; ns-3 against itself with another RngRun: 0.980–0.997)."""
-    r = hopsim.run(_scenario(ANCHOR / "fat.txt", ANCHOR / "ws30_1ms.txt", cc))
+def test_ws30_1ms_agrees_flow_by_flow(cc, ws30_inputs):
+    """ws30_1ms.txt on the 320-host fat tree (both rebuilt, `ns3_inputs`): per-flow slowdown
+    correlation ≥ 0.98, every flow joined one to one. Measured: TIMELY and DCTCP 1.000 with
+    93 % and 80 % of FCTs equal to the nanosecond (74 % for DCTCP on the original flow file,
+    65 of whose starts are 1 ns earlier), HPCC 0.999, DCQCN 0.991 (its random ECN marks draw
+    from different generators; ns-3 against itself with another RngRun: 0.980–0.997)."""
+    r = hopsim.run(_scenario(*ws30_inputs, cc))
     theirs = ns3.read_fct(DATA / f"ws30_1ms_{cc}_fct.txt")
     joined = ns3.join_flows(r.flows, theirs)
     stats = ns3.agreement(joined)
@@ -88,8 +98,7 @@ def test_ws30_1ms_agrees_flow_by_flow(cc):
         assert exact >= 0.7, f"{exact:.1%} of FCTs equal to the nanosecond"
 
 
-@needs_anchor
-def test_every_flow_takes_ns3s_path():
+def test_every_flow_takes_ns3s_path(ws30_inputs):
     """ECMP under compat picks the switches ns-3 picks: the switch hops of every flow's first
     packet in ws30_1ms.txt equal those of an ns-3 packet trace (``ws30_1ms_paths.txt``)."""
     want = {}
@@ -98,7 +107,7 @@ def test_every_flow_takes_ns3s_path():
             continue
         src, dst, sport, _dport, *hops = map(int, line.split())
         want[(src, dst, sport)] = hops
-    doc = _scenario(ANCHOR / "fat.txt", ANCHOR / "ws30_1ms.txt", "dcqcn")
+    doc = _scenario(*ws30_inputs, "dcqcn")
     doc["output"] = {"packet_trace": {"max_records": 20_000_000}}
     r = hopsim.run(doc)
     p = r.packets
@@ -113,6 +122,35 @@ def test_every_flow_takes_ns3s_path():
     assert len(got) == len(want) == 405
     differ = [k for k in want if got.get(k) != want[k]]
     assert not differ, f"{len(differ)} flows differ, e.g. {differ[:3]}"
+
+
+@needs_anchor
+def test_the_rebuilt_fat_tree_is_fat_txt_byte_for_byte():
+    assert fat_tree_320() == (ANCHOR / "fat.txt").read_text()
+
+
+@needs_anchor
+def test_the_rebuilt_flow_list_is_ws30_1ms_txt():
+    """Every line's source, destination, priority, port and size equal the original's, in
+    order (the count line too, with its trailing space); every start reads as the same
+    nanosecond in ns-3, and a start text differs only where the outputs cannot tell the two
+    candidates apart, by 1 ns."""
+    ours = ws30_1ms_flows().splitlines()
+    theirs = (ANCHOR / "ws30_1ms.txt").read_text().splitlines()
+    assert ours[0] == theirs[0] == "405 " and len(ours) == len(theirs) == 406
+    texts_differ = 0
+    for a, b in zip(ours[1:], theirs[1:]):
+        *fields_a, start_a = a.split()
+        *fields_b, start_b = b.split()
+        assert fields_a == fields_b, (a, b)
+        assert ns3_start_ns(start_a) == ns3_start_ns(start_b), (a, b)
+        if start_a != start_b:
+            texts_differ += 1
+            one_ns = round((float(start_a) - float(start_b)) * 1e9)
+            assert one_ns == 1, (a, b)
+    print(f"{texts_differ} of 405 start texts differ from ws30_1ms.txt, each by 1 ns")
+    assert texts_differ == 65
+    assert ws30_1ms_flows().endswith("\n") and (ANCHOR / "ws30_1ms.txt").read_text().endswith("\n")
 
 
 def test_source_ports_per_pair_as_ns3_numbers_them(tmp_path):

@@ -1,5 +1,6 @@
 //! Behaviour of the measurements: queuing delay, queue and buffer samplers, throughput
-//! bins and the packet trace agree with each other and with the counters.
+//! bins and the packet trace agree with each other and with the counters; flows are
+//! classified congested, vulnerable or background by what they shared with an incast.
 
 mod common;
 
@@ -102,4 +103,50 @@ fn per_flow_ecmp_never_reorders() {
     assert!(s.summary().pfc_pause_frames > 0);
     assert_eq!(s.summary().reordering_ratio, 0.0);
     assert!(s.flow_records().iter().all(|f| f.reordered_packets == 0));
+}
+
+/// Classification of a hand-built case: a 4-to-1 incast (congested), a victim sharing the
+/// incast senders' uplink while they are active (vulnerable), a flow on the same uplink
+/// after the incast is over and a flow on the other side of the fabric (background).
+#[test]
+fn flows_are_classified_congested_vulnerable_background() {
+    use hopsim_core::sim::FlowClass;
+    let s = run(r#"
+        [topology]
+        kind = "dumbbell"
+        left_hosts = 6
+        right_hosts = 3
+        bottleneck_rate = "400Gbps"
+        [transport]
+        cc = "none"
+        [[workload]]
+        kind = "incast"
+        receiver = 6
+        fan_in = 4
+        senders = [0, 1, 2, 3]
+        size_min = "200KB"
+        size_max = "200KB"
+        period = "10ms"
+        stop = "1us"
+        [[workload]]
+        kind = "flows"
+        flows = [
+            { src = 4, dst = 7, size = "100KB", start = "5us", tag = "victim" },
+            { src = 5, dst = 8, size = "100KB", start = "5ms", tag = "late" },
+            { src = 7, dst = 8, size = "100KB", start = "5us", tag = "elsewhere" },
+        ]
+    "#);
+    let classes = s.flow_classes();
+    let by_tag = |tag: &str| {
+        s.flow_records()
+            .iter()
+            .zip(&classes)
+            .filter(|(r, _)| r.tag == tag)
+            .map(|(_, c)| *c)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(by_tag("incast"), vec![FlowClass::Congested; 4]);
+    assert_eq!(by_tag("victim"), [FlowClass::Vulnerable]);
+    assert_eq!(by_tag("late"), [FlowClass::Background]);
+    assert_eq!(by_tag("elsewhere"), [FlowClass::Background]);
 }

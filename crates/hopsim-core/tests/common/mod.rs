@@ -54,3 +54,62 @@ pub fn incast_with_victim(flow_control: &str, with_incast: bool) -> String {
          [workload]\nkind = \"flows\"\nflows = [{incast}{{ src = 4, dst = 6, size = \"500KB\", start = \"20us\", tag = \"victim\" }}]\n"
     )
 }
+
+pub const INCAST_32: &str = r#"
+[topology]
+kind = "dumbbell"
+left_hosts = 32
+right_hosts = 1
+[switch]
+buffer_bytes = "2MB"
+[transport]
+cc = "none"
+[workload]
+kind = "incast"
+receiver = 32
+fan_in = 32
+size_min = "300KB"
+size_max = "300KB"
+period = "10ms"
+stop = "1us"
+"#;
+
+/// A dumbbell: `left` senders at `host_rate` into one receiver behind a `bottleneck`,
+/// TCP with congestion control `cc`, per-port buffers of `buffer`, plus `extra` TOML.
+pub fn tcp_dumbbell(
+    left: u32,
+    host_rate: &str,
+    bottleneck: &str,
+    buffer: &str,
+    cc: &str,
+    flows: &str,
+    extra: &str,
+) -> String {
+    format!(
+        "seed = 1\n[topology]\nkind = \"dumbbell\"\nleft_hosts = {left}\nright_hosts = 1\n\
+         host_rate = \"{host_rate}\"\nbottleneck_rate = \"{bottleneck}\"\n\
+         [switch.pfc]\nenabled = false\n\
+         [switch.admission]\nkind = \"static_per_port\"\nbytes = \"{buffer}\"\n\
+         [transport]\nkind = \"tcp\"\ncc = \"{cc}\"\nmtu = 1452\n{extra}\n\
+         [workload]\nkind = \"flows\"\nflows = [{flows}]\n"
+    )
+}
+
+pub fn records(s: &hopsim_core::Simulator) -> Vec<FlowRecord> {
+    s.flow_records()
+}
+
+/// A small leaf-spine (2 spines, 2 leaves, 8 hosts per leaf, 10/10 Gb/s, 30 KB per port)
+/// under a 15-to-1 incast plus background, with TCP `cc` and deflection `kind`.
+pub fn tcp_incast_leaf_spine(cc: &str, kind: &str, extra: &str) -> String {
+    let incast: String =
+        (1..16).map(|i| format!("{{ src = {i}, dst = 0, size = \"60KB\", tag = \"incast\" }}, ")).collect();
+    format!(
+        "seed = 3\n[topology]\nkind = \"leaf_spine\"\nspines = 2\nleaves = 2\nhosts_per_leaf = 8\n\
+         host_rate = \"10Gbps\"\nfabric_rate = \"10Gbps\"\n\
+         [switch.pfc]\nenabled = false\n[switch.admission]\nkind = \"static_per_port\"\nbytes = \"30KB\"\n\
+         [switch.deflection]\nkind = \"{kind}\"\n\
+         [transport]\nkind = \"tcp\"\ncc = \"{cc}\"\nmtu = 1452\n{extra}\n\
+         [[workload]]\nkind = \"flows\"\nflows = [{incast}{{ src = 2, dst = 12, size = \"2MB\", tag = \"long\" }}]\n"
+    )
+}

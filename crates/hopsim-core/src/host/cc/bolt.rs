@@ -200,4 +200,94 @@ mod tests {
         assert_eq!(b.marks(20_000, 100_000), flags::INC);
         assert_eq!(b.marks(95_000, 100_000), flags::LAST);
     }
+
+    fn params() -> CcParams {
+        crate::scenario::default_cc_params(1000)
+    }
+
+    /// A flow of 1,000 B segments (1,048 B on the wire) at 10 Gb/s, at `now`.
+    fn flow<'a>(now: SimTime, window: &'a mut u64, ssthresh: &'a mut u64, rate: &'a mut u64) -> CcFlow<'a> {
+        CcFlow {
+            now,
+            rate,
+            window,
+            line_rate: 10_000_000_000,
+            base_rtt: Delta::from_us(10),
+            bdp: 12_500,
+            snd_nxt: 50_000,
+            packet_bytes: 1048,
+            timer: None,
+            ssthresh,
+            in_recovery: false,
+            mss: 1000,
+            hops: 2,
+        }
+    }
+
+    fn at_ns(ns: u64) -> SimTime {
+        SimTime(ns * 1000)
+    }
+
+    /// Bolt §3.1: each SRC takes one segment off the window, at most once per
+    /// rtt_src / (q · share): here a 10-packet queue seen 5 µs after the packet was sent,
+    /// the flow's share 0.8 (10 KB per 10 µs round trip of a 10 Gb/s link) — 625 ns, then
+    /// 694 ns with 9 KB. SRCs in between are counted, not acted on. Below one segment the
+    /// cut is multiplicative (1 − max_mdf).
+    #[test]
+    fn an_src_cuts_one_segment_at_most_once_per_reaction_interval() {
+        let p = params();
+        let mut b = Bolt::new(10_000);
+        b.rtt = Delta::from_us(10);
+        let (mut w, mut ss, mut r) = (10_000, 10_000, 0);
+        let notice = |now: u64| SourceNotice {
+            queue_bytes: 10 * 1048,
+            link_rate: 10_000_000_000,
+            sent_at: at_ns(now - 5_000),
+        };
+        for (now, cwnd) in [(100_000, 9_000.0), (100_600, 9_000.0), (100_700, 8_000.0), (101_300, 8_000.0)] {
+            b.on_source_notice(&notice(now), &mut flow(at_ns(now), &mut w, &mut ss, &mut r), &p);
+            assert_eq!(b.cwnd, cwnd, "at {now} ns");
+        }
+        assert_eq!((b.srcs, b.src_decreases), (4, 2));
+        assert_eq!(w, 8_000, "the window follows");
+        // Below one segment every SRC cuts multiplicatively, and the flow is paced.
+        b.cwnd = 800.0;
+        b.on_source_notice(&notice(200_000), &mut flow(at_ns(200_000), &mut w, &mut ss, &mut r), &p);
+        assert!((b.cwnd - 800.0 * (1.0 - p.swift.max_mdf)).abs() < 1e-9, "{}", b.cwnd);
+        assert_eq!(w, 1000, "at least one segment in flight");
+        assert!(r < 10_000_000_000, "paced below the line rate: {r}");
+    }
+
+    /// Bolt §3.3: an ACK echoing a granted INC (INC without DEC) adds one segment; the
+    /// additive increase (module header) adds `ai` segments once per round trip, when an
+    /// ACK passes the byte that was next to send at the previous increase.
+    #[test]
+    fn a_granted_increase_adds_a_segment_and_additive_increase_comes_once_per_rtt() {
+        let p = params();
+        let mut b = Bolt::new(10_000);
+        let (mut w, mut ss, mut r) = (10_000, 10_000, 0);
+        let ack = |seq: u64, echo: u8| Ack {
+            seq,
+            ecn_echo: false,
+            sent_at: at_ns(90_000),
+            int: None,
+            newly_acked: 1000,
+            echo_flags: echo,
+        };
+        let ai = p.swift.ai * 1000.0;
+        // The first ACK passes the (zero) increase mark: additive increase, next at 50,000.
+        b.on_ack(&ack(1_000, 0), &mut flow(at_ns(100_000), &mut w, &mut ss, &mut r), &p);
+        assert_eq!(b.cwnd, 10_000.0 + ai);
+        b.on_ack(&ack(2_000, flags::INC), &mut flow(at_ns(100_100), &mut w, &mut ss, &mut r), &p);
+        assert_eq!(b.cwnd, 11_000.0 + ai, "granted: one segment");
+        b.on_ack(
+            &ack(3_000, flags::INC | flags::DEC),
+            &mut flow(at_ns(100_200), &mut w, &mut ss, &mut r),
+            &p,
+        );
+        assert_eq!(b.cwnd, 11_000.0 + ai, "INC with DEC: an SRC was sent, no grant");
+        b.on_ack(&ack(50_001, 0), &mut flow(at_ns(110_000), &mut w, &mut ss, &mut r), &p);
+        assert_eq!(b.cwnd, 11_000.0 + 2.0 * ai, "a round trip later: the next additive increase");
+        assert_eq!(b.rtt, Delta::from_us(20), "the RTT sample of the last ACK");
+    }
 }

@@ -348,3 +348,162 @@ impl FlowControlPolicy for PerFlow {
             .then(|| ("flow pauses", format!("{} (resumes {})", thousands(pauses), thousands(resumes))))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fabric::packet::test_packet;
+    use crate::fabric::store::PacketStore;
+    use crate::ids::NodeId;
+    use crate::time::{Delta, Rate};
+
+    /// Port 0 of a switch (no queues until flows take them); ports 1 and 2 face upstreams.
+    /// One-hop BDP 10,000 B everywhere: PAUSE at 20,000 B queued, RESUME at 10,000 B.
+    const EGRESS: PortId = PortId(0);
+    const UP_A: PortId = PortId(1);
+    const UP_B: PortId = PortId(2);
+
+    fn per_flow() -> (PerFlow, Port, PacketStore) {
+        let cfg = PerFlowConfig { xoff_bdp: 2.0, xon_bdp: 1.0 };
+        let port = Port::new(NodeId(0), PortId(9), Rate::gbps(100), Delta::ZERO, 0, 1, Default::default());
+        (PerFlow::new(cfg, &[10_000; 3], 4), port, PacketStore::new())
+    }
+
+    fn packet(flow: u32) -> Packet {
+        Packet { flow: FlowId(flow), ..test_packet(0) }
+    }
+
+    fn ack(flow: u32) -> Packet {
+        Packet { kind: PacketKind::Ack, ..packet(flow) }
+    }
+
+    /// A packet arrives over `up`, for `egress`: classified, checked, queued. Returns the
+    /// frame the arrival asked for.
+    fn arrive(
+        pf: &mut PerFlow,
+        port: &mut Port,
+        store: &mut PacketStore,
+        up: PortId,
+        pkt: Packet,
+    ) -> Option<FlowFrame> {
+        let q = pf.classify_flow(EGRESS, port, &pkt, SimTime::ZERO);
+        let after = port.queues.queue_bytes(q) + pkt.wire_bytes as u64;
+        let frame = pf.on_arrival_flow(up, EGRESS, q, after, &pkt);
+        let r = store.insert(pkt);
+        port.queues.enqueue(store, q, r);
+        frame
+    }
+
+    /// The head packet of `flow`'s queue leaves; returns whether RESUMEs were queued.
+    fn depart(pf: &mut PerFlow, port: &mut Port, store: &mut PacketStore, pkt: Packet) -> bool {
+        let q = pf.classify_flow(EGRESS, port, &pkt, SimTime::ZERO);
+        let r = port.queues.dequeue(store, q).expect("a queued packet");
+        store.remove(r);
+        pf.on_dequeue_flow(EGRESS, port, q, &pkt, SimTime::ZERO)
+    }
+
+    /// Pyrrha §2.3 (Fig 2(b)) per-flow baseline: each active flow at a port has a queue of
+    /// its own — taken at its first packet, kept for its later ones — and a flow's ACKs
+    /// (queued with data) have another.
+    #[test]
+    fn each_active_flow_takes_a_queue_of_its_own() {
+        let (mut pf, mut port, _) = per_flow();
+        let q1 = pf.classify_flow(EGRESS, &mut port, &packet(1), SimTime::ZERO);
+        let q2 = pf.classify_flow(EGRESS, &mut port, &packet(2), SimTime::ZERO);
+        let q1_ack = pf.classify_flow(EGRESS, &mut port, &ack(1), SimTime::ZERO);
+        assert!(q1 != q2 && q1 != q1_ack && q2 != q1_ack, "{q1} {q2} {q1_ack}");
+        assert_eq!(pf.classify_flow(EGRESS, &mut port, &packet(1), SimTime::ZERO), q1, "kept");
+        assert_eq!((pf.entries(), port.queues.allocated()), (3, 3));
+        // The same flow at another port is another entry.
+        let mut other =
+            Port::new(NodeId(0), PortId(8), Rate::gbps(100), Delta::ZERO, 0, 1, Default::default());
+        pf.classify_flow(PortId(2), &mut other, &packet(1), SimTime::ZERO);
+        assert_eq!(pf.entries(), 4);
+    }
+
+    /// §6 "Parameters" (K_pause 2, K_resume 1 one-hop BDPs): the arrival that takes a flow's
+    /// queue to 20,000 B sends PAUSE(flow) to the upstream it came over, once per upstream;
+    /// once the queue falls to 10,000 B every paused upstream is sent RESUME(flow). Another
+    /// flow at the same port is never paused.
+    #[test]
+    fn a_flow_is_paused_upstream_at_xoff_and_resumed_at_xon() {
+        let (mut pf, mut port, mut store) = per_flow();
+        let pause = FlowFrame { flow: FlowId(1), reverse: false, pause: true };
+        // 19 packets of 1,048 B: 19,912 B, below xoff.
+        for _ in 0..19 {
+            assert_eq!(arrive(&mut pf, &mut port, &mut store, UP_A, packet(1)), None);
+        }
+        assert_eq!(arrive(&mut pf, &mut port, &mut store, UP_A, packet(1)), Some(pause), "20,960 B");
+        assert_eq!(arrive(&mut pf, &mut port, &mut store, UP_A, packet(1)), None, "paused already");
+        assert_eq!(arrive(&mut pf, &mut port, &mut store, UP_B, packet(1)), Some(pause), "a second upstream");
+        // Flow 2's queue is its own: 10 packets are under xoff whatever flow 1 holds.
+        for _ in 0..10 {
+            assert_eq!(arrive(&mut pf, &mut port, &mut store, UP_A, packet(2)), None, "flow 2: under xoff");
+        }
+        // Flow 1 holds 22 packets; RESUME goes once 9 (9,432 B ≤ 10,000) are left.
+        for left in (9..22).rev() {
+            let resumed = depart(&mut pf, &mut port, &mut store, packet(1));
+            assert_eq!(resumed, left == 9, "{left} packets left");
+            if left > 9 {
+                assert!(pf.outbox.is_empty());
+            }
+        }
+        let resume = FlowFrame { flow: FlowId(1), reverse: false, pause: false };
+        assert_eq!(pf.outbox.drain(..).collect::<Vec<_>>(), [(UP_A, resume), (UP_B, resume)]);
+        assert!(!depart(&mut pf, &mut port, &mut store, packet(1)), "resumed once");
+    }
+
+    /// Per-flow PAUSE at the receiving end: a switch port stops only that flow's queue (a
+    /// flow not seen yet gets its queue paused when its first packet comes); a host NIC
+    /// stops only that flow's data, never its ACKs.
+    #[test]
+    fn a_pause_stops_exactly_one_flow() {
+        let (mut pf, mut port, mut store) = per_flow();
+        let q1 = pf.classify_flow(EGRESS, &mut port, &packet(1), SimTime::ZERO);
+        let q2 = pf.classify_flow(EGRESS, &mut port, &packet(2), SimTime::ZERO);
+        let r = store.insert(packet(1));
+        port.queues.enqueue(&mut store, q1, r);
+        assert!(!pf.on_frame_flow(EGRESS, &mut port, false, FlowId(1), false, true, SimTime::ZERO));
+        assert!(port.queues.is_paused(q1) && !port.queues.is_paused(q2));
+        // Flow 3 is paused before its first packet arrives here.
+        pf.on_frame_flow(EGRESS, &mut port, false, FlowId(3), false, true, SimTime::ZERO);
+        let q3 = pf.classify_flow(EGRESS, &mut port, &packet(3), SimTime::ZERO);
+        assert!(port.queues.is_paused(q3), "its queue starts paused");
+        assert!(
+            pf.on_frame_flow(EGRESS, &mut port, false, FlowId(1), false, false, SimTime::ZERO),
+            "may send"
+        );
+        assert!(!port.queues.is_paused(q1));
+        // The source NIC (host port 5).
+        let mut nic = Port::new(NodeId(1), PortId(5), Rate::gbps(100), Delta::ZERO, 0, 1, Default::default());
+        assert!(!pf.on_frame_flow(PortId(5), &mut nic, true, FlowId(2), false, true, SimTime::ZERO));
+        assert!(pf.host_paused(FlowId(2)) && !pf.host_paused(FlowId(1)));
+        pf.on_frame_flow(PortId(5), &mut nic, true, FlowId(1), true, true, SimTime::ZERO);
+        assert!(!pf.host_paused(FlowId(1)), "a NIC never pauses ACKs");
+        assert!(pf.on_frame_flow(PortId(5), &mut nic, true, FlowId(2), false, false, SimTime::ZERO));
+        assert!(!pf.host_paused(FlowId(2)));
+    }
+
+    /// Per-flow state is given back: a flow's queue once it is empty and not paused (the
+    /// next flow reuses it), a RESUME for a flow without a queue here leaves no entry.
+    #[test]
+    fn a_drained_flow_gives_its_entry_back() {
+        let (mut pf, mut port, mut store) = per_flow();
+        for _ in 0..3 {
+            arrive(&mut pf, &mut port, &mut store, UP_A, packet(1));
+        }
+        let q1 = pf.classify_flow(EGRESS, &mut port, &packet(1), SimTime::ZERO);
+        for _ in 0..2 {
+            depart(&mut pf, &mut port, &mut store, packet(1));
+            assert_eq!((pf.entries(), port.queues.allocated()), (1, 1), "still holds a packet");
+        }
+        depart(&mut pf, &mut port, &mut store, packet(1));
+        assert_eq!((pf.entries(), port.queues.allocated()), (0, 0), "empty: given back");
+        assert_eq!(pf.classify_flow(EGRESS, &mut port, &packet(2), SimTime::ZERO), q1, "and reused");
+        // A PAUSE then RESUME for a flow with no queue here: nothing is left.
+        pf.on_frame_flow(EGRESS, &mut port, false, FlowId(3), false, true, SimTime::ZERO);
+        assert_eq!(pf.entries(), 2);
+        pf.on_frame_flow(EGRESS, &mut port, false, FlowId(3), false, false, SimTime::ZERO);
+        assert_eq!(pf.entries(), 1);
+    }
+}

@@ -68,3 +68,41 @@ impl HostPauses {
             .map(|(i, r)| (PortId(i as u32), r.as_slice()))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::NodeId;
+    use crate::scenario::EcmpHash;
+    use crate::time::{Delta, Rate};
+    use crate::topology::builders::fat_tree;
+
+    /// §4.4: a NIC told to stop root R stops exactly its flows whose onward path crosses R;
+    /// RESUME (or a failed link) lifts it. Under a per-packet load balancer (§4.2, with
+    /// DRILL) only the last hop of a path is known, so only a root there stops a flow.
+    #[test]
+    fn a_nic_stops_exactly_the_flows_crossing_a_paused_root() {
+        let t = fat_tree(4, Rate::gbps(100), Rate::gbps(100), Delta::from_us(1));
+        let r = Routing::new(&t, EcmpHash::Mix, 3);
+        let to = |dst: u32| FiveTuple { src: NodeId(0), dst: NodeId(dst), sport: 10_000, dport: 100 };
+        let path = r.path_of(&t, to(15));
+        let (nic, core_down, last) = (path[0], path[3], *path.last().expect("a path"));
+        let elsewhere = (1..15).find(|d| !r.path_of(&t, to(*d)).contains(&core_down)).expect("another path");
+        let mut hosts = HostPauses::new(t.ports.len());
+        let may = |h: &HostPauses, dst: u32, adaptive: bool| h.may_send(nic, to(dst), &r, &t, adaptive);
+        assert!(may(&hosts, 15, false));
+        hosts.pause(nic, core_down.0);
+        assert!(!may(&hosts, 15, false), "its path crosses the paused core port");
+        assert!(may(&hosts, elsewhere, false), "host {elsewhere}'s does not");
+        assert!(may(&hosts, 15, true), "per-packet balancing: the core port is not known in advance");
+        hosts.pause(nic, last.0);
+        assert!(!may(&hosts, 15, true), "the last hop is");
+        hosts.resume(nic, core_down.0);
+        hosts.resume(nic, last.0);
+        assert!(may(&hosts, 15, false));
+        assert_eq!(hosts.paused_hosts().count(), 0);
+        hosts.pause(nic, last.0);
+        hosts.clear(nic);
+        assert!(may(&hosts, 15, false), "its link failed: nothing holds");
+    }
+}

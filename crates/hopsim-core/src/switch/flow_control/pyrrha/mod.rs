@@ -1087,3 +1087,389 @@ impl FlowControlPolicy for Pyrrha {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{EventQueue, PolicyTimerKind};
+    use crate::fabric::packet::test_packet;
+    use crate::fabric::store::PacketStore;
+    use crate::fabric::timers::{PolicyTimers, Timers};
+    use crate::ids::NodeId;
+    use crate::scenario::EcmpHash;
+    use crate::time::{Delta, Rate};
+    use crate::topology::builders::leaf_spine;
+
+    // Leaf-spine, one spine, three leaves of two hosts, 100 Gb/s and 1 µs everywhere: hosts
+    // 0–5 (host h's NIC is port h), leaves 6–8 (switches 0–2), spine 9 (switch 3). One-hop
+    // BDP 25,000 B: K_pause 50,000 B, K_resume 25,000 B.
+    /// Leaf 6's port facing host 0, and its uplink.
+    const LEAF0_FROM_H0: PortId = PortId(6);
+    const LEAF0_UP: PortId = PortId(8);
+    /// Leaf 8's port down to host 4, and the one facing host 5.
+    const LEAF2_TO_H4: PortId = PortId(12);
+    const LEAF2_FROM_H5: PortId = PortId(13);
+    /// The spine's ports facing leaves 6, 7 and 8.
+    const SPINE_FROM_LEAF0: PortId = PortId(15);
+    const SPINE_FROM_LEAF1: PortId = PortId(16);
+    const SPINE_TO_LEAF2: PortId = PortId(17);
+
+    /// Pyrrha on the leaf-spine above, its hooks driven by hand.
+    struct Net {
+        topo: Topology,
+        routing: Routing,
+        ports: Vec<Port>,
+        store: PacketStore,
+        headers: Headers,
+        events: EventQueue,
+        timers: PolicyTimers,
+        py: Pyrrha,
+    }
+
+    fn config() -> PyrrhaConfig {
+        PyrrhaConfig {
+            k_pause: 2.0,
+            k_resume: 1.0,
+            iq_limit: 100,
+            merge: true,
+            structure: IqStructure::Hierarchical,
+        }
+    }
+
+    fn net(cfg: PyrrhaConfig) -> Net {
+        let link = (Rate::gbps(100), Delta::from_us(1));
+        let topo = leaf_spine(1, 3, 2, 1, link, link);
+        let switches: Vec<NodeId> = (6..10).map(NodeId).collect();
+        let switch_of = |p: usize| switches.iter().position(|n| topo.ports_of(*n).contains(&(p as u32)));
+        let facts: Vec<PyrrhaPort> = (0..topo.ports.len())
+            .map(|p| PyrrhaPort {
+                hop_bdp: 25_000,
+                switch: switch_of(p).map(|s| s as u32),
+                peer_host: topo.is_host(topo.ports[topo.ports[p].peer.idx()].node),
+            })
+            .collect();
+        assert_eq!(topo.ports[SPINE_TO_LEAF2.idx()].node, NodeId(9));
+        assert_eq!(topo.ports[topo.ports[LEAF2_TO_H4.idx()].peer.idx()].node, NodeId(4));
+        let first_port = switches.iter().map(|n| topo.ports_of(*n).start).collect();
+        let mut layout = HeaderLayout::default();
+        let fields = PyrrhaFields::register(&mut layout);
+        let ports =
+            topo.ports.iter().map(|s| Port::new(s.node, s.peer, s.rate, s.delay, 1, 1, Default::default()));
+        Net {
+            routing: Routing::new(&topo, EcmpHash::Mix, 1),
+            ports: ports.collect(),
+            store: PacketStore::new(),
+            headers: Headers::new(&layout),
+            events: EventQueue::new(),
+            timers: PolicyTimers::new(topo.ports.len()),
+            py: Pyrrha::new(cfg, &facts, first_port, 1, false, fields),
+            topo,
+        }
+    }
+
+    /// The hooks' context, borrowed from the net's fields.
+    macro_rules! cx {
+        ($n:expr) => {
+            FcCx {
+                now: SimTime::ZERO,
+                ports: &mut $n.ports,
+                store: &mut $n.store,
+                headers: &mut $n.headers,
+                routing: &$n.routing,
+                topo: &$n.topo,
+                timers: Timers::new(&mut $n.events, &mut $n.timers, PolicyTimerKind::FlowControl),
+                flows_unfinished: 1,
+            }
+        };
+    }
+
+    /// A data packet from host `src` to host `dst`.
+    fn packet(src: u32, dst: u32) -> Packet {
+        Packet { src: NodeId(src), dst: NodeId(dst), sport: 10_000, dport: 100, ..test_packet(0) }
+    }
+
+    fn frame(signal: RootSignal, root: PortId, old_root: RootId, hop: u8) -> PyrrhaFrame {
+        PyrrhaFrame { signal, root: root.0, old_root, hop }
+    }
+
+    impl Net {
+        /// `pkt` arrives on `in_port` and is queued: returns its egress and queue.
+        fn arrive(&mut self, in_port: PortId, pkt: Packet) -> (PortId, usize) {
+            let node = self.topo.ports[in_port.idx()].node;
+            let sw = node.0 as usize - 6;
+            let egress = self.routing.select(node, routing_tuple(&pkt));
+            let r = self.store.insert(pkt);
+            self.headers.reset(r.index());
+            let local_in = in_port.0 - self.topo.ports_of(node).start;
+            let mut cx = cx!(self);
+            let queue = self.py.classify(&mut cx, sw, egress, &pkt, r.index());
+            let queue_bytes = cx.ports[egress.idx()].queues.queue_bytes(queue);
+            let hop =
+                Hop { sw, in_port, local_in, egress, queue, pkt: &pkt, slot: r.index(), buffer: 1 << 30 };
+            self.py.on_arrival(&mut cx, &hop, queue_bytes);
+            self.store.get_mut(r).ingress = local_in as u16;
+            self.ports[egress.idx()].queues.enqueue(&mut self.store, queue, r);
+            (egress, queue)
+        }
+
+        /// `port` sends the packet its scheduler picks (from its OQs): `None` if it cannot.
+        fn send(&mut self, port: PortId) -> Option<Packet> {
+            let queue = self.ports[port.idx()].queues.next_queue()?;
+            let r = self.ports[port.idx()].queues.dequeue(&mut self.store, queue).expect("eligible");
+            self.ports[port.idx()].queues.served(queue);
+            let pkt = *self.store.get(r);
+            let node = self.topo.ports[port.idx()].node;
+            let sw = node.0 as usize - 6;
+            let in_port = PortId(self.topo.ports_of(node).start + pkt.ingress as u32);
+            let hop = Hop {
+                sw,
+                in_port,
+                local_in: pkt.ingress as u32,
+                egress: port,
+                queue,
+                pkt: &pkt,
+                slot: r.index(),
+                buffer: 1 << 30,
+            };
+            let mut cx = cx!(self);
+            self.py.on_dequeue(&mut cx, &hop);
+            self.store.remove(r);
+            Some(pkt)
+        }
+
+        fn receive(&mut self, port: PortId, is_host: bool, f: PyrrhaFrame) -> bool {
+            let mut cx = cx!(self);
+            self.py.on_frame(&mut cx, port, is_host, f)
+        }
+
+        /// The frames the hooks asked to send since the last call.
+        fn frames(&mut self) -> Vec<(PortId, PyrrhaFrame)> {
+            self.py.outbox.drain(..).collect()
+        }
+
+        /// The spine's port to leaf 8 nominates itself a root: 48 packets for host 4 from
+        /// leaf 6 (50,304 B > K_pause) and one from leaf 7 each pause their upstream.
+        fn spine_root(&mut self) {
+            for _ in 0..48 {
+                self.arrive(SPINE_FROM_LEAF0, packet(0, 4));
+            }
+            self.arrive(SPINE_FROM_LEAF1, packet(2, 4));
+            let pause = frame(RootSignal::Pause, SPINE_TO_LEAF2, NO_ROOT, 1);
+            assert_eq!(self.frames(), [(SPINE_FROM_LEAF0, pause), (SPINE_FROM_LEAF1, pause)]);
+        }
+    }
+
+    /// §4.1 root identification: an output queue past K_pause makes its port a congestion
+    /// root, which sends PAUSE(itself, hop 1) to each upstream it receives from, once; below
+    /// K_resume it sends them RESUME. A host upstream then leaves its tree, a switch
+    /// upstream stays a member until it unassigns its IQ.
+    #[test]
+    fn an_output_queue_past_k_pause_nominates_its_port_a_root() {
+        let mut n = net(config());
+        for k in 1..=47 {
+            n.arrive(SPINE_FROM_LEAF0, packet(0, 4));
+            assert!(n.frames().is_empty(), "{k} packets: {} B, not above K_pause", k * 1048);
+        }
+        n.arrive(SPINE_FROM_LEAF0, packet(0, 4));
+        let pause = frame(RootSignal::Pause, SPINE_TO_LEAF2, NO_ROOT, 1);
+        assert_eq!(n.frames(), [(SPINE_FROM_LEAF0, pause)], "the 48th packet: 50,304 B");
+        n.arrive(SPINE_FROM_LEAF0, packet(0, 4));
+        assert!(n.frames().is_empty(), "that upstream is paused already");
+        n.arrive(SPINE_FROM_LEAF1, packet(2, 4));
+        assert_eq!(n.frames(), [(SPINE_FROM_LEAF1, pause)], "another upstream");
+        assert_eq!(n.py.stats.roots_nominated, 1, "one root, two upstreams");
+        // 50 packets queued: RESUME goes when 23 are left (24,104 B < K_resume).
+        for left in (23..50).rev() {
+            n.send(SPINE_TO_LEAF2).expect("the OQ sends");
+            let frames = n.frames();
+            if left > 23 {
+                assert!(frames.is_empty(), "{left} left");
+            } else {
+                let resume = frame(RootSignal::Resume, SPINE_TO_LEAF2, NO_ROOT, 1);
+                assert_eq!(frames, [(SPINE_FROM_LEAF0, resume), (SPINE_FROM_LEAF1, resume)]);
+            }
+        }
+        let members = &n.py.roots.self_children[SPINE_TO_LEAF2.idx()];
+        assert_eq!(
+            members.iter().map(|c| (c.ingress, c.paused)).collect::<Vec<_>>(),
+            [(SPINE_FROM_LEAF0, false), (SPINE_FROM_LEAF1, false)]
+        );
+        // UNASSIGN from leaf 6 takes it out of the tree.
+        n.receive(SPINE_FROM_LEAF0, false, frame(RootSignal::Unassign, SPINE_TO_LEAF2, NO_ROOT, 0));
+        assert_eq!(n.py.roots.self_children[SPINE_TO_LEAF2.idx()].len(), 1);
+        // A root paused by a host: the host leaves its tree once resumed.
+        for _ in 0..48 {
+            n.arrive(LEAF2_FROM_H5, packet(5, 4));
+        }
+        let root = frame(RootSignal::Pause, LEAF2_TO_H4, NO_ROOT, 1);
+        assert_eq!(n.frames(), [(LEAF2_FROM_H5, root)]);
+        while n.send(LEAF2_TO_H4).is_some() {}
+        let resume = frame(RootSignal::Resume, LEAF2_TO_H4, NO_ROOT, 1);
+        assert_eq!(n.frames(), [(LEAF2_FROM_H5, resume)]);
+        assert!(n.py.roots.self_children[LEAF2_TO_H4.idx()].is_empty());
+        assert_eq!(n.py.stats.roots_nominated, 2);
+    }
+
+    /// §4.2–§4.4: PAUSE(root) at a port gives the root an IQ there, paused; exactly the
+    /// packets whose onward path crosses the root wait in it, the others pass; an IQ holding
+    /// more than K_pause of an upstream's bytes pauses that upstream (hop + 1), which stops
+    /// only the flows crossing the root. RESUME lets the IQ drain into the OQ; below
+    /// K_resume the upstream is resumed; the empty IQ is unassigned (UNASSIGN downstream).
+    #[test]
+    fn a_paused_root_isolates_exactly_the_flows_that_cross_it() {
+        let mut n = net(config());
+        assert!(!n.receive(LEAF0_UP, false, frame(RootSignal::Pause, SPINE_TO_LEAF2, NO_ROOT, 1)));
+        assert_eq!(n.py.iqs[LEAF0_UP.idx()].state_of(SPINE_TO_LEAF2.0), Some(IqState::Paused));
+        assert_eq!(n.py.stats.iqs_assigned, 1);
+        let (_, iq) = n.arrive(LEAF0_FROM_H0, packet(0, 4));
+        let (_, oq) = n.arrive(LEAF0_FROM_H0, packet(0, 2));
+        assert_eq!((iq, oq), (1, 0), "to host 4 (through the spine's port 17): the IQ; to host 2: the OQ");
+        assert!(n.ports[LEAF0_UP.idx()].queues.is_paused(iq));
+        assert_eq!(n.send(LEAF0_UP).map(|p| p.dst), Some(NodeId(2)));
+        assert_eq!(n.send(LEAF0_UP), None, "the isolated packet waits");
+        for _ in 1..47 {
+            n.arrive(LEAF0_FROM_H0, packet(0, 4));
+        }
+        assert!(n.frames().is_empty(), "47 packets of host 0 in the IQ: 49,256 B");
+        n.arrive(LEAF0_FROM_H0, packet(0, 4));
+        let pause = frame(RootSignal::Pause, SPINE_TO_LEAF2, NO_ROOT, 2);
+        assert_eq!(n.frames(), [(LEAF0_FROM_H0, pause)], "host 0 is told, two hops from the root");
+        // The NIC stops the flows crossing the root, not the others.
+        assert!(!n.receive(PortId(0), true, pause));
+        let may_send = |n: &Net, dst: u32| {
+            n.py.nic_may_send_tuple(PortId(0), routing_tuple(&packet(0, dst)), &n.routing, &n.topo)
+        };
+        assert!(!may_send(&n, 4) && may_send(&n, 2));
+        // RESUME: the IQ drains through the OQ, moving one packet on at once and one more
+        // per departure.
+        assert!(n.receive(LEAF0_UP, false, frame(RootSignal::Resume, SPINE_TO_LEAF2, NO_ROOT, 0)));
+        let mut sent = 0;
+        let mut frames = Vec::new();
+        while let Some(p) = n.send(LEAF0_UP) {
+            assert_eq!(p.dst, NodeId(4));
+            sent += 1;
+            frames.extend(n.frames().into_iter().map(|f| (sent, f)));
+        }
+        // Host 0's upstream is resumed after the 25th move (23 counted: 24,104 B < K_resume);
+        // the 48th move empties the IQ, which is unassigned at once.
+        assert_eq!(
+            frames,
+            [
+                (24, (LEAF0_FROM_H0, frame(RootSignal::Resume, SPINE_TO_LEAF2, NO_ROOT, 0))),
+                (47, (LEAF0_UP, frame(RootSignal::Unassign, SPINE_TO_LEAF2, NO_ROOT, 0))),
+            ]
+        );
+        assert_eq!(sent, 48);
+        assert_eq!(n.py.stats.iq_moves, 48);
+        assert_eq!(n.py.iqs[LEAF0_UP.idx()].in_use(), 0);
+        assert!(n.py.held() > 0, "host 0 has not heard the RESUME yet");
+        n.receive(PortId(0), true, frame(RootSignal::Resume, SPINE_TO_LEAF2, NO_ROOT, 0));
+        assert!(may_send(&n, 4));
+        assert_eq!(n.py.held(), 0, "the tree dissolved");
+    }
+
+    /// §4.1 MERGE: a port that is a root and learns (by PAUSE) of a new root downstream was a
+    /// false positive: it sends MERGE(new, old = itself) to the upstreams it paused, which
+    /// join the new root's tree; with merging off it stays a root.
+    #[test]
+    fn a_root_that_learns_of_a_root_downstream_merges_into_it() {
+        for merge in [true, false] {
+            let mut n = net(PyrrhaConfig { merge, ..config() });
+            n.spine_root();
+            n.receive(SPINE_TO_LEAF2, false, frame(RootSignal::Pause, LEAF2_TO_H4, NO_ROOT, 1));
+            let frames = n.frames();
+            let children = &n.py.roots.self_children[SPINE_TO_LEAF2.idx()];
+            if merge {
+                let m = frame(RootSignal::Merge, LEAF2_TO_H4, SPINE_TO_LEAF2.0, 2);
+                assert_eq!(frames, [(SPINE_FROM_LEAF0, m), (SPINE_FROM_LEAF1, m)]);
+                assert_eq!(n.py.stats.merges, 1);
+                assert!(children.is_empty(), "no longer a root");
+                let tree = n.py.roots.get(3, LEAF2_TO_H4.0).expect("the real root's entry");
+                let members: Vec<PortId> =
+                    tree.children.iter().filter(|c| c.member).map(|c| c.ingress).collect();
+                assert_eq!(
+                    members,
+                    [SPINE_FROM_LEAF0, SPINE_FROM_LEAF1],
+                    "its upstreams joined the real tree"
+                );
+            } else {
+                assert!(frames.is_empty());
+                assert_eq!((n.py.stats.merges, children.len()), (0, 2), "still a root");
+            }
+            // Either way the real root is known there, paused, and new packets for it wait.
+            assert_eq!(n.py.iqs[SPINE_TO_LEAF2.idx()].state_of(LEAF2_TO_H4.0), Some(IqState::Paused));
+            let (_, q) = n.arrive(SPINE_FROM_LEAF0, packet(0, 4));
+            assert!(q >= 1, "into the real root's IQ");
+        }
+    }
+
+    /// §4.1, §4.3 soft-merging: MERGE(new, old) at a port with an IQ for the old root moves
+    /// it to soft-merging: not held any more, it drains in order to its next level (here the
+    /// OQ) while packets arriving behind it still queue behind it; once empty it is dropped
+    /// without UNASSIGN. The host upstream, never paused, is not told.
+    #[test]
+    fn merging_releases_the_false_roots_iq_in_order() {
+        let mut n = net(config());
+        n.receive(LEAF0_UP, false, frame(RootSignal::Pause, SPINE_TO_LEAF2, NO_ROOT, 1));
+        for seq in 0..10 {
+            n.arrive(LEAF0_FROM_H0, Packet { seq, ..packet(0, 4) });
+        }
+        assert_eq!(n.send(LEAF0_UP), None, "paused");
+        n.receive(LEAF0_UP, false, frame(RootSignal::Merge, LEAF2_TO_H4, SPINE_TO_LEAF2.0, 2));
+        assert_eq!(n.py.iqs[LEAF0_UP.idx()].state_of(SPINE_TO_LEAF2.0), Some(IqState::Merging));
+        let (_, q) = n.arrive(LEAF0_FROM_H0, Packet { seq: 10, ..packet(0, 4) });
+        assert_eq!(q, 1, "behind the merging IQ's packets");
+        let mut seqs = Vec::new();
+        while let Some(p) = n.send(LEAF0_UP) {
+            seqs.push(p.seq);
+        }
+        assert_eq!(seqs, (0..11).collect::<Vec<_>>(), "in order");
+        assert_eq!(n.py.stats.soft_merge_moves, 11);
+        assert_eq!(n.py.iqs[LEAF0_UP.idx()].state_of(SPINE_TO_LEAF2.0), None, "dropped once empty");
+        let frames = n.frames();
+        assert!(
+            frames.iter().all(|(to, f)| *to == LEAF0_UP && f.root != SPINE_TO_LEAF2.0),
+            "nothing to the host, no UNASSIGN of the merged root: {frames:?}"
+        );
+    }
+
+    /// §4.5 deadlock prevention: a PAUSE naming a port of the receiving switch itself is
+    /// ignored (and counted).
+    #[test]
+    fn a_pause_naming_a_port_of_the_switch_itself_is_ignored() {
+        let mut n = net(config());
+        n.receive(SPINE_FROM_LEAF0, false, frame(RootSignal::Pause, SPINE_TO_LEAF2, NO_ROOT, 1));
+        assert_eq!(n.py.stats.own_root_pauses_ignored, 1);
+        assert!(n.py.iqs[SPINE_FROM_LEAF0.idx()].known.is_empty());
+        assert_eq!(n.py.held(), 0);
+    }
+
+    /// §4.5: with the IQ limit reached, a new root is hashed onto an IQ in use (counted),
+    /// which then holds while either root is paused.
+    #[test]
+    fn roots_beyond_the_iq_limit_are_hashed_onto_an_iq_in_use() {
+        let mut n = net(PyrrhaConfig { iq_limit: 1, ..config() });
+        n.receive(LEAF0_UP, false, frame(RootSignal::Pause, SPINE_TO_LEAF2, NO_ROOT, 1));
+        n.receive(LEAF0_UP, false, frame(RootSignal::Pause, SPINE_FROM_LEAF1, NO_ROOT, 1));
+        let s = n.py.stats;
+        assert_eq!((s.iqs_assigned, s.iqs_hashed, s.max_iqs_per_port), (1, 1, 1));
+        let iqs = &n.py.iqs[LEAF0_UP.idx()];
+        assert_eq!(iqs.known[0].queue, iqs.known[1].queue, "one shared queue");
+        n.receive(LEAF0_UP, false, frame(RootSignal::Resume, SPINE_TO_LEAF2, NO_ROOT, 0));
+        assert!(n.ports[LEAF0_UP.idx()].queues.is_paused(1), "held while the other root is paused");
+        n.receive(LEAF0_UP, false, frame(RootSignal::Resume, SPINE_FROM_LEAF1, NO_ROOT, 0));
+        assert!(!n.ports[LEAF0_UP.idx()].queues.is_paused(1));
+    }
+
+    /// §4.4: a MERGE reaching a host lifts its pause of both the old and the new root.
+    #[test]
+    fn a_merge_at_a_host_lifts_both_roots() {
+        let mut n = net(config());
+        n.receive(PortId(0), true, frame(RootSignal::Pause, SPINE_TO_LEAF2, NO_ROOT, 2));
+        n.receive(PortId(0), true, frame(RootSignal::Pause, LEAF2_TO_H4, NO_ROOT, 3));
+        assert_eq!(n.py.held(), 1, "one NIC with paused roots");
+        assert!(n.receive(PortId(0), true, frame(RootSignal::Merge, LEAF2_TO_H4, SPINE_TO_LEAF2.0, 3)));
+        assert!(n.py.nic_may_send_tuple(PortId(0), routing_tuple(&packet(0, 4)), &n.routing, &n.topo));
+        assert_eq!(n.py.held(), 0);
+    }
+}

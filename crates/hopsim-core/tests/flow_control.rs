@@ -1,0 +1,392 @@
+//! Per-hop flow control, each mechanism shown by what it is for. PFC: an incast is
+//! lossless and keeps its bottleneck busy, but a victim flow sharing an uplink with it is
+//! blocked (HOL blocking). Per-flow queues, BFC and Pyrrha free that victim. Pyrrha: a
+//! false-positive root merges into the real one, flows stay in order through root changes,
+//! roots beyond the IQ limit share a queue, a root whose link fails resumes its upstreams,
+//! and every host congestion control runs under it deterministically. BFC with few queues
+//! blocks short flows more than with many. (Each state machine on its own: the unit tests
+//! in `src/switch/flow_control/`.)
+
+mod common;
+
+use common::{assert_drained, fct_us, incast_with_victim, run, victim_fct, INCAST_32};
+use hopsim_core::ids::NodeId;
+use hopsim_core::switch::flow_control::pyrrha::frame::{PyrrhaFrame, RootSignal};
+use hopsim_core::switch::ControlPayload;
+use hopsim_core::Simulator;
+
+/// 32-to-1 incast with PFC: nothing is dropped, the bottleneck stays busy, and the
+/// congested switch pauses its upstream (the senders).
+#[test]
+fn incast_with_pfc_is_lossless_and_keeps_the_bottleneck_busy() {
+    let s = run(INCAST_32);
+    let sum = s.summary();
+    assert_eq!(sum.drops.total(), 0);
+    assert_drained(&s);
+    // Left switch (node 33): port 32 is the bottleneck towards the right switch.
+    let bottleneck = s.port_stats(NodeId(33), 32);
+    let util = bottleneck.utilisation_while_active();
+    assert!(util >= 0.95, "bottleneck utilisation {util:.3}");
+    let pauses_to_senders: u64 = (0..32).map(|p| s.port_stats(NodeId(33), p).pause_sent).sum();
+    assert!(pauses_to_senders > 0, "PAUSE frames sent upstream");
+    let received: u64 = (0..32).map(|h| s.port_stats(NodeId(h), 0).pause_received).sum();
+    assert_eq!(received, pauses_to_senders, "every PAUSE crosses its link to a host NIC");
+    assert!((0..32).all(|h| s.port_stats(NodeId(h), 0).paused_time.0 > 0), "senders were paused");
+}
+
+/// HOL blocking: a victim flow shares the left switch's uplink with a 4-to-1 incast
+/// whose congestion is at the right switch's port to the incast receiver. PFC pauses the
+/// whole uplink priority, so the victim — heading to an idle receiver — is slowed.
+#[test]
+fn pfc_blocks_a_victim_flow_behind_an_incast() {
+    let scenario = |with_incast: bool| {
+        let incast: String = if with_incast {
+            (0..4).map(|i| format!("{{ src = {i}, dst = 5, size = \"2MB\", tag = \"incast\" }}, ")).collect()
+        } else {
+            String::new()
+        };
+        format!(
+            "[topology]\nkind = \"dumbbell\"\nleft_hosts = 5\nright_hosts = 2\nbottleneck_rate = \"400Gbps\"\n\
+             [switch]\nbuffer_bytes = \"1MB\"\n[transport]\ncc = \"none\"\n\
+             [workload]\nkind = \"flows\"\nflows = [{incast}{{ src = 4, dst = 6, size = \"500KB\", start = \"20us\", tag = \"victim\" }}]\n"
+        )
+    };
+    let alone = run(&scenario(false));
+    let blocked = run(&scenario(true));
+    let victim = |s: &hopsim_core::Simulator| {
+        s.flow_records().into_iter().find(|r| r.tag == "victim").map(|r| fct_us(&r)).unwrap()
+    };
+    let (t_alone, t_blocked) = (victim(&alone), victim(&blocked));
+    eprintln!("victim FCT: {t_alone:.1} us alone, {t_blocked:.1} us behind the incast");
+    assert!(t_blocked > 2.0 * t_alone, "victim FCT {t_blocked:.1} us with incast vs {t_alone:.1} us alone");
+    // The right switch (node 8) paused the uplink from the left switch: its port 2.
+    assert!(blocked.port_stats(NodeId(8), 2).pause_sent > 0);
+    assert!(blocked.port_stats(NodeId(7), 5).paused_time.0 > 0, "left switch uplink paused");
+    assert_drained(&blocked);
+}
+
+/// Per-flow flow control: the incast flows are paused one by one, hop by hop back to their
+/// NICs, while the victim's own queues keep sending — it finishes within 10 % of its solo
+/// FCT, where under PFC it is at least 1.3× slower. Nothing is dropped.
+#[test]
+fn per_flow_flow_control_frees_the_victim_that_pfc_blocks() {
+    let solo = victim_fct(&run(&incast_with_victim("kind = \"per_flow\"", false)));
+    let per_flow = run(&incast_with_victim("kind = \"per_flow\"", true));
+    let pfc = run(&incast_with_victim("kind = \"pfc\"", true));
+    let (t_per_flow, t_pfc) = (victim_fct(&per_flow), victim_fct(&pfc));
+    eprintln!("victim FCT: solo {solo:.1} us, per-flow {t_per_flow:.1} us, PFC {t_pfc:.1} us");
+    assert!(t_per_flow <= 1.10 * solo, "per-flow: {t_per_flow:.1} us vs solo {solo:.1} us");
+    assert!(t_pfc >= 1.3 * solo, "PFC: {t_pfc:.1} us vs solo {solo:.1} us");
+    for s in [&per_flow, &pfc] {
+        assert_eq!(s.summary().drops.total(), 0);
+        assert_drained(s);
+    }
+    let sum = per_flow.summary();
+    assert!(sum.frames_sent("flow_pause") > 0, "incast flows were paused");
+    assert_eq!(sum.pfc_pause_frames, 0);
+    assert_eq!(
+        sum.frames_sent("flow_pause"),
+        sum.frames_received("flow_pause"),
+        "every frame crossed its link"
+    );
+    // The NICs of the incast senders were told to stop their flows.
+    assert!((0..4).any(|h| per_flow.port_stats(NodeId(h), 0).pause_received > 0));
+    assert_eq!(per_flow.port_stats(NodeId(4), 0).pause_received, 0, "the victim's NIC never was");
+    assert_eq!(per_flow.per_flow_entries(), Some(0), "every per-flow queue was given back");
+}
+
+#[test]
+fn bfc_and_pyrrha_free_the_victim_that_pfc_blocks() {
+    let pfc = run(&incast_with_victim("kind = \"pfc\"", true));
+    let t_pfc = victim_fct(&pfc);
+    for fc in ["kind = \"bfc\"\nqueues = 32", "kind = \"pyrrha\""] {
+        let solo = victim_fct(&run(&incast_with_victim(fc, false)));
+        let s = run(&incast_with_victim(fc, true));
+        let t = victim_fct(&s);
+        eprintln!("{fc:?}: victim FCT solo {solo:.1} us, with incast {t:.1} us; PFC {t_pfc:.1} us");
+        assert!(t <= 1.15 * solo, "{fc}: {t:.1} us vs solo {solo:.1} us");
+        assert!(t_pfc >= 1.3 * solo, "PFC: {t_pfc:.1} us vs solo {solo:.1} us");
+        assert_eq!(s.summary().drops.total(), 0);
+        assert_drained(&s);
+        assert_eq!(s.flow_control_held(), Some(0), "{fc}: every queue, pause and tree released");
+    }
+}
+
+/// Leaf-spine, one spine, three leaves of four hosts; 100 ns fabric links (so a spine
+/// port's pause threshold is small) and 1 µs host links. Hosts 0–3 and 4–6 (leaves 0 and 1)
+/// send an incast to host 8 (leaf 2); host 7 (leaf 1) sends a victim flow to host 9, also
+/// on leaf 2. The spine's port down to leaf 2 fills first (800 Gb/s into 400) and nominates
+/// itself a root; the real root, leaf 2's port to host 8, fills next. Without the incast
+/// the victim runs alone (its solo time).
+fn false_root(merge: bool, with_incast: bool) -> String {
+    let incast: String = (0..7)
+        .filter(|_| with_incast)
+        .map(|i| format!("{{ src = {i}, dst = 8, size = \"200KB\", tag = \"incast\" }}, "))
+        .collect();
+    format!(
+        "[topology]\nkind = \"leaf_spine\"\nspines = 1\nleaves = 3\nhosts_per_leaf = 4\n\
+         fabric_rate = \"400Gbps\"\nfabric_delay = \"100ns\"\n\
+         [switch.flow_control]\nkind = \"pyrrha\"\nmerge = {merge}\n\
+         [transport]\ncc = \"none\"\n\
+         [output]\ncontrol_frames = true\n[output.congestion_trees]\ninterval = \"50ns\"\n\
+         [workload]\nkind = \"flows\"\nflows = [{incast}{{ src = 7, dst = 9, size = \"300KB\", tag = \"victim\" }}]\n"
+    )
+}
+
+/// When the IQ for `root` at `port` stops holding packets (not paused any more), from the
+/// congestion-tree snapshots (`None`: never paused there).
+fn released_at(s: &Simulator, port: u32, root: u32, after: u64) -> Option<u64> {
+    let mut paused_seen = false;
+    let mut by_time: std::collections::BTreeMap<u64, Option<&str>> = Default::default();
+    for r in s.congestion_trees() {
+        by_time.entry(r.time.0).or_insert(None);
+        if r.port.0 == port && r.root.0 == root && r.role.name() == "iq" {
+            by_time.insert(r.time.0, Some(r.state));
+        }
+    }
+    for (t, state) in by_time.into_iter().filter(|(t, _)| *t >= after) {
+        match state {
+            Some("paused") => paused_seen = true,
+            _ if paused_seen => return Some(t),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// MERGE (§4.1): the spine port that nominated itself is merged into the real root within
+/// one one-way delay of the real root's PAUSE reaching it; the false root's IQs upstream
+/// stop holding packets at once (soft-merging: what they hold moves on), where without
+/// merging they wait for the false root's RESUME. The victim host is never paused.
+#[test]
+fn a_false_positive_root_merges_into_the_real_root() {
+    let s = run(&false_root(true, true));
+    let off = run(&false_root(false, true));
+    let spine_down = s.port_id(NodeId(15), 2).0; // the spine's port to leaf 2: the false root
+    let real = s.port_id(NodeId(14), 0).0; // leaf 2's port to host 8: the real root
+    let leaf0_up = s.port_id(NodeId(12), 4).0;
+    let pyrrha = |e: &hopsim_core::switch::ControlEvent| match e.payload {
+        ControlPayload::Pyrrha(PyrrhaFrame { signal, root, old_root, .. }) => Some((signal, root, old_root)),
+        _ => None,
+    };
+    let first = |s: &Simulator, want: (RootSignal, u32)| {
+        s.control_events().iter().find(|e| pyrrha(e).is_some_and(|p| (p.0, p.1) == want)).map(|e| e.time.0)
+    };
+    let real_pause = first(&s, (RootSignal::Pause, real)).expect("the real root paused the spine");
+    let false_pause = first(&s, (RootSignal::Pause, spine_down)).expect("the spine port nominated itself");
+    assert!(false_pause < real_pause, "the false positive came first");
+    let merges: Vec<_> =
+        s.control_events().iter().filter(|e| pyrrha(e).is_some_and(|p| p.0 == RootSignal::Merge)).collect();
+    assert!(!merges.is_empty());
+    assert!(merges.iter().all(|e| pyrrha(e) == Some((RootSignal::Merge, real, spine_down))));
+    let one_way = 100_000 + 2 * 1_280; // 100 ns fabric link, 64 B at 400 Gb/s (ps)
+    assert!(
+        merges[0].time.0 - real_pause <= one_way,
+        "merged {} ps after the real PAUSE",
+        merges[0].time.0 - real_pause
+    );
+    assert!(first(&off, (RootSignal::Merge, real)).is_none());
+    // Leaf 0's IQ of the false root is released (soft-merging) within two one-way delays of
+    // the real root's PAUSE with merging; without, it waits for the false root's RESUME.
+    let on = released_at(&s, leaf0_up, spine_down, real_pause).expect("released with merging");
+    let without = released_at(&off, leaf0_up, spine_down, real_pause).expect("released without merging");
+    let state_at = |x: &Simulator, t: u64| {
+        x.congestion_trees()
+            .iter()
+            .find(|r| r.time.0 == t && r.port.0 == leaf0_up && r.root.0 == spine_down)
+            .map(|r| r.state)
+    };
+    assert_eq!(state_at(&s, on), Some("merging"));
+    eprintln!(
+        "leaf IQ of the false root released {} ns / {} ns after the real PAUSE",
+        (on - real_pause) / 1000,
+        (without - real_pause) / 1000
+    );
+    assert!(on - real_pause <= 2 * one_way + 50_000, "snapshots every 50 ns");
+    assert!(without > on);
+    let counters: std::collections::BTreeMap<_, _> = s.flow_control_counters().into_iter().collect();
+    assert!(counters["pyrrha_merges"] >= 1 && counters["pyrrha_soft_merge_moves"] > 0, "{counters:?}");
+    // The victim's host (host 7 behind leaf 1's port 3) is never told to stop, and the
+    // victim finishes close to its solo time (within 10 %), no later than without merging.
+    assert_eq!(s.port_stats(NodeId(7), 0).pause_received, 0);
+    let solo = victim_fct(&run(&false_root(true, false)));
+    let (merged, unmerged) = (victim_fct(&s), victim_fct(&off));
+    eprintln!("victim FCT: solo {solo:.2} us, with the incast {merged:.2} us (merge off: {unmerged:.2} us)");
+    assert!(merged <= 1.10 * solo, "{merged:.2} us against {solo:.2} us alone");
+    assert!(merged <= unmerged);
+    for x in [&s, &off] {
+        assert_eq!(x.summary().drops.total(), 0);
+        assert_drained(x);
+        assert_eq!(x.flow_control_held(), Some(0));
+    }
+}
+
+/// A k=4 fat-tree with WebSearch background and two incasts into hosts of one rack, the
+/// second starting while the first still runs: roots appear, merge and vanish.
+fn churn(flow_control: &str, seed: u64) -> String {
+    format!(
+        "seed = {seed}\n[topology]\nkind = \"fat_tree\"\nk = 4\n\
+         [switch.flow_control]\n{flow_control}\n[transport]\ncc = \"none\"\n\
+         [[workload]]\nkind = \"poisson\"\nsize_dist = \"websearch\"\nload = 0.5\nstop = \"300us\"\nexclude_dst = [0, 1]\n\
+         [[workload]]\nkind = \"incast\"\nreceiver = 0\nfan_in = 12\nsize_min = \"20KB\"\nsize_max = \"80KB\"\n\
+         period = \"40us\"\nstop = \"250us\"\ntag = \"incast\"\n\
+         [[workload]]\nkind = \"incast\"\nreceiver = 1\nfan_in = 10\nsize_min = \"20KB\"\nsize_max = \"80KB\"\n\
+         period = \"60us\"\nstart = \"30us\"\nstop = \"250us\"\ntag = \"incast\"\n"
+    )
+}
+
+/// In-order delivery (§4.3, Appendix C): through root changes, merges and soft-merging,
+/// no receiver ever sees a packet out of order — with hierarchical IQs and with the single
+/// tier's order marks. Every run goes through them, by its counters: roots nominated,
+/// merges, and packets moved out of soft-merging IQs (hierarchical) or order marks (single
+/// tier).
+#[test]
+fn flows_stay_in_order_through_root_changes() {
+    let structures = ["kind = \"pyrrha\"", "kind = \"pyrrha\"\nisolation_queues = \"single_tier\""];
+    for (fc, seed) in structures.into_iter().flat_map(|fc| (1..=5).map(move |seed| (fc, seed))) {
+        let s = run(&churn(fc, seed));
+        let c: std::collections::BTreeMap<_, _> = s.flow_control_counters().into_iter().collect();
+        eprintln!("{fc:?} seed {seed}: {c:?}");
+        assert!(c["pyrrha_roots_nominated"] > 2, "{fc}: several roots came and went");
+        assert!(c["pyrrha_merges"] > 0, "{fc}: false-positive roots merged");
+        if fc.contains("single_tier") {
+            // A single-tier IQ is sent from directly (no moves between levels): a soft-merging
+            // root's flows keep their order by the order marks new IQs wait for.
+            assert!(c["pyrrha_order_marks"] > 0, "{fc}: order marks were pushed");
+        } else {
+            assert!(c["pyrrha_soft_merge_moves"] > 0, "{fc}: packets moved on out of soft-merging IQs");
+        }
+        let reordered: u32 = s.flow_records().iter().map(|r| r.reordered_packets).sum();
+        assert_eq!(reordered, 0, "{fc}: a packet arrived out of order");
+        assert_eq!(s.summary().drops.total(), 0);
+        assert_drained(&s);
+        assert_eq!(s.flow_control_held(), Some(0), "{fc}: every tree dissolved");
+    }
+}
+
+/// §4.5: with the IQ limit forced to one queue per port, roots beyond it are hashed onto
+/// the queue in use; the run still delivers everything, in order.
+#[test]
+fn roots_beyond_the_iq_limit_share_a_queue() {
+    let s = run(&churn("kind = \"pyrrha\"\niq_limit = 1", 3));
+    let c: std::collections::BTreeMap<_, _> = s.flow_control_counters().into_iter().collect();
+    assert!(c["pyrrha_iqs_hashed"] > 0, "{c:?}");
+    assert_eq!(c["pyrrha_max_iqs_per_port"], 1);
+    assert!(s.iq_usage().iter().all(|u| u.iqs <= 1));
+    assert_eq!(s.flow_records().iter().map(|r| r.reordered_packets).sum::<u32>(), 0);
+    assert_drained(&s);
+    assert_eq!(s.flow_control_held(), Some(0));
+    let free = run(&churn("kind = \"pyrrha\"", 3));
+    let c: std::collections::BTreeMap<_, _> = free.flow_control_counters().into_iter().collect();
+    assert_eq!(c["pyrrha_iqs_hashed"], 0);
+    assert!(c["pyrrha_max_iqs_per_port"] > 1);
+}
+
+/// Appendix A: the link of a congestion root fails while it holds its upstreams paused; it
+/// resumes them at once, so nothing stays stopped for a root that is gone, and the flows
+/// rerouted around the failure finish.
+#[test]
+fn a_root_whose_link_fails_resumes_its_upstreams() {
+    // Dumbbell: 4-to-1 incast into host 4; the receiver's link fails mid-incast, comes back.
+    let text =
+        "[topology]\nkind = \"dumbbell\"\nleft_hosts = 4\nright_hosts = 2\nbottleneck_rate = \"400Gbps\"\n\
+                [switch.flow_control]\nkind = \"pyrrha\"\n[transport]\ncc = \"none\"\nrto = \"100us\"\n\
+                [output]\ncontrol_frames = true\n\
+                [[faults]]\nlink = [4, 7]\ndown = \"20us\"\nup = \"60us\"\n\
+                [workload]\nkind = \"flows\"\nflows = [{ src = 0, dst = 4, size = \"300KB\" }, \
+                { src = 1, dst = 4, size = \"300KB\" }, { src = 2, dst = 4, size = \"300KB\" }, \
+                { src = 3, dst = 5, size = \"300KB\", tag = \"victim\" }]\n";
+    let s = run(text);
+    let root = s.port_id(NodeId(7), 0).0; // right switch's port to host 4
+    let resumes_at_failure = s
+        .control_events()
+        .iter()
+        .filter(|e| e.time.0 == 20_000_000)
+        .filter(|e| {
+            matches!(e.payload, ControlPayload::Pyrrha(PyrrhaFrame { signal: RootSignal::Resume, root: r, .. }) if r == root)
+        })
+        .count();
+    assert!(resumes_at_failure > 0, "the failed root resumed its upstreams at once");
+    assert!(s.summary().drops.link_down > 0);
+    assert_drained(&s);
+    assert_eq!(s.flow_control_held(), Some(0));
+}
+
+/// Pyrrha composes with every host congestion control (§6.2) and with IRN and the per-flow
+/// window; every combination is deterministic by seed. ECN stays on under Pyrrha + DCQCN
+/// (the authors' own "dcqcn" configurations had it off).
+#[test]
+fn pyrrha_with_every_cc_is_deterministic() {
+    let base = |seed: u64, cc: &str, extra: &str| {
+        format!(
+            "seed = {seed}\n[topology]\nkind = \"fat_tree\"\nk = 4\n\
+             [switch.flow_control]\nkind = \"pyrrha\"\n[switch.ecn]\nkmin = \"50KB\"\nkmax = \"200KB\"\n\
+             [transport]\ncc = \"{cc}\"\n{extra}\n\
+             [[workload]]\nkind = \"poisson\"\nsize_dist = \"webserver\"\nload = 0.6\nstop = \"150us\"\nexclude_dst = [0]\n\
+             [[workload]]\nkind = \"incast\"\nreceiver = 0\nfan_in = 12\nsize_min = \"30KB\"\nsize_max = \"40KB\"\n\
+             period = \"50us\"\nstop = \"150us\"\n"
+        )
+    };
+    let table = |text: String| -> (Vec<String>, u64) {
+        let s = run(&text);
+        assert_drained(&s);
+        assert_eq!(s.flow_control_held(), Some(0));
+        let rows = s
+            .flow_records()
+            .iter()
+            .map(|r| format!("{:?}", (r.flow_id, r.finish, r.retransmitted_bytes)))
+            .collect();
+        (rows, s.summary().ecn_marks)
+    };
+    for (cc, extra) in [
+        ("dcqcn", ""),
+        ("dcqcn", "window = \"bdp\""),
+        ("dcqcn", "loss_recovery = \"irn\""),
+        ("hpcc", ""),
+        ("timely", ""),
+        ("dctcp", ""),
+        ("none", ""),
+    ] {
+        let (a, marks) = table(base(5, cc, extra));
+        assert_eq!(a, table(base(5, cc, extra)).0, "{cc} {extra}");
+        assert_ne!(a, table(base(6, cc, extra)).0, "{cc} {extra}: another seed differs");
+        if cc == "dcqcn" {
+            assert!(marks > 0, "Pyrrha + DCQCN marks ECN");
+        }
+    }
+}
+
+/// Leaf-spine (4 spines, 4 leaves of 8 hosts): short Memcached-like RPCs at 50 % load among
+/// all hosts plus a periodic 24-to-1 incast of 64 KB flows into host 0.
+fn incast_and_short_flows(queues: u32) -> String {
+    format!(
+        "seed = 7\n[topology]\nkind = \"leaf_spine\"\nspines = 4\nleaves = 4\nhosts_per_leaf = 8\n\
+         [switch.flow_control]\nkind = \"bfc\"\nqueues = {queues}\n[transport]\ncc = \"none\"\n\
+         [[workload]]\nkind = \"poisson\"\nsize_dist = \"memcached\"\nload = 0.4\nstop = \"400us\"\nexclude_dst = [0]\ntag = \"short\"\n\
+         [[workload]]\nkind = \"incast\"\nreceiver = 0\nfan_in = 24\nsize_min = \"20KB\"\nsize_max = \"20KB\"\n\
+         period = \"80us\"\nstop = \"400us\"\ntag = \"incast\"\n"
+    )
+}
+
+/// Aquarius §2.2.2 (Fig 2): with few queues, BFC's incast flows share queues with short
+/// flows, which then wait behind them — BFC-8 gives short flows a longer tail than BFC-32.
+#[test]
+fn bfc_with_8_queues_blocks_short_flows_more_than_with_32() {
+    let stats = |queues: u32| {
+        let s = run(&incast_and_short_flows(queues));
+        assert_drained(&s);
+        assert_eq!(s.summary().drops.total(), 0);
+        let mut fct: Vec<f64> = s.flow_records().iter().filter(|r| r.tag == "short").map(fct_us).collect();
+        fct.sort_by(f64::total_cmp);
+        let mean = fct.iter().sum::<f64>() / fct.len() as f64;
+        let p99 = fct[(fct.len() as f64 * 0.99) as usize];
+        let c: std::collections::BTreeMap<_, _> = s.flow_control_counters().into_iter().collect();
+        (mean, p99, c["bfc_shared_assignments"])
+    };
+    let (m8, p8, shared8) = stats(8);
+    let (m32, p32, shared32) = stats(32);
+    eprintln!("short flows: BFC-8 mean {m8:.1} us p99 {p8:.1} us ({shared8} shared); BFC-32 {m32:.1} / {p32:.1} ({shared32})");
+    assert!(shared8 > shared32, "fewer queues: more flows share one");
+    assert!(p8 > 1.2 * p32, "BFC-8's p99 {p8:.1} us vs BFC-32's {p32:.1} us");
+    assert!(m8 > m32);
+}

@@ -1,0 +1,250 @@
+//! Transports and their loss recovery: without PFC RoCE's go-back-N recovers an incast's
+//! drops, IRN with fewer retransmitted bytes; behind PFC IRN does not time out spuriously;
+//! flows finish when ACKs are dropped; a sending window caps the bytes in flight; TCP
+//! NewReno repairs losses by fast retransmit and fast recovery; the receivers' ordering
+//! layer hands TCP every flow in order despite per-packet load balancing and deflection.
+
+mod common;
+
+use common::{assert_drained, fct_us, records, run, sim, tcp_dumbbell, tcp_incast_leaf_spine, INCAST_32};
+use hopsim_core::ids::FlowId;
+use hopsim_core::time::SimTime;
+
+/// The same incast without PFC and with a small buffer drops packets, and go-back-N
+/// still delivers every flow.
+#[test]
+fn incast_without_pfc_drops_and_recovers() {
+    let toml = INCAST_32
+        .replace("buffer_bytes = \"2MB\"", "buffer_bytes = \"500KB\"\n[switch.pfc]\nenabled = false");
+    let s = run(&toml);
+    let sum = s.summary();
+    assert!(sum.drops.total() > 0, "drops appear without PFC");
+    assert_eq!(sum.pfc_pause_frames, 0);
+    assert!(sum.retransmitted_bytes > 0);
+    assert_drained(&s);
+}
+
+/// IRN without PFC recovers every loss of a 32-to-1 incast into a small buffer: every flow
+/// finishes and every packet sent is delivered or counted as dropped. Go-back-N recovers
+/// too, but resends whole windows: more retransmitted bytes than IRN's selective repair.
+/// Both run with a BDP window (IRN's BDP-FC, §3.2) and fixed-rate senders.
+#[test]
+fn irn_recovers_losses_with_fewer_retransmissions_than_go_back_n() {
+    let scenario = |recovery: &str| {
+        INCAST_32
+            .replace("buffer_bytes = \"2MB\"", "buffer_bytes = \"500KB\"\n[switch.pfc]\nenabled = false")
+            .replace(
+                "cc = \"none\"",
+                &format!("cc = \"none\"\nwindow = \"bdp\"\nloss_recovery = \"{recovery}\""),
+            )
+    };
+    let irn = run(&scenario("irn"));
+    let gbn = run(&scenario("go_back_n"));
+    for s in [&irn, &gbn] {
+        assert!(s.summary().drops.total() > 0, "the buffer overflows");
+        assert_drained(s);
+    }
+    let (r_irn, r_gbn) = (irn.summary().retransmitted_bytes, gbn.summary().retransmitted_bytes);
+    eprintln!("retransmitted bytes: IRN {r_irn}, go-back-N {r_gbn}");
+    assert!(r_irn < r_gbn, "IRN {r_irn} vs go-back-N {r_gbn}");
+}
+
+/// IRN behind PFC: a 100 µs RTO_low fires while packets wait out PAUSEs, with nothing lost
+/// (every retransmission spurious). Under lossless flow control IRN's timeouts therefore
+/// default to `transport.rto`; given explicitly, they are used as given.
+#[test]
+fn irn_behind_pfc_does_not_time_out_spuriously() {
+    let scenario = |irn: &str| {
+        format!(
+            "[topology]\nkind = \"dumbbell\"\nleft_hosts = 16\nright_hosts = 1\n\
+             [transport]\ncc = \"none\"\nloss_recovery = \"irn\"\n{irn}\n\
+             [workload]\nkind = \"incast\"\nreceiver = 16\nfan_in = 16\nsize_min = \"2KB\"\nsize_max = \"500KB\"\n\
+             period = \"20us\"\nstop = \"400us\"\n"
+        )
+    };
+    let auto = run(&scenario("")).summary();
+    let paper = run(&scenario("[transport.irn]\nrto_low = \"100us\"\nrto_high = \"320us\"")).summary();
+    assert_eq!(auto.drops.total(), 0);
+    assert_eq!(paper.drops.total(), 0);
+    assert_eq!((auto.timeouts, auto.retransmitted_bytes), (0, 0));
+    assert!(paper.timeouts > 0 && paper.retransmitted_bytes > 0, "{} timeouts", paper.timeouts);
+}
+
+/// ACKs queued with data can be dropped by a lossy switch (here ACKs to host 4 queue
+/// behind an incast into it). A flow whose final ACK was lost still finishes: the receiver
+/// acknowledges the duplicates the sender's timeout resends.
+#[test]
+fn flows_finish_when_acks_are_dropped() {
+    let s = run(r#"
+        duration = "100ms"
+        [topology]
+        kind = "fat_tree"
+        k = 4
+        [switch]
+        buffer_bytes = "2MB"
+        ack_queue = "data"
+        [switch.pfc]
+        enabled = false
+        [switch.admission]
+        kind = "static_per_port"
+        bytes = "30KB"
+        [transport]
+        rto = "200us"
+        [[workload]]
+        kind = "incast"
+        receiver = 0
+        fan_in = 12
+        senders = [4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]
+        size_min = "50KB"
+        size_max = "50KB"
+        period = "50us"
+        stop = "400us"
+        # A second incast into one of the senders: its ACKs from host 0 queue behind it.
+        [[workload]]
+        kind = "incast"
+        receiver = 4
+        fan_in = 8
+        senders = [8, 9, 10, 11, 12, 13, 14, 15]
+        size_min = "200KB"
+        size_max = "200KB"
+        period = "100us"
+        stop = "400us"
+    "#);
+    let sum = s.summary();
+    assert!(sum.control_drops > 0, "some ACKs were dropped");
+    assert!(sum.drops.total() > 0);
+    assert_drained(&s);
+}
+
+/// A sending window caps the bytes in flight: a lone flow with a window much smaller than
+/// the path's bandwidth-delay product moves one window per round trip.
+#[test]
+fn window_bounds_bytes_in_flight() {
+    let scenario = |window: &str| {
+        format!(
+            "[topology]\nkind = \"dumbbell\"\nleft_hosts = 1\nright_hosts = 1\n\
+             [transport]\ncc = \"none\"\nwindow = {window}\n\
+             [workload]\nkind = \"flows\"\nflows = [{{ src = 0, dst = 1, size = \"1MB\" }}]\n"
+        )
+    };
+    let open = run(&scenario("\"none\""));
+    let bdp = run(&scenario("\"bdp\""));
+    // Trace the bytes in flight every 100 ns: never above the window.
+    let mut small = sim(&scenario("\"5KB\""));
+    let (mut t, mut peak) = (0, 0);
+    while !small.is_done() {
+        t += 100_000;
+        small.run_until(SimTime(t));
+        peak = peak.max(small.flow_in_flight(FlowId(0)));
+    }
+    assert!(peak <= 5_000, "in flight {peak} B with a 5 KB window");
+    assert!(peak >= 4_000, "the window is used: {peak} B in flight");
+    let fct = |s: &hopsim_core::Simulator| fct_us(&s.flow_records()[0]);
+    // A BDP window does not slow the flow; a 5 KB window does, to about one window per RTT.
+    assert!((fct(&bdp) / fct(&open) - 1.0).abs() < 0.02, "bdp {} vs open {}", fct(&bdp), fct(&open));
+    // RTT of a full window: 3 links × 2 × 1 µs propagation + serialization of 5 packets and an ACK.
+    let rtt_us = 6.0 + (5.0 * 1048.0 + 60.0) * 8.0 / 100e3 + 2.0 * 1048.0 * 8.0 / 100e3;
+    let predicted = 1_000_000.0 / 5_000.0 * rtt_us;
+    let ratio = fct(&small) / predicted;
+    assert!((0.9..1.1).contains(&ratio), "5 KB window: {:.1} us, predicted {predicted:.1} us", fct(&small));
+    assert_drained(&small);
+}
+
+/// NewReno: a slow-start burst into a 100→10 Gb/s step overflows a 60 KB buffer; every
+/// loss is repaired by fast retransmit and fast recovery, with no timeout. With fast
+/// retransmit off (as DIBS runs TCP) the same losses wait for the 10 ms timer.
+#[test]
+fn newreno_repairs_losses_by_fast_retransmit_without_timeout() {
+    let flow = "{ src = 0, dst = 1, size = \"3MB\" }";
+    let s = run(&tcp_dumbbell(1, "100Gbps", "10Gbps", "60KB", "reno", flow, ""));
+    assert_drained(&s);
+    let sum = s.summary();
+    let r = &records(&s)[0];
+    assert!(sum.drops.total() > 0, "slow start overflows the buffer");
+    assert!(r.retransmitted_bytes > 0);
+    assert_eq!(r.timeouts, 0, "fast recovery repairs every loss");
+    assert!(fct_us(r) < 5_000.0, "no 10 ms timeout: {} us", fct_us(r));
+
+    let no_fr = tcp_dumbbell(
+        1,
+        "100Gbps",
+        "10Gbps",
+        "60KB",
+        "reno",
+        flow,
+        "[transport.tcp]\nfast_retransmit = false",
+    );
+    let s = run(&no_fr);
+    let r = &records(&s)[0];
+    assert!(r.timeouts >= 1, "without fast retransmit losses need the timer");
+    assert!(fct_us(r) > 10_000.0, "{} us", fct_us(r));
+}
+
+/// The ordering layer: under per-packet spraying (DRILL with one sample and no memory: a
+/// random uplink per packet; DCTCP keeps the queues short, so no packet waits longer than
+/// the layer's timeout) packets of a flow overtake each other; with the layer, TCP sees
+/// them in order (held, never released out of order) and sends no spurious retransmission;
+/// without it, with nothing lost, duplicate ACKs trigger retransmissions. (DRILL(2, 0)
+/// reorders too shallowly here for three duplicate ACKs: no resend either way.)
+#[test]
+fn ordering_layer_delivers_every_flow_in_order_despite_reordering() {
+    let flows: String =
+        (0..8).map(|i| format!("{{ src = {i}, dst = {}, size = \"1MB\" }}, ", 8 + i)).collect();
+    let toml = |layer: &str| {
+        format!(
+            "seed = 2\n[topology]\nkind = \"leaf_spine\"\nspines = 4\nleaves = 2\nhosts_per_leaf = 8\n\
+             host_rate = \"10Gbps\"\nfabric_rate = \"10Gbps\"\n\
+             [routing]\nload_balancer = \"drill\"\n[routing.drill]\nsamples = 1\nmemory = 0\n\
+             [switch.pfc]\nenabled = false\n[switch.admission]\nkind = \"static_per_port\"\nbytes = \"1MB\"\n\
+             [switch.ecn]\nenabled = true\nkmin = \"30KB\"\nkmax = \"30KB\"\npmax = 1.0\n\
+             scale_with_rate = false\nmark_at = \"enqueue\"\n\
+             [transport]\nkind = \"tcp\"\ncc = \"dctcp\"\nmtu = 1452\n{layer}\n\
+             [workload]\nkind = \"flows\"\nflows = [{flows}]\n"
+        )
+    };
+    let with = run(&toml("[transport.tcp]\nreorder_timeout = \"360us\""));
+    assert_drained(&with);
+    let sum = with.summary();
+    assert_eq!(sum.drops.total(), 0);
+    assert!(sum.reordering_ratio > 0.0, "packets arrive out of order");
+    assert!(sum.reorder_held > 0, "the layer held them");
+    assert_eq!(sum.reorder_released, 0, "and passed every one on in order");
+    assert_eq!(sum.retransmitted_bytes, 0, "no spurious fast retransmit");
+    let without = run(&toml(""));
+    assert_drained(&without);
+    let w = without.summary();
+    eprintln!(
+        "with the layer: reordering ratio {:.4}, {} held, {} released out of order, {} B resent; \
+         without: reordering ratio {:.4}, {} B resent, {} drops",
+        sum.reordering_ratio,
+        sum.reorder_held,
+        sum.reorder_released,
+        sum.retransmitted_bytes,
+        w.reordering_ratio,
+        w.retransmitted_bytes,
+        w.drops.total()
+    );
+    assert!(w.reordering_ratio > 0.0);
+    assert_eq!(w.reorder_held, 0, "no layer, nothing held");
+    assert_eq!(w.drops.total(), 0, "nothing lost without the layer either");
+    assert!(w.retransmitted_bytes > 0, "without the layer, duplicate ACKs trigger spurious resends");
+
+    // Deflection reorders too: Preemptive Deflection under an incast, with the layer,
+    // delivers every byte of every flow.
+    let pd =
+        run(&tcp_incast_leaf_spine("dctcp", "preemptive", "[transport.tcp]\nreorder_timeout = \"360us\""));
+    assert_drained(&pd);
+    let sum = pd.summary();
+    assert!(
+        sum.deflections > 0 && sum.reorder_held > 0,
+        "{} deflections, {} held",
+        sum.deflections,
+        sum.reorder_held
+    );
+    // Every delivered data packet is counted by the extra switch hops its deflections cost:
+    // a bounce off a neighbouring switch costs two.
+    let hist = &sum.deflection_extra_hops;
+    assert_eq!(hist.iter().sum::<u64>(), sum.data_packets_delivered);
+    assert!(hist.iter().skip(2).sum::<u64>() > 0, "deflected packets took extra hops: {hist:?}");
+    assert_eq!(hist.get(1).copied().unwrap_or(0), 0, "a detour is a round trip: {hist:?}");
+}
