@@ -161,13 +161,21 @@ macro_rules! deflection_registry {
             #[inline(always)]
             fn admit(&mut self, cx: &AdmCx, a: &mut Arrival, fits: bool) -> Verdict {
                 match self {
-                    $( Deflection::$variant(p) => {
-                        if <$policy as DeflectionPolicy>::INLINE {
-                            <$policy as DeflectionPolicy>::admit(p, cx, a, fits)
-                        } else {
-                            admit_out_of_line::<$policy>(p, cx, a, fits)
-                        }
+                    $( Deflection::$variant(p) if <$policy as DeflectionPolicy>::INLINE => {
+                        <$policy as DeflectionPolicy>::admit(p, cx, a, fits)
                     } )+
+                    _ => self.admit_out_of_line(cx, a, fits),
+                }
+            }
+
+            /// The decision of a policy that is not [`DeflectionPolicy::INLINE`], out of the
+            /// event loop's line (one call for all of them: the loop does not grow with the
+            /// registration list).
+            #[cold]
+            #[inline(never)]
+            fn admit_out_of_line(&mut self, cx: &AdmCx, a: &mut Arrival, fits: bool) -> Verdict {
+                match self {
+                    $( Deflection::$variant(p) => <$policy as DeflectionPolicy>::admit(p, cx, a, fits), )+
                 }
             }
 
@@ -199,14 +207,6 @@ macro_rules! deflection_registry {
             }
         }
     };
-}
-
-/// The decision of a policy that is not [`DeflectionPolicy::INLINE`], out of the event
-/// loop's line.
-#[cold]
-#[inline(never)]
-fn admit_out_of_line<P: DeflectionPolicy>(p: &mut P, cx: &AdmCx, a: &mut Arrival, fits: bool) -> Verdict {
-    p.admit(cx, a, fits)
 }
 
 // The registration list: one line per mechanism (`Variant => Type => stored as`).

@@ -229,13 +229,18 @@ macro_rules! flow_control_registry {
             #[inline(always)]
             pub fn classify(&mut self, fab: &mut Fabric, sw: usize, egress: PortId, pkt: &Packet, r: PacketRef) -> usize {
                 match self {
-                    $( FlowControl::$variant(p) => {
-                        if <$policy as FlowControlPolicy>::INLINE {
-                            <$policy as FlowControlPolicy>::classify(p, &mut fc_cx!(fab), sw, egress, pkt, r.index())
-                        } else {
-                            out_of_line::classify::<$policy>(p, fab, sw, egress, r)
-                        }
+                    $( FlowControl::$variant(p) if <$policy as FlowControlPolicy>::INLINE => {
+                        <$policy as FlowControlPolicy>::classify(p, &mut fc_cx!(fab), sw, egress, pkt, r.index())
                     } )+
+                    _ => self.classify_out_of_line(fab, sw, egress, r),
+                }
+            }
+
+            #[cold]
+            #[inline(never)]
+            fn classify_out_of_line(&mut self, fab: &mut Fabric, sw: usize, egress: PortId, r: PacketRef) -> usize {
+                match self {
+                    $( FlowControl::$variant(p) => out_of_line::classify::<$policy>(p, fab, sw, egress, r), )+
                 }
             }
 
@@ -245,14 +250,35 @@ macro_rules! flow_control_registry {
             #[inline(always)]
             pub fn on_arrival(&mut self, fab: &mut Fabric, hop: HopArgs, queue_bytes: u64) -> Arrival {
                 match self {
-                    $( FlowControl::$variant(p) => {
-                        if <$policy as FlowControlPolicy>::INLINE {
-                            <$policy as FlowControlPolicy>::on_arrival(p, &mut fc_cx!(fab), &hop.hop(), queue_bytes)
-                        } else {
-                            let HopArgs { sw, in_port, local_in, egress, queue, r, buffer, .. } = hop;
-                            out_of_line::on_arrival::<$policy>(p, fab, sw, in_port, local_in, egress, queue, r, buffer, queue_bytes)
-                        }
+                    $( FlowControl::$variant(p) if <$policy as FlowControlPolicy>::INLINE => {
+                        <$policy as FlowControlPolicy>::on_arrival(p, &mut fc_cx!(fab), &hop.hop(), queue_bytes)
                     } )+
+                    _ => {
+                        let HopArgs { sw, in_port, local_in, egress, queue, r, buffer, .. } = hop;
+                        self.on_arrival_out_of_line(fab, sw, in_port, local_in, egress, queue, r, buffer, queue_bytes)
+                    }
+                }
+            }
+
+            #[cold]
+            #[inline(never)]
+            #[allow(clippy::too_many_arguments)]
+            fn on_arrival_out_of_line(
+                &mut self,
+                fab: &mut Fabric,
+                sw: usize,
+                in_port: PortId,
+                local_in: u32,
+                egress: PortId,
+                queue: usize,
+                r: PacketRef,
+                buffer: u64,
+                queue_bytes: u64,
+            ) -> Arrival {
+                match self {
+                    $( FlowControl::$variant(p) => out_of_line::on_arrival::<$policy>(
+                        p, fab, sw, in_port, local_in, egress, queue, r, buffer, queue_bytes,
+                    ), )+
                 }
             }
 
@@ -260,14 +286,34 @@ macro_rules! flow_control_registry {
             #[inline(always)]
             pub fn on_dequeue(&mut self, fab: &mut Fabric, hop: HopArgs) -> bool {
                 match self {
-                    $( FlowControl::$variant(p) => {
-                        if <$policy as FlowControlPolicy>::INLINE {
-                            <$policy as FlowControlPolicy>::on_dequeue(p, &mut fc_cx!(fab), &hop.hop())
-                        } else {
-                            let HopArgs { sw, in_port, local_in, egress, queue, r, buffer, .. } = hop;
-                            out_of_line::on_dequeue::<$policy>(p, fab, sw, in_port, local_in, egress, queue, r, buffer)
-                        }
+                    $( FlowControl::$variant(p) if <$policy as FlowControlPolicy>::INLINE => {
+                        <$policy as FlowControlPolicy>::on_dequeue(p, &mut fc_cx!(fab), &hop.hop())
                     } )+
+                    _ => {
+                        let HopArgs { sw, in_port, local_in, egress, queue, r, buffer, .. } = hop;
+                        self.on_dequeue_out_of_line(fab, sw, in_port, local_in, egress, queue, r, buffer)
+                    }
+                }
+            }
+
+            #[cold]
+            #[inline(never)]
+            #[allow(clippy::too_many_arguments)]
+            fn on_dequeue_out_of_line(
+                &mut self,
+                fab: &mut Fabric,
+                sw: usize,
+                in_port: PortId,
+                local_in: u32,
+                egress: PortId,
+                queue: usize,
+                r: PacketRef,
+                buffer: u64,
+            ) -> bool {
+                match self {
+                    $( FlowControl::$variant(p) => out_of_line::on_dequeue::<$policy>(
+                        p, fab, sw, in_port, local_in, egress, queue, r, buffer,
+                    ), )+
                 }
             }
 
@@ -356,13 +402,20 @@ macro_rules! flow_control_registry {
             #[inline(always)]
             fn nic_may_send(&self, nic: PortId, port: &Port, flow: &FlowKey, routing: &Routing, topo: &Topology) -> bool {
                 match self {
-                    $( FlowControl::$variant(p) => {
-                        if <$policy as FlowControlPolicy>::INLINE {
-                            <$policy as FlowControlPolicy>::nic_may_send(p, nic, port, flow, routing, topo)
-                        } else {
-                            out_of_line::nic_may_send::<$policy>(p, nic, port, flow, routing, topo)
-                        }
+                    $( FlowControl::$variant(p) if <$policy as FlowControlPolicy>::INLINE => {
+                        <$policy as FlowControlPolicy>::nic_may_send(p, nic, port, flow, routing, topo)
                     } )+
+                    _ => self.nic_may_send_out_of_line(nic, port, flow, routing, topo),
+                }
+            }
+        }
+
+        impl FlowControl {
+            #[cold]
+            #[inline(never)]
+            fn nic_may_send_out_of_line(&self, nic: PortId, port: &Port, flow: &FlowKey, routing: &Routing, topo: &Topology) -> bool {
+                match self {
+                    $( FlowControl::$variant(p) => out_of_line::nic_may_send::<$policy>(p, nic, port, flow, routing, topo), )+
                 }
             }
         }
@@ -406,14 +459,14 @@ impl<'p> HopArgs<'p> {
     }
 }
 
-/// The per-packet hooks of a mechanism that is not [`FlowControlPolicy::INLINE`], called
-/// out of the event loop's line (the loop of a PFC run carries none of their code). They
-/// take scalars only and read the packet from its slot.
+/// The per-packet hooks of a mechanism that is not [`FlowControlPolicy::INLINE`], inlined
+/// into one cold dispatcher per hook, which the event loop calls out of line for every such
+/// mechanism (so the loop of a PFC run carries none of their code, and does not grow with
+/// the registration list). They take scalars only and read the packet from its slot.
 mod out_of_line {
     use super::*;
 
-    #[cold]
-    #[inline(never)]
+    #[inline(always)]
     pub fn classify<P: FlowControlPolicy>(
         p: &mut P,
         fab: &mut Fabric,
@@ -425,8 +478,7 @@ mod out_of_line {
         p.classify(&mut fc_cx!(fab), sw, egress, &pkt, r.index())
     }
 
-    #[cold]
-    #[inline(never)]
+    #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     pub fn on_arrival<P: FlowControlPolicy>(
         p: &mut P,
@@ -445,8 +497,7 @@ mod out_of_line {
         p.on_arrival(&mut fc_cx!(fab), &hop, queue_bytes)
     }
 
-    #[cold]
-    #[inline(never)]
+    #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     pub fn on_dequeue<P: FlowControlPolicy>(
         p: &mut P,
@@ -464,8 +515,7 @@ mod out_of_line {
         p.on_dequeue(&mut fc_cx!(fab), &hop)
     }
 
-    #[cold]
-    #[inline(never)]
+    #[inline(always)]
     pub fn nic_may_send<P: FlowControlPolicy>(
         p: &P,
         nic: PortId,

@@ -39,21 +39,6 @@ macro_rules! lb_cx {
     };
 }
 
-/// The hook of a balancer that is not [`LoadBalancerPolicy::INLINE`], out of the event
-/// loop's line: scalars in, the packet read from its slot.
-#[cold]
-#[inline(never)]
-fn select_out_of_line<P: LoadBalancerPolicy>(
-    p: &mut P,
-    fab: &mut Fabric,
-    node: NodeId,
-    sw: usize,
-    r: PacketRef,
-) -> PortId {
-    let pkt = *fab.store.get(r);
-    p.select(&mut lb_cx!(fab), node, sw, &pkt, r.index())
-}
-
 /// Generates the family's enums and dispatch from the registration list.
 macro_rules! load_balancer_registry {
     ($( $variant:ident => $policy:ty ),+ $(,)?) => {
@@ -141,16 +126,28 @@ macro_rules! load_balancer_registry {
             }
 
             /// The egress port switch `node` (switch index `sw`) uses for `pkt` (slot `r`);
-            /// `PortId::NONE` when link failures left no route.
+            /// `PortId::NONE` when link failures left no route. The inlined balancers are
+            /// tested for here; every other one is reached through one out-of-line call, so
+            /// the event loop's code does not grow with the registration list.
             #[inline(always)]
             pub fn select(&mut self, fab: &mut Fabric, node: NodeId, sw: usize, pkt: &Packet, r: PacketRef) -> PortId {
                 match self {
+                    $( LoadBalancer::$variant(p) if <$policy as LoadBalancerPolicy>::INLINE => {
+                        <$policy as LoadBalancerPolicy>::select(p, &mut lb_cx!(fab), node, sw, pkt, r.index())
+                    } )+
+                    _ => self.select_out_of_line(fab, node, sw, r),
+                }
+            }
+
+            /// The hook of a balancer that is not [`LoadBalancerPolicy::INLINE`], out of the
+            /// event loop's line: scalars in, the packet read from its slot.
+            #[cold]
+            #[inline(never)]
+            fn select_out_of_line(&mut self, fab: &mut Fabric, node: NodeId, sw: usize, r: PacketRef) -> PortId {
+                let pkt = *fab.store.get(r);
+                match self {
                     $( LoadBalancer::$variant(p) => {
-                        if <$policy as LoadBalancerPolicy>::INLINE {
-                            <$policy as LoadBalancerPolicy>::select(p, &mut lb_cx!(fab), node, sw, pkt, r.index())
-                        } else {
-                            select_out_of_line::<$policy>(p, fab, node, sw, r)
-                        }
+                        <$policy as LoadBalancerPolicy>::select(p, &mut lb_cx!(fab), node, sw, &pkt, r.index())
                     } )+
                 }
             }
