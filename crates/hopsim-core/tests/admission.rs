@@ -73,23 +73,49 @@ fn naive_deflection_drops_more_than_dibs() {
 
 /// Vertigo: a long flow keeps the bottleneck queue full; a short flow's packets, with
 /// fewer remaining bytes, take the places of the queued packets with the most remaining
-/// bytes — the long flow's, which are deflected — so the short flow loses nothing and is
-/// never deflected. The short flow starts at 820 µs, when the long flow's window has filled
-/// the 60 KB queue: under Vertigo a long-flow packet is taken out at the very instant a
-/// short-flow packet joins the full queue, and every packet deflected or dropped is the
-/// long flow's. The control run, drop-tail in the same scenario (ordering layer and all),
-/// drops short-flow packets at the full queue and finishes the short flow later.
+/// bytes — the long flow's, which are taken out — so the short flow loses nothing and is
+/// never deflected. The short flow starts when the long flow alone has filled the 60 KB
+/// queue (found from a run of the long flow with queue samples, after 500 µs): under Vertigo
+/// a long-flow packet is taken out at the very instant a short-flow packet joins the full
+/// queue, and every packet deflected or dropped is the long flow's. The control run,
+/// drop-tail in the same scenario (ordering layer and all, the short flow starting when that
+/// run's queue is full), drops short-flow packets at the full queue and finishes the short
+/// flow later.
 #[test]
 fn vertigo_extracts_the_packets_with_the_most_remaining_bytes() {
     use hopsim_core::observe::PacketEvent;
-    let flows = "{ src = 0, dst = 2, size = \"4MB\", tag = \"long\" }, \
-                 { src = 1, dst = 2, size = \"30KB\", start = \"820us\", tag = \"short\" }";
+    let long = "{ src = 0, dst = 2, size = \"4MB\", tag = \"long\" }";
+    // When the long flow alone (under the same policy) first holds the bottleneck port
+    // within a packet of full, after 500 µs; the short flow starts then.
+    let bottleneck = NodeId(3);
+    let with_short = |extra: &str| -> (String, u64) {
+        let alone = run(&tcp_dumbbell(
+            2,
+            "100Gbps",
+            "10Gbps",
+            "60KB",
+            "reno",
+            long,
+            &format!("{extra}\n[output.queues]\ninterval = \"1us\""),
+        ));
+        let port = alone.port_id(bottleneck, 2);
+        let full = alone
+            .queue_samples()
+            .iter()
+            .find(|q| q.port == port && q.time.0 >= 500_000_000 && q.bytes >= 58_500)
+            .map(|q| q.time.0 / 1_000_000)
+            .expect("the long flow fills the queue");
+        let flows =
+            format!("{long}, {{ src = 1, dst = 2, size = \"30KB\", start = \"{full}us\", tag = \"short\" }}");
+        (flows, full)
+    };
     // SRPT queues reorder a flow's own packets (its later ones rank lower): Vertigo runs
     // with the ordering layer at the receivers.
     let layer =
         "[transport.tcp]\nreorder_timeout = \"360us\"\n[output.packet_trace]\nmax_records = 1000000\n";
     let vertigo = format!("{layer}[switch.deflection]\nkind = \"vertigo\"");
-    let s = run(&tcp_dumbbell(2, "100Gbps", "10Gbps", "60KB", "reno", flows, &vertigo));
+    let (flows, full) = with_short(&vertigo);
+    let s = run(&tcp_dumbbell(2, "100Gbps", "10Gbps", "60KB", "reno", &flows, &vertigo));
     assert_drained(&s);
     let r = records(&s);
     let (long, short) = (&r[0], &r[1]);
@@ -97,11 +123,16 @@ fn vertigo_extracts_the_packets_with_the_most_remaining_bytes() {
     assert_eq!(short.deflections, 0, "the short flow's never are");
     assert_eq!(short.retransmitted_bytes, 0, "nor lost");
     // The left switch's port onto the bottleneck: short-flow packets joining it when a
-    // long-flow packet is taken out at the same instant.
-    let bottleneck = s.port_id(NodeId(3), 2);
+    // long-flow packet is taken out at the same instant (and deflected; on a dumbbell the
+    // only other switch-facing port is that same full port, so the packet taken out then
+    // meets a full queue and is dropped).
+    let bottleneck = s.port_id(bottleneck, 2);
     let trace = s.packet_records();
-    let taken_out: std::collections::BTreeSet<u64> =
-        trace.iter().filter(|e| e.event == PacketEvent::Deflect && e.flow == 0).map(|e| e.time.0).collect();
+    let taken_out: std::collections::BTreeSet<u64> = trace
+        .iter()
+        .filter(|e| matches!(e.event, PacketEvent::Deflect | PacketEvent::Drop) && e.flow == 0)
+        .map(|e| e.time.0)
+        .collect();
     let made_room = trace
         .iter()
         .filter(|e| e.event == PacketEvent::Enqueue && e.flow == 1 && e.port == bottleneck)
@@ -113,12 +144,14 @@ fn vertigo_extracts_the_packets_with_the_most_remaining_bytes() {
             .filter(|e| matches!(e.event, PacketEvent::Deflect | PacketEvent::Drop) && e.flow == flow)
             .count()
     };
-    let control = run(&tcp_dumbbell(2, "100Gbps", "10Gbps", "60KB", "reno", flows, layer));
+    let (control_flows, control_full) = with_short(layer);
+    let control = run(&tcp_dumbbell(2, "100Gbps", "10Gbps", "60KB", "reno", &control_flows, layer));
     assert_drained(&control);
     let c = records(&control);
     eprintln!(
-        "Vertigo: short flow {:.1} us, {} B resent; {} of its packets made room; long flow \
-         {} deflections. Drop-tail: short flow {:.1} us, {} B resent ({} packets dropped)",
+        "Vertigo (short flow from {full} us): short flow {:.1} us, {} B resent; {} of its packets \
+         made room; long flow {} deflections. Drop-tail (short flow from {control_full} us): short \
+         flow {:.1} us, {} B resent ({} packets dropped)",
         fct_us(short),
         short.retransmitted_bytes,
         made_room,
@@ -140,9 +173,6 @@ fn vertigo_extracts_the_packets_with_the_most_remaining_bytes() {
 /// Vertigo's surgery keeps a port within its buffer rule, as drop-tail does: a lone long
 /// flow into a 60 KB port never makes it hold more than 60 KB.
 #[test]
-#[ignore = "bug: Switches::make_room (switch/preempt.rs) deflects each victim before enqueueing the \
-            arrival; on a dumbbell the only switch-facing port is the egress itself, so the victim \
-            re-enters the room it freed and the arrival is then enqueued unchecked: 61,500 B held"]
 fn vertigo_keeps_each_port_within_its_buffer_limit() {
     let flow = "{ src = 0, dst = 1, size = \"4MB\" }";
     let layer = "[transport.tcp]\nreorder_timeout = \"360us\"\n";

@@ -16,8 +16,9 @@ use crate::ids::PortId;
 use crate::metrics::DropCause;
 
 impl Switches {
-    /// Packet `r` found `queue` of `egress` full: take out the packets the policy names
-    /// and deflect them, then enqueue it; if the policy names none, deflect `r` itself.
+    /// Packet `r` found `queue` of `egress` full: take out the packets the policy names,
+    /// enqueue `r` in the room they leave, then deflect them; if the policy names none,
+    /// deflect `r` itself.
     #[cold]
     #[inline(never)]
     pub(crate) fn make_room(
@@ -31,11 +32,17 @@ impl Switches {
     ) {
         match self.victims(fab, sw, r, egress, queue) {
             Some(victims) => {
-                for v in victims {
+                // The arriving packet takes the room first: a victim deflected back to this
+                // very port (the only switch-facing port of a dumbbell) then meets a full
+                // queue like any other packet, and the port never holds more than its rule
+                // allows.
+                for &v in &victims {
                     self.take_out(fab, egress, queue, v);
-                    self.deflect_taken(fab, sw, v, egress);
                 }
                 self.enqueue(fab, sw, r, local_in, egress, queue);
+                for v in victims {
+                    self.deflect_taken(fab, sw, v, egress);
+                }
                 self.switch_try_send(fab, egress);
             }
             None => self.deflect_taken(fab, sw, r, egress),
