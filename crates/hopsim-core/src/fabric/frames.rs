@@ -140,19 +140,6 @@ impl ListArena {
     }
 }
 
-/// `n` with thousands separators ("12,345"), as run descriptions print counts.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -183,10 +170,5 @@ mod tests {
         assert_eq!(c, a, "the released list is reused");
         assert_eq!(arena.get(c), &[5, 6]);
         assert_eq!(arena.lists.len(), 2, "no new list was allocated");
-    }
-
-    #[test]
-    fn counts_get_thousands_separators() {
-        assert_eq!([0, 999, 1_000, 1_234_567].map(super::thousands), ["0", "999", "1,000", "1,234,567"]);
     }
 }

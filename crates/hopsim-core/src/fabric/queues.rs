@@ -393,29 +393,30 @@ impl EgressQueues {
         let q = &mut self.queues[queue];
         let pkt =
             if linked { store.pop_front_linked(&mut q.packets)? } else { store.pop_front(&mut q.packets)? };
+        self.account_removed(store, queue, pkt);
+        Some(pkt)
+    }
+
+    /// Packet `pkt` left `queue` (dequeued or taken out): its bytes leave the counts, and an
+    /// emptied queue its bit.
+    #[inline(always)]
+    fn account_removed(&mut self, store: &PacketStore, queue: usize, pkt: PacketRef) {
         let wire = store.get(pkt).wire_bytes as u64;
+        let q = &mut self.queues[queue];
         q.bytes -= wire;
         self.backlog_bytes -= wire;
         if q.packets.is_empty() {
             self.set_bit(Word::Nonempty, queue, false);
             self.update_summary(queue / 64);
         }
-        Some(pkt)
     }
 
     /// Take packet `pkt` out of queue `queue`, wherever it is (O(1); the port must keep
     /// back links or the queue be rank-ordered).
     pub fn remove(&mut self, store: &mut PacketStore, queue: usize, pkt: PacketRef) {
         assert!(self.more.linked || self.more.ranked[queue], "remove needs back links");
-        let q = &mut self.queues[queue];
-        store.unlink(&mut q.packets, pkt);
-        let wire = store.get(pkt).wire_bytes as u64;
-        q.bytes -= wire;
-        self.backlog_bytes -= wire;
-        if q.packets.is_empty() {
-            self.set_bit(Word::Nonempty, queue, false);
-            self.update_summary(queue / 64);
-        }
+        store.unlink(&mut self.queues[queue].packets, pkt);
+        self.account_removed(store, queue, pkt);
     }
 
     /// Move the head of queue `from` to the tail of queue `to` (a hierarchical queue

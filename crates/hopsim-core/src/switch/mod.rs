@@ -126,6 +126,19 @@ pub struct Switch {
     pub drops: Drops,
 }
 
+/// A switch signal's context, borrowed from the fabric's fields one by one.
+macro_rules! signal_cx {
+    ($fab:expr) => {
+        SignalCx {
+            now: $fab.now,
+            ports: &$fab.ports,
+            store: &$fab.store,
+            headers: &mut $fab.headers,
+            int_stacks: &mut $fab.int_stacks,
+        }
+    };
+}
+
 impl Switches {
     /// A packet finished arriving on `in_port` of switch `sw`: route, classify, admit,
     /// enqueue.
@@ -402,13 +415,7 @@ impl Switches {
         let node = self.nodes[sw].node;
         let pkt = *fab.store.get(r);
         for i in 0..self.signals.len() {
-            let mut cx = SignalCx {
-                now: fab.now,
-                ports: &fab.ports,
-                store: &fab.store,
-                headers: &mut fab.headers,
-                int_stacks: &mut fab.int_stacks,
-            };
+            let mut cx = signal_cx!(fab);
             if let Some(notice) = self.signals[i].on_arrival(&mut cx, node, egress, &pkt, r.index()) {
                 self.send_notice(fab, sw, notice);
             }
@@ -439,13 +446,7 @@ impl Switches {
         } else {
             p.backlog_bytes()
         };
-        let mut cx = SignalCx {
-            now: fab.now,
-            ports: &fab.ports,
-            store: &fab.store,
-            headers: &mut fab.headers,
-            int_stacks: &mut fab.int_stacks,
-        };
+        let mut cx = signal_cx!(fab);
         for s in &mut self.signals {
             s.on_departure(&mut cx, port, r.index(), queue_bytes);
         }

@@ -515,7 +515,7 @@ impl FlowControlPolicy for Bfc {
 
     fn summary_line(&self, sent: &dyn Fn(&str) -> u64) -> Option<(&'static str, String)> {
         let (pauses, resumes) = (sent("bfc_pause"), sent("bfc_resume"));
-        use crate::fabric::frames::thousands;
+        use crate::scenario::limits::count as thousands;
         (pauses > 0)
             .then(|| ("BFC pauses", format!("{} (resumes {})", thousands(pauses), thousands(resumes))))
     }

@@ -236,11 +236,18 @@ macro_rules! flow_control_registry {
                 }
             }
 
+            /// The hook of every mechanism that is not [`FlowControlPolicy::INLINE`], out of
+            /// the event loop's line (one call for all of them, so the loop neither carries
+            /// their code nor grows with the registration list): scalars in, the packet read
+            /// from its slot.
             #[cold]
             #[inline(never)]
             fn classify_out_of_line(&mut self, fab: &mut Fabric, sw: usize, egress: PortId, r: PacketRef) -> usize {
+                let pkt = *fab.store.get(r);
                 match self {
-                    $( FlowControl::$variant(p) => out_of_line::classify::<$policy>(p, fab, sw, egress, r), )+
+                    $( FlowControl::$variant(p) => {
+                        <$policy as FlowControlPolicy>::classify(p, &mut fc_cx!(fab), sw, egress, &pkt, r.index())
+                    } )+
                 }
             }
 
@@ -260,6 +267,10 @@ macro_rules! flow_control_registry {
                 }
             }
 
+            /// The hook of every mechanism that is not [`FlowControlPolicy::INLINE`], out of
+            /// the event loop's line (one call for all of them, so the loop neither carries
+            /// their code nor grows with the registration list): scalars in, the packet read
+            /// from its slot.
             #[cold]
             #[inline(never)]
             #[allow(clippy::too_many_arguments)]
@@ -275,10 +286,12 @@ macro_rules! flow_control_registry {
                 buffer: u64,
                 queue_bytes: u64,
             ) -> Arrival {
+                let pkt = *fab.store.get(r);
+                let hop = Hop { sw, in_port, local_in, egress, queue, pkt: &pkt, slot: r.index(), buffer };
                 match self {
-                    $( FlowControl::$variant(p) => out_of_line::on_arrival::<$policy>(
-                        p, fab, sw, in_port, local_in, egress, queue, r, buffer, queue_bytes,
-                    ), )+
+                    $( FlowControl::$variant(p) => {
+                        <$policy as FlowControlPolicy>::on_arrival(p, &mut fc_cx!(fab), &hop, queue_bytes)
+                    } )+
                 }
             }
 
@@ -296,6 +309,10 @@ macro_rules! flow_control_registry {
                 }
             }
 
+            /// The hook of every mechanism that is not [`FlowControlPolicy::INLINE`], out of
+            /// the event loop's line (one call for all of them, so the loop neither carries
+            /// their code nor grows with the registration list): scalars in, the packet read
+            /// from its slot.
             #[cold]
             #[inline(never)]
             #[allow(clippy::too_many_arguments)]
@@ -310,10 +327,10 @@ macro_rules! flow_control_registry {
                 r: PacketRef,
                 buffer: u64,
             ) -> bool {
+                let pkt = *fab.store.get(r);
+                let hop = Hop { sw, in_port, local_in, egress, queue, pkt: &pkt, slot: r.index(), buffer };
                 match self {
-                    $( FlowControl::$variant(p) => out_of_line::on_dequeue::<$policy>(
-                        p, fab, sw, in_port, local_in, egress, queue, r, buffer,
-                    ), )+
+                    $( FlowControl::$variant(p) => <$policy as FlowControlPolicy>::on_dequeue(p, &mut fc_cx!(fab), &hop), )+
                 }
             }
 
@@ -411,11 +428,15 @@ macro_rules! flow_control_registry {
         }
 
         impl FlowControl {
+            /// The hook of every mechanism that is not [`FlowControlPolicy::INLINE`], out of
+            /// the event loop's line (one call for all of them, so the loop neither carries
+            /// their code nor grows with the registration list): scalars in, the packet read
+            /// from its slot.
             #[cold]
             #[inline(never)]
             fn nic_may_send_out_of_line(&self, nic: PortId, port: &Port, flow: &FlowKey, routing: &Routing, topo: &Topology) -> bool {
                 match self {
-                    $( FlowControl::$variant(p) => out_of_line::nic_may_send::<$policy>(p, nic, port, flow, routing, topo), )+
+                    $( FlowControl::$variant(p) => <$policy as FlowControlPolicy>::nic_may_send(p, nic, port, flow, routing, topo), )+
                 }
             }
         }
@@ -456,75 +477,6 @@ impl<'p> HopArgs<'p> {
     fn hop(self) -> Hop<'p> {
         let HopArgs { sw, in_port, local_in, egress, queue, pkt, r, buffer } = self;
         Hop { sw, in_port, local_in, egress, queue, pkt, slot: r.index(), buffer }
-    }
-}
-
-/// The per-packet hooks of a mechanism that is not [`FlowControlPolicy::INLINE`], inlined
-/// into one cold dispatcher per hook, which the event loop calls out of line for every such
-/// mechanism (so the loop of a PFC run carries none of their code, and does not grow with
-/// the registration list). They take scalars only and read the packet from its slot.
-mod out_of_line {
-    use super::*;
-
-    #[inline(always)]
-    pub fn classify<P: FlowControlPolicy>(
-        p: &mut P,
-        fab: &mut Fabric,
-        sw: usize,
-        egress: PortId,
-        r: PacketRef,
-    ) -> usize {
-        let pkt = *fab.store.get(r);
-        p.classify(&mut fc_cx!(fab), sw, egress, &pkt, r.index())
-    }
-
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
-    pub fn on_arrival<P: FlowControlPolicy>(
-        p: &mut P,
-        fab: &mut Fabric,
-        sw: usize,
-        in_port: PortId,
-        local_in: u32,
-        egress: PortId,
-        queue: usize,
-        r: PacketRef,
-        buffer: u64,
-        queue_bytes: u64,
-    ) -> Arrival {
-        let pkt = *fab.store.get(r);
-        let hop = Hop { sw, in_port, local_in, egress, queue, pkt: &pkt, slot: r.index(), buffer };
-        p.on_arrival(&mut fc_cx!(fab), &hop, queue_bytes)
-    }
-
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
-    pub fn on_dequeue<P: FlowControlPolicy>(
-        p: &mut P,
-        fab: &mut Fabric,
-        sw: usize,
-        in_port: PortId,
-        local_in: u32,
-        egress: PortId,
-        queue: usize,
-        r: PacketRef,
-        buffer: u64,
-    ) -> bool {
-        let pkt = *fab.store.get(r);
-        let hop = Hop { sw, in_port, local_in, egress, queue, pkt: &pkt, slot: r.index(), buffer };
-        p.on_dequeue(&mut fc_cx!(fab), &hop)
-    }
-
-    #[inline(always)]
-    pub fn nic_may_send<P: FlowControlPolicy>(
-        p: &P,
-        nic: PortId,
-        port: &Port,
-        flow: &FlowKey,
-        routing: &Routing,
-        topo: &Topology,
-    ) -> bool {
-        p.nic_may_send(nic, port, flow, routing, topo)
     }
 }
 

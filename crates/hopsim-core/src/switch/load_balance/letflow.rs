@@ -273,7 +273,7 @@ impl LoadBalancerPolicy for Letflow {
     }
 
     fn summary_line(&self) -> Option<(&'static str, String)> {
-        use crate::fabric::frames::thousands;
+        use crate::scenario::limits::count as thousands;
         let line = format!(
             "{} flowlets (at most {} table entries at a switch)",
             thousands(self.flowlets),

@@ -1072,7 +1072,7 @@ impl FlowControlPolicy for Pyrrha {
     }
 
     fn summary_line(&self, sent: &dyn Fn(&str) -> u64) -> Option<(&'static str, String)> {
-        use crate::fabric::frames::thousands;
+        use crate::scenario::limits::count as thousands;
         let (pauses, merges) = (sent("pyrrha_pause"), sent("pyrrha_merge"));
         (pauses > 0 || merges > 0).then(|| {
             let s = self.stats;
