@@ -5,6 +5,7 @@
     hopsim bench NAME... [--json] | hopsim bench --all [--json] | hopsim bench --list
     hopsim sweep SWEEP.toml [-o OUTDIR] [-j N] [--ray ADDRESS] [--dry-run] [--quiet]
     hopsim workloads
+    hopsim scenarios [list] | hopsim scenarios copy [NAME ...] [-o DIR] [--force]
     hopsim schema [-o FILE] [--force]
     hopsim plot RUN_DIR... [-o OUTDIR] [--kind KIND ...] [--metric fct|slowdown]
                 [--label NAME ...] [--force]
@@ -192,6 +193,34 @@ def _cmd_workloads(args: argparse.Namespace) -> int:
         q = dict(quantiles)
         cells = [mean] + [q.get(p, float("nan")) for p in (0.1, 0.5, 0.9, 0.99)]
         print(f"{name:<18}" + "".join(f"{format_bytes(v, 3):>10}" for v in cells))
+    return EXIT_OK
+
+
+def _cmd_scenarios(args: argparse.Namespace) -> int:
+    from hopsim import bundled
+
+    if args.action == "list":
+        if args.names:
+            raise _InputError("scenarios list takes no names (did you mean `scenarios copy`?)")
+        files = bundled.listing()
+        width = max(len(str(f.path)) for f in files)
+        print(f"shipped with hopsim ({bundled.root()}):")
+        for f in files:
+            print(f"  {str(f.path):<{width}}  {f.about}")
+        print("copy them out for editing: hopsim scenarios copy [NAME ...] -o DIR")
+        return EXIT_OK
+    dest = Path(args.output)
+    written = bundled.copy(args.names, dest, force=args.force)
+    print(f"copied {len(written)} file{'s' if len(written) != 1 else ''} under {dest}")
+    papers = sorted(
+        {p.relative_to(dest).parts[0] for p in written if len(p.relative_to(dest).parts) > 1}
+    )
+    papers = [p for p in papers if p not in ("sweeps",)]
+    if papers:
+        print(
+            f"hopsim reproduce runs the edited copies with HOPSIM_SCENARIOS={dest} "
+            f"(e.g. HOPSIM_SCENARIOS={dest} hopsim reproduce {papers[0]})"
+        )
     return EXIT_OK
 
 
@@ -556,6 +585,23 @@ def _parser() -> argparse.ArgumentParser:
 
     w = sub.add_parser("workloads", help="list the built-in flow-size distributions")
     w.set_defaults(func=_cmd_workloads)
+
+    sn = sub.add_parser(
+        "scenarios",
+        help="list the scenarios shipped with hopsim (the quick start and the papers' "
+        "experiments) or copy them out for editing",
+    )
+    sn.add_argument("action", nargs="?", choices=["list", "copy"], default="list")
+    sn.add_argument(
+        "names",
+        nargs="*",
+        metavar="NAME",
+        help="with copy: a paper's folder (pyrrha), a file (pyrrha/moe.toml, quickstart.toml); "
+        "none copies all",
+    )
+    sn.add_argument("-o", "--output", default=".", metavar="DIR", help="copy under DIR (default .)")
+    sn.add_argument("--force", action="store_true", help="replace files that exist")
+    sn.set_defaults(func=_cmd_scenarios)
 
     sc = sub.add_parser(
         "schema",

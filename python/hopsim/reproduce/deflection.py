@@ -1,10 +1,10 @@
 """The Practical Packet Deflection paper's evaluation (Abdous, Sharafzadeh and Ghorbani,
-CoNEXT 2023; ``../shared/papers/practical-deflection.md``), experiment by experiment.
+Proc. ACM Netw. / CoNEXT 2023), experiment by experiment.
 
 Every experiment runs variants of a scenario in ``scenarios/deflection/``: the §5.2 leaf-spine
 (``leafspine.toml``), the k=8 fat-tree of Fig 10 (``fattree_k8.toml``) and the 100 Gb/s
 leaf-spine of Fig 11 (``leafspine_100g.toml``). Settings the paper leaves out come from its
-artifact (``github:hopnets/practical_deflection``, summarised in ``notes/deflection_spec.md``):
+artifact (``github.com/hopnets/practical_deflection``):
 TCP with a 1452 B MSS, initial window 10, 10 ms minimum and initial RTO, DCTCP marking at
 65 packets, 300 KB per port, a hop limit (TTL) of 250; Vertigo and Preemptive Deflection
 (PD) with per-packet power-of-two load balancing and a 360 µs ordering layer at the
@@ -1925,7 +1925,7 @@ _ROCE_CLAIMS = [
 PAPER = Paper(
     name="deflection",
     title="Practical Packet Deflection in Datacenters",
-    source="shared/papers/practical-deflection.md",
+    source="Sepehr Abdous, Erfan Sharafzadeh, Soudeh Ghorbani, Proc. ACM Netw. (CoNEXT) 2023",
     analyze=_table,
     experiments=[
         experiment(

@@ -29,6 +29,7 @@ from typing import Any
 
 import pandas as pd
 
+from hopsim import bundled
 from hopsim._core import ScenarioError
 from hopsim.reproduce.claims import NOT_MEASURED, Claim, ClaimResult, count_line, evaluate
 from hopsim.results import Result
@@ -142,6 +143,7 @@ class Paper:
     name: str
     title: str
     #: Where the paper's text lives (for the report).
+    #: The paper's citation (authors, venue, year), as the report names it.
     source: str
     experiments: list[Experiment]
     #: The analysis of an experiment that names none, and its figure (called with the
@@ -166,20 +168,9 @@ class Paper:
 
 
 def find_scenarios(paper: str) -> Path:
-    """``scenarios/<paper>/``: under ``$HOPSIM_SCENARIOS``, then upwards from the current
-    directory and from this package (an editable install lives in the repository)."""
-    env = os.environ.get("HOPSIM_SCENARIOS")
-    starts = [Path(env)] if env else []
-    starts += [Path.cwd(), Path(__file__).resolve().parent]
-    for start in starts:
-        for folder in (start, *start.parents):
-            for candidate in (folder / paper, folder / "scenarios" / paper):
-                if candidate.is_dir() and any(candidate.glob("*.toml")):
-                    return candidate
-    raise ScenarioError(
-        f"scenarios/{paper}/ not found: run from the hopsim repository or set HOPSIM_SCENARIOS "
-        "to the folder holding the scenarios/ tree"
-    )
+    """``<paper>/`` of the scenarios to run: the package's own, or under
+    ``$HOPSIM_SCENARIOS`` when set (see :mod:`hopsim.bundled`)."""
+    return bundled.find(paper)
 
 
 def _sweep_spec(
@@ -286,11 +277,15 @@ def _markdown(df: pd.DataFrame) -> str:
 
 
 def _write_report(
-    paper: Paper, mode: str, done: list[tuple[Experiment, pd.DataFrame | None, str]], outdir: Path
+    paper: Paper,
+    mode: str,
+    done: list[tuple[Experiment, pd.DataFrame | None, str]],
+    outdir: Path,
+    scenarios: Path,
 ) -> None:
     parts = [
         f"# {paper.title}: hopsim reproduction ({mode})\n",
-        f"Paper: `{paper.source}`. "
+        f"Paper: {paper.source}. Scenarios: `{scenarios}`. "
         "Claims: [claims.md](claims.md). Each experiment ran as a sweep under `runs/`.\n",
     ]
     for exp, metrics, note in done:
@@ -380,5 +375,5 @@ def run_paper(
             claims += exp.verdicts(metrics)
         done.append((exp, metrics, note))
     _write_claims(claims, out)
-    _write_report(paper, mode, done, out)
+    _write_report(paper, mode, done, out, scenarios)
     return claims

@@ -1,4 +1,4 @@
-"""The Pyrrha paper's evaluation (``../shared/papers/pyrrha.md``), experiment by experiment.
+"""The Pyrrha paper's evaluation (Liu, Zhang et al., NSDI 2025), experiment by experiment.
 
 Every experiment runs variants of a scenario in ``scenarios/pyrrha/``. ``full`` uses the
 paper's sizes where it gives them and otherwise those of the authors' simulator (Pyrrha-NS3:
@@ -1194,7 +1194,7 @@ PAPER = Paper(
         "Pyrrha: Congestion-Root-Based Flow Control to Eliminate Head-of-Line Blocking in "
         "Datacenter"
     ),
-    source="shared/papers/pyrrha.md",
+    source="Kexin Liu, Zhaochen Zhang et al., NSDI 2025",
     analyze=_table,
     draw=_fct_bars,
     experiments=[
