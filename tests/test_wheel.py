@@ -116,6 +116,16 @@ def test_reproduce_from_a_wheel_outside_the_repository(tmp_path):
     assert "NSDI 2025" in report and "shared/" not in report
     claims = (work / "out" / "claims.csv").read_text()
     assert "fig2_hol" in claims
+    one = next((work / "out" / "runs" / "fig2_hol").glob("*/summary.json")).parent
+    page = subprocess.run(
+        [str(bin_dir / "hopsim"), "view", str(one), "-o", "view.html"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert page.returncode == 0, page.stderr
+    assert "const DATA = " in (work / "view.html").read_text(), "the page's assets ship"
     copy = subprocess.run(
         [str(bin_dir / "hopsim"), "scenarios", "copy", "pyrrha/incast_mix.toml", "-o", "."],
         cwd=work,

@@ -9,6 +9,7 @@
     hopsim schema [-o FILE] [--force]
     hopsim plot RUN_DIR... [-o OUTDIR] [--kind KIND ...] [--metric fct|slowdown]
                 [--label NAME ...] [--force]
+    hopsim view RUN_DIR... [-o view.html] [--label NAME ...] [--frames N] [--force]
     hopsim report RUN_DIR...|SWEEP_DIR [-o OUTDIR] [--format html|md] [--label NAME ...]
                   [--force]
     hopsim export RUN_DIR --format hpcc-fct -o FILE [--force]
@@ -284,6 +285,16 @@ def _cmd_plot(args: argparse.Namespace) -> int:
     options = {"cdf": {"metric": "slowdown" if args.metric == "slowdown" else "fct_ns"}}
     for p in plots.write_plots(runs, args.output, dict.fromkeys(kinds), force=True, **options):
         print(f"{p.kind:<11} {p.path}" if p.path else f"{p.kind:<11} not drawn: {p.note}")
+    return EXIT_OK
+
+
+def _cmd_view(args: argparse.Namespace) -> int:
+    _check_runs(args)
+    from hopsim import view
+
+    out = view.write(args.runs, args.output, args.label, args.frames, force=args.force)
+    kb = out.stat().st_size / 1e3
+    print(f"view          {out} ({kb:,.0f} KB; open it in a browser)")
     return EXIT_OK
 
 
@@ -635,6 +646,26 @@ def _parser() -> argparse.ArgumentParser:
         help="write into an OUTDIR holding other files (one holding only figures is reused)",
     )
     pl.set_defaults(func=_cmd_plot)
+
+    vw = sub.add_parser(
+        "view",
+        help="replay runs on their topology in one self-contained HTML page (queues, pauses, "
+        "congestion trees, deflections, drops; time slider; runs side by side)",
+    )
+    vw.add_argument("runs", nargs="*", metavar="RUN_DIR")
+    vw.add_argument(
+        "-o", "--output", default="view.html", metavar="FILE", help="(default view.html)"
+    )
+    vw.add_argument("--label", action="extend", nargs="+", metavar="NAME", help=label_help)
+    vw.add_argument(
+        "--frames",
+        type=_positive_int,
+        default=200,
+        metavar="N",
+        help="time steps of the replay (default 200, at most 400)",
+    )
+    vw.add_argument("--force", action="store_true", help="replace FILE if it exists")
+    vw.set_defaults(func=_cmd_view)
 
     rp = sub.add_parser(
         "report",
