@@ -52,7 +52,9 @@ _OUTPUT_KEYS = {
 #: Keys with no effect on what hopsim models, and why.
 _NO_EFFECT = {
     "INT_MULTI": "the unit of INT byte counters; hopsim's are exact",
-    "ACK_HIGH_PRIO": "the switch never reads it: ACKs share the data queue (switch.ack_queue)",
+    "ACK_HIGH_PRIO": "the switch never reads it: ACKs share the data queue (switch.ack_queue); "
+    "hopsim's NIC holds them while their class is paused (ns-3's 0; its 1, an ACK sent through "
+    "the PAUSE of the class the switches account it in, is not modelled)",
     "L2_BACK_TO_ZERO": "go-back-0 recovery applies only when packets are lost",
     "PINT_LOG_BASE": "HPCC-PINT only (CC_MODE 10)",
     "PINT_PROB": "HPCC-PINT only (CC_MODE 10)",

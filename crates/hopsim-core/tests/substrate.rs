@@ -335,3 +335,62 @@ fn bad_policy_parameters_name_the_field() {
         assert!(e.starts_with(expect), "{extra:?}: got {e:?}, expected it to start with {expect:?}");
     }
 }
+
+/// Lossless means lossless (issue: ACKs dropped under PFC). Random incast + background mixes
+/// on fat-trees and leaf-spines with PFC on and buffers of at least 2 MB lose nothing — data,
+/// ACK, NACK or CNP — whatever the congestion control, MTU or ACK class. Before NICs held
+/// ACKs whose class was paused, seed 4 of the first mix lost 90 ACKs (1,554 over 2 ms) at one ToR's
+/// headroom with no data loss at all.
+#[test]
+fn pfc_loses_nothing_data_acks_nacks_or_cnps() {
+    // A small deterministic generator for the cases (splitmix64).
+    let mut state = 0x5eed_u64;
+    let mut next = |n: u64| {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        (z ^ (z >> 31)) % n
+    };
+    let first = "[topology]\nkind = \"fat_tree\"\nk = 4\n[switch]\nbuffer_bytes = \"2MB\"\n\
+                 [transport]\ncc = \"dcqcn\"\nmtu = 1000\n"
+        .to_string();
+    let mut cases = vec![(4, first.clone(), 8, 256, 200, 0.3)];
+    for _ in 0..15 {
+        let topo = if next(2) == 0 {
+            "kind = \"fat_tree\"\nk = 4".to_string()
+        } else {
+            "kind = \"leaf_spine\"\nspines = 2\nleaves = 4\nhosts_per_leaf = 6\nfabric_rate = \"100Gbps\""
+                .to_string()
+        };
+        let cc = ["dcqcn", "hpcc", "dctcp", "timely", "none"][next(5) as usize];
+        let head = format!(
+            "[topology]\n{topo}\n[switch]\nbuffer_bytes = \"{}MB\"\nack_queue = \"{}\"\n\
+             [transport]\ncc = \"{cc}\"\nmtu = {}\n",
+            [2, 4, 12][next(3) as usize],
+            ["data", "data", "control"][next(3) as usize],
+            [1000, 1500][next(2) as usize]
+        );
+        let load = [0.2, 0.3, 0.5][next(3) as usize];
+        cases.push((1 + next(1000), head, 4 + next(11), 64 << next(4), 100 + 50 * next(5), load));
+    }
+    let mut paused = 0;
+    for (seed, head, fan_in, kb, period, load) in cases {
+        let toml = format!(
+            "seed = {seed}\n{head}[switch.pfc]\nenabled = true\n\
+             [[workload]]\nkind = \"poisson\"\nsize_dist = \"websearch\"\nload = {load}\nstop = \"1ms\"\n\
+             [[workload]]\nkind = \"incast\"\nreceiver = 0\nfan_in = {fan_in}\nsize_min = \"{kb}KB\"\n\
+             size_max = \"{kb}KB\"\nperiod = \"{period}us\"\nstop = \"1ms\"\n"
+        );
+        let s = run(&toml);
+        let sum = s.summary();
+        assert_eq!(
+            (sum.drops.total(), sum.control_drops),
+            (0, 0),
+            "data and control packets lost under PFC:\n{toml}"
+        );
+        paused += (sum.pfc_pause_frames > 0) as usize;
+        assert_drained(&s);
+    }
+    assert!(paused >= 12, "only {paused} of 16 cases paused: the mixes test little");
+}

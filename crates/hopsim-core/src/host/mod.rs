@@ -77,6 +77,12 @@ pub struct TransportConfig {
     pub rank: Rank,
     /// Halve a resent segment's rank per resend (Vertigo's marking layer).
     pub rank_boost: bool,
+    /// ACKs and NACKs are accounted in their data class at switches (`switch.ack_queue =
+    /// "data"`), so the NIC holds them while that class is PAUSEd at its port, as the HPCC
+    /// simulator's NIC holds its ACK queue while `ack_q_idx`'s class is paused
+    /// (`qbb-net-device.cc`, `RdmaEgressQueue::GetNextQindex`). Without it a lossless
+    /// fabric would take ACKs into headroom that a PAUSE was meant to keep free.
+    pub acks_obey_pause: bool,
 }
 
 /// The rank a sender writes in each data packet (`transport.rank`), read by rank-aware

@@ -40,6 +40,15 @@ pub struct FlowKey {
     pub tuple: FiveTuple,
 }
 
+/// May the control packet at the head of a NIC's control queue go, when ACKs and NACKs
+/// are accounted in their data class at switches? Not while that class is paused at the
+/// port (the NIC's ACK queue is one FIFO, as in the HPCC simulator: what waits behind a
+/// held ACK waits with it). CNPs and frames are never paused.
+#[inline]
+fn ack_may_go(pkt: &Packet, port: &Port) -> bool {
+    !matches!(pkt.kind, PacketKind::Ack | PacketKind::Nack) || port.queues.may_send(pkt.priority as usize)
+}
+
 impl Hosts {
     /// Transmit on host `h`'s NIC if it is idle and something is ready.
     pub(crate) fn nic_try_send<G: NicGate>(&mut self, fab: &mut Fabric, gate: &G, h: usize) {
@@ -55,12 +64,17 @@ impl Hosts {
             }
             return;
         }
-        if let Some(pkt) = fab.store.pop_front(&mut fab.ports[port.idx()].control_queue) {
-            fab.start_tx(port, pkt);
-            if host_has_work(fab, &core.nodes) {
-                fab.wake_when_idle(port);
+        if let Some(head) = fab.ports[port.idx()].control_queue.front() {
+            if !core.cfg.acks_obey_pause || ack_may_go(fab.store.get(head), &fab.ports[port.idx()]) {
+                fab.store.pop_front(&mut fab.ports[port.idx()].control_queue);
+                fab.start_tx(port, head);
+                if host_has_work(fab, &core.nodes) {
+                    fab.wake_when_idle(port);
+                }
+                return;
             }
-            return;
+            // The ACK queue waits for its class's RESUME (which wakes the NIC); data of
+            // other classes may still go.
         }
         let n = core.nodes[h].active.len();
         if n == 0 {

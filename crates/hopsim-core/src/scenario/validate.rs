@@ -37,6 +37,7 @@ impl ValidScenario {
             policies.deflection.reads_rank(),
         )?;
         transport.serialization = scenario.links.serialization;
+        transport.acks_obey_pause = policies.ack_in_data_queue;
         check(
             (scenario.transport.priority as usize) < switch_cfg.queues,
             "transport.priority",
@@ -271,6 +272,7 @@ fn transport_config(
         tcp: if tcp { Some(super::tcp::tcp_params(&t.tcp)?) } else { None },
         rank: rank.into(),
         rank_boost: t.rank_retransmit_boost,
+        acks_obey_pause: false,
         cc_params: CcParams {
             window: super::tcp::window_params(dc.g),
             swift: super::tcp::swift_params(&t.swift)?,
