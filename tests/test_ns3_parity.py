@@ -14,6 +14,7 @@ import json
 import stat
 import sys
 import textwrap
+import warnings
 from pathlib import Path
 
 import pytest
@@ -438,3 +439,25 @@ def test_ns3_floor_runs_ns3_again_with_another_rng_run(tmp_path, capsys):
     assert "None" in (out / "ns3.log").read_text(), "the first run keeps ns-3's own RngRun"
     report = json.loads((out / "agreement.json").read_text())
     assert report["ns3_noise_floor"]["ratios"]["all"]["mean"] == 1.0
+
+
+def test_a_field_that_contradicts_compat_is_said_before_the_run_and_in_the_report(tmp_path, capsys):
+    doc = _scenario(DATA / "incast_topology.txt", DATA / "incast_flows.txt", "hpcc")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", hopsim.ScenarioWarning)
+        assert hopsim.run(doc).summary["notes"] == [], "the profile alone contradicts nothing"
+    doc["transport"]["window"] = "none"
+    with pytest.warns(hopsim.ScenarioWarning, match=r'transport.window = "none" contradicts'):
+        result = hopsim.run(doc)
+    assert result.summary["notes"][0][0] == "compat"
+    # The command line prints it first, and validate-against-ns3's report keeps it.
+    sim = _fake_ns3(tmp_path, DATA / "incast_timely_fct.txt")
+    out = tmp_path / "v"
+    argv = _incast_argv(out, "--ns3", str(sim), "--cc", "timely")
+    argv += ["--set", 'transport.timely.variant="paper"']
+    cli.main(argv)
+    captured = capsys.readouterr()
+    assert 'hopsim: warning: compat = "ns3": transport.timely.variant' in captured.err
+    assert "the hopsim scenario departs from ns-3" in captured.out
+    notes = json.loads((out / "agreement.json").read_text())["notes"]
+    assert len(notes) == 1 and "UpdateRateTimely" in notes[0]

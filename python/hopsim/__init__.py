@@ -10,7 +10,17 @@ from hopsim import _core, sweep
 from hopsim._core import InternalError, ScenarioError
 from hopsim._run import run, validate
 from hopsim.results import Result
+from hopsim.scenario import ScenarioWarning
 
 __version__: str = _core.__version__
 
-__all__ = ["InternalError", "Result", "ScenarioError", "__version__", "run", "sweep", "validate"]
+__all__ = [
+    "InternalError",
+    "Result",
+    "ScenarioError",
+    "ScenarioWarning",
+    "__version__",
+    "run",
+    "sweep",
+    "validate",
+]

@@ -46,6 +46,8 @@ class Simulation:
     def summary(self) -> dict[str, Any]: ...
     def resolved_scenario(self) -> str:
         """The scenario as run, every default filled in (JSON text)."""
+    def notes(self) -> list[tuple[str, str]]:
+        """Warnings about the scenario as run: settings that contradict its compat profile."""
 
 def validate(scenario_json: str, base_dir: str) -> None:
     """Check a scenario without running it; raises `ScenarioError`."""

@@ -5,13 +5,21 @@ from __future__ import annotations
 import os
 import sys
 import time
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from hopsim import _core
 from hopsim.results import Result
-from hopsim.scenario import Overrides, ScenarioSource, absolute_paths, core_json, load_scenario
+from hopsim.scenario import (
+    Overrides,
+    ScenarioSource,
+    ScenarioWarning,
+    absolute_paths,
+    core_json,
+    load_scenario,
+)
 
 __all__ = ["run", "validate"]
 
@@ -157,6 +165,8 @@ def run(
     started = time.perf_counter()
     with core_json(doc, base) as text:
         sim = _core.Simulation(text, base)
+    for _topic, note in sim.notes():
+        warnings.warn(note, ScenarioWarning, stacklevel=2)
     _advance(sim, progress)
     wall = time.perf_counter() - started
     return Result.from_simulation(

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -66,6 +67,14 @@ def _check_scenario_file(path: str) -> None:
 
 def _warn(message: str) -> None:
     print(f"hopsim: warning: {message}", file=sys.stderr)
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
+    """Warnings from the library (a `hopsim.ScenarioWarning`, say) as one line each."""
+    if issubclass(category, hopsim.ScenarioWarning):
+        _warn(str(message))
+    else:
+        sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -810,7 +819,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``hopsim`` command; returns the exit status."""
     args = _parser().parse_args(argv)
     try:
-        return args.func(args)
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", hopsim.ScenarioWarning)
+            warnings.showwarning = _show_warning
+            return args.func(args)
     except (_InputError, hopsim.ScenarioError, FileExistsError, OSError) as exc:
         print(f"hopsim: error: {_error_message(exc)}", file=sys.stderr)
         return EXIT_INPUT

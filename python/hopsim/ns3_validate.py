@@ -199,6 +199,8 @@ class Validation:
     floor: dict[str, Any] | None = None
     ns3_floor: dict[str, Any] | None = None
     mapping: list[ns3_config.MappedKey] = field(default_factory=list)
+    #: The hopsim run's warnings (settings that contradict `compat = "ns3"`).
+    notes: list[str] = field(default_factory=list)
 
     def bucket_checks(self, tolerance: float) -> list[str]:
         """Bucket statistics further than `tolerance` from ns-3's."""
@@ -249,6 +251,10 @@ class Validation:
             lines.append(_format_floor(self.floor))
         if self.ns3_floor is not None:
             lines.append(_format_ns3_floor(self.ns3_floor))
+        if self.notes:
+            lines.append("")
+            lines.append("the hopsim scenario departs from ns-3 (its run is not ns-3's there):")
+            lines.extend(f"  {n}" for n in self.notes)
         not_modelled = [m for m in self.mapping if not m.modelled]
         if not_modelled:
             lines.append("")
@@ -278,6 +284,7 @@ class Validation:
                 "joined": self.agreement["flows"],
             },
             "agreement": agreement,
+            "notes": self.notes,
             "noise_floor": self.floor,
             "ns3_noise_floor": self.ns3_floor,
             "buckets": json.loads(self.table.reset_index().to_json(orient="records")),
@@ -467,6 +474,7 @@ def validate(
         floor=floor_stats,
         ns3_floor=ns3_self,
         mapping=mapping or [],
+        notes=[str(text) for _, text in s.get("notes") or []],
     )
     (outdir / "agreement.json").write_text(
         json.dumps(v.to_json(), indent=2) + "\n", encoding="utf-8"

@@ -25,8 +25,15 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python < 3.11 only
     import tomli as tomllib
 
+
+class ScenarioWarning(UserWarning):
+    """A scenario runs, but not as it says: e.g. under ``compat = "ns3"`` a field it wrote
+    contradicts what the ns-3 simulator does (``hopsim run`` prints it before the run)."""
+
+
 __all__ = [
     "ScenarioError",
+    "ScenarioWarning",
     "ScenarioSource",
     "Overrides",
     "apply_overrides",

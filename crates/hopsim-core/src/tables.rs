@@ -641,6 +641,13 @@ pub const SUMMARY: &[FieldDecl] = &[
         "what each mechanism of the run reports of itself in a run's description: [label, line] pairs \
          (BFC's pauses, Pyrrha's merges and roots, LetFlow's flowlets, ...)",
     ),
+    field(
+        "notes",
+        F::Lines,
+        "",
+        "warnings about the scenario as run, [topic, sentence] pairs: under `compat = \"ns3\"`, each written \
+         field that contradicts what the ns-3 simulator does (shown before the run starts)",
+    ),
     field("packet_trace_dropped", F::Int, "", "packet-trace events not recorded once `max_records` was reached"),
     field(
         "counters",

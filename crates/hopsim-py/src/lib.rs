@@ -99,6 +99,12 @@ impl Simulation {
         self.resolved.clone()
     }
 
+    /// Warnings about the scenario as run, (topic, sentence) pairs: settings that
+    /// contradict its `compat` profile.
+    fn notes(&self) -> Vec<(String, String)> {
+        self.sim.notes().iter().map(|(t, n)| (t.to_string(), n.clone())).collect()
+    }
+
     /// Advance to simulated time `t_ns` (capped at the scenario duration).
     fn run_until(&mut self, py: Python<'_>, t_ns: f64) -> PyResult<()> {
         let t = SimTime((t_ns.max(0.0) * PS_PER_NS as f64) as u64);

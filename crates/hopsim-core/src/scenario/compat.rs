@@ -115,3 +115,117 @@ mod tests {
         assert!(apply(&mut clash).unwrap_err().to_string().starts_with("switch: expected a table"));
     }
 }
+
+/// What a scenario under `compat = "ns3"` wrote that the ns-3 simulator does not do for its
+/// congestion control(s): a written field beats the profile, so such a run is silently not
+/// ns-3's unless someone says so. One sentence per contradiction, naming the field, ns-3's
+/// behaviour and its source; empty without `compat` or when nothing contradicts. (Settings
+/// ns-3 reads from its configuration — buffer, ECN thresholds, rates — are the user's to
+/// choose and are not listed.)
+pub fn contradictions(s: &super::Scenario) -> Vec<String> {
+    use super::{AckQueue, CcKind, DctcpVariantSpec, EcmpHash, RandomStream, SourcePorts};
+    use super::{TimelyVariantSpec, WindowSpec};
+    if s.compat.is_none() {
+        return Vec::new();
+    }
+    let t = &s.transport;
+    let ccs: Vec<CcKind> = std::iter::once(t.cc).chain(t.groups.iter().map(|g| g.cc)).collect();
+    let uses = |cc: CcKind| ccs.contains(&cc);
+    let mut out = Vec::new();
+    let mut say = |field: &str, written: String, ns3: &str| {
+        out.push(format!("compat = \"ns3\": {field} = {written} contradicts ns-3, which {ns3}"));
+    };
+    if s.switch.ack_queue != AckQueue::Data {
+        say("switch.ack_queue", "\"control\"".into(), "queues ACKs with data (SwitchNode::SendToDev)");
+    }
+    if s.switch.ecn.random_stream != RandomStream::Shared {
+        say("switch.ecn.random_stream", "\"per_switch\"".into(), "draws every mark from one global stream");
+    }
+    if s.routing.hash != EcmpHash::Ns3 {
+        say(
+            "routing.hash",
+            format!("{:?}", s.routing.hash).to_lowercase(),
+            "hashes with SwitchNode::EcmpHash",
+        );
+    }
+    if s.links.serialization != crate::time::Serialization::Ns3 {
+        say("links.serialization", "\"exact\"".into(), "truncates serialization times to the ns");
+    }
+    if t.source_ports != SourcePorts::PerPair {
+        say("transport.source_ports", "\"per_flow\"".into(), "numbers source ports per host pair (third.cc)");
+    }
+    if t.dcqcn.cnp_interval.0 != crate::time::Delta::ZERO && uses(CcKind::Dcqcn) {
+        say(
+            "transport.dcqcn.cnp_interval",
+            format!("\"{}us\"", t.dcqcn.cnp_interval.0.as_ns_f64() / 1000.0),
+            "sends no CNP packets: congestion is echoed in ACKs",
+        );
+    }
+    if t.timely.variant != TimelyVariantSpec::Ns3 && uses(CcKind::Timely) {
+        say("transport.timely.variant", "\"paper\"".into(), "updates TIMELY as UpdateRateTimely does");
+    }
+    if t.dctcp.variant != DctcpVariantSpec::Ns3 && uses(CcKind::Dctcp) {
+        say("transport.dctcp.variant", "\"hpcc_sim\"".into(), "keeps DCTCP's books as HandleAckDctcp does");
+    }
+    let window = |w: &WindowSpec| match w {
+        WindowSpec::Auto => "\"auto\"".to_string(),
+        WindowSpec::None => "\"none\"".to_string(),
+        WindowSpec::Bdp => "\"bdp\"".to_string(),
+        WindowSpec::Bytes(b) => b.to_string(),
+    };
+    match t.window {
+        WindowSpec::None | WindowSpec::Bytes(_) if uses(CcKind::Hpcc) => {
+            say("transport.window", window(&t.window), "runs HPCC with its BDP window (run.py has_win 1)")
+        }
+        WindowSpec::None | WindowSpec::Bytes(_) if uses(CcKind::Dctcp) => {
+            say("transport.window", window(&t.window), "runs DCTCP with a BDP window (run.py has_win 1)")
+        }
+        WindowSpec::Bdp | WindowSpec::Bytes(_) if uses(CcKind::Dcqcn) || uses(CcKind::Timely) => say(
+            "transport.window",
+            window(&t.window),
+            "runs DCQCN and TIMELY without a window (run.py has_win 0)",
+        ),
+        _ => {}
+    }
+    if uses(CcKind::Dctcp) && !t.window_follows_rate {
+        say(
+            "transport.window_follows_rate",
+            "false".into(),
+            "scales DCTCP's window with its rate (VAR_WIN 1)",
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod contradiction_tests {
+    use crate::scenario::Scenario;
+
+    fn notes(extra: &str) -> Vec<String> {
+        let text = format!(
+            "compat = \"ns3\"\n[topology]\nkind = \"dumbbell\"\nleft_hosts = 1\nright_hosts = 1\n{extra}\n\
+             [workload]\nkind = \"flows\"\nflows = [{{ src = 0, dst = 1, size = \"1KB\" }}]\n"
+        );
+        super::contradictions(&Scenario::from_toml_str(&text).expect("valid"))
+    }
+
+    #[test]
+    fn a_written_field_that_is_not_ns3s_is_named() {
+        assert!(notes("[transport]\ncc = \"hpcc\"").is_empty(), "the profile alone contradicts nothing");
+        assert!(notes("[transport]\ncc = \"dcqcn\"\nwindow = \"none\"").is_empty(), "DCQCN has no window");
+        let n = notes("[transport]\ncc = \"hpcc\"\nwindow = \"none\"");
+        assert_eq!(n.len(), 1, "{n:?}");
+        assert!(n[0].contains("transport.window = \"none\"") && n[0].contains("BDP window"), "{}", n[0]);
+        let n = notes("[switch]\nack_queue = \"control\"\n[routing]\nhash = \"mix\"");
+        assert_eq!(n.len(), 2, "{n:?}");
+        assert!(n.iter().any(|m| m.starts_with("compat = \"ns3\": routing.hash = mix")));
+        let n = notes("[transport]\ncc = \"dctcp\"\nwindow_follows_rate = false");
+        assert_eq!(n.len(), 1, "{n:?}");
+        let plain = Scenario::from_toml_str(
+            "[topology]\nkind = \"dumbbell\"\nleft_hosts = 1\nright_hosts = 1\n[transport]\ncc = \"hpcc\"\n\
+             window = \"none\"\n[workload]\nkind = \"flows\"\nflows = [{ src = 0, dst = 1, size = \"1KB\" }]\n",
+        )
+        .expect("valid");
+        assert!(super::contradictions(&plain).is_empty(), "no compat, nothing to contradict");
+    }
+}

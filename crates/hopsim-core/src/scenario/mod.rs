@@ -11,7 +11,7 @@ pub mod limits;
 pub(crate) mod tagged;
 pub mod units;
 
-mod compat;
+pub(crate) mod compat;
 mod cross_checks;
 pub mod faults;
 mod messages;

@@ -322,6 +322,7 @@ pub fn build(v: ValidScenario) -> Simulator {
             ("load_balancer", policies.load_balancer.describe()),
             ("deflection", policies.deflection.describe()),
         ],
+        notes: Vec::new(),
     };
     sim.hosts.core.schedule_next_flow_start(&mut sim.fab);
     if !sim.trace_flows.is_empty() {

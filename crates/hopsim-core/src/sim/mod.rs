@@ -57,13 +57,25 @@ pub struct Simulator {
     pub(crate) seed: u64,
     /// Each policy family's one-line description of what ran ("bfc-32", "pfc (dynamic)").
     pub(crate) policies: Vec<(&'static str, String)>,
+    /// What the user should hear before the run starts: a setting that contradicts the
+    /// `compat` profile the scenario asked for (`scenario::compat::contradictions`).
+    pub(crate) notes: Vec<(&'static str, String)>,
 }
 
 impl Simulator {
     /// Validate `scenario` and build the network.
     pub fn new(scenario: Scenario) -> Result<Simulator, ScenarioError> {
+        let notes = crate::scenario::compat::contradictions(&scenario);
         let valid = ValidScenario::new(scenario)?;
-        Ok(build::build(valid))
+        let mut sim = build::build(valid);
+        sim.notes = notes.into_iter().map(|n| ("compat", n)).collect();
+        Ok(sim)
+    }
+
+    /// Warnings about the scenario as run, as (topic, sentence) pairs: settings that
+    /// contradict its `compat` profile. Front ends show them before the run starts.
+    pub fn notes(&self) -> &[(&'static str, String)] {
+        &self.notes
     }
 
     pub fn now(&self) -> SimTime {

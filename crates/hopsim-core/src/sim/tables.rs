@@ -99,6 +99,7 @@ impl Simulator {
             .int("bolt_srcs", s.bolt_srcs)
             .int_list("deflection_extra_hops", &s.deflection_extra_hops)
             .set("policy_lines", FieldType::Lines, serde_json::json!(self.policy_lines()))
+            .set("notes", FieldType::Lines, serde_json::json!(self.notes))
             .int("packet_trace_dropped", s.packet_trace_dropped)
             .counts("counters", s.counters.iter().copied())
             .optional_float("queue_sample_interval_ns", self.queue_sample_interval().map(|i| i.as_ns_f64()))
