@@ -354,7 +354,10 @@ impl Aquarius {
         let base = p * self.queues;
         let q = &port.queues;
         let free = (0..self.queues).rev().find(|&c| {
-            q.queue_len(c) == 0 && !q.is_paused(c) && self.mapped[base + c] == 0 && self.pausers[base + c] == 0
+            q.queue_len(c) == 0
+                && !q.is_paused(c)
+                && self.mapped[base + c] == 0
+                && self.pausers[base + c] == 0
         })?;
         self.rsv[p] = free as u32;
         self.stats.rsv_allocations += 1;
@@ -522,7 +525,8 @@ impl Aquarius {
         let i = p * self.queues + hop.queue;
         let l_bytes = queue_bytes + hop.pkt.wire_bytes as u64;
         let l_pkts = port.queues.queue_len(hop.queue) as u64 + 1;
-        let (q_low, q_high, t_min) = thresholds(self.hrtt_bdp[p], self.mtu_time[p], self.nq_active(port, hop.queue));
+        let (q_low, q_high, t_min) =
+            thresholds(self.hrtt_bdp[p], self.mtu_time[p], self.nq_active(port, hop.queue));
         let t_avg = self.tavg[i];
         let n = self.mapped[i].max(1) as u64;
         let e = self.table.get_mut(&k).expect("classified before arrival");
@@ -580,7 +584,8 @@ impl Aquarius {
             if e.pause_num == 0 {
                 let to = e.pause_port;
                 e.pause_port = PortId::NONE;
-                self.outbox.push_back((to, AquariusFrame { flow, queue: hop.queue as u32, reverse, pause: false }));
+                self.outbox
+                    .push_back((to, AquariusFrame { flow, queue: hop.queue as u32, reverse, pause: false }));
                 signal = true;
             }
         }
@@ -876,7 +881,11 @@ mod tests {
         assert_eq!(qs, [0, 1, 2, 3]);
         assert_eq!(a.classify_flow(&mut port, PortId(0), &packet(9), now), 1, "the shortest, lowest first");
         assert_eq!(a.stats.shared_assignments, 1);
-        assert_eq!(a.classify_flow(&mut port, PortId(0), &packet(0), now), 0, "an active flow keeps its queue");
+        assert_eq!(
+            a.classify_flow(&mut port, PortId(0), &packet(0), now),
+            0,
+            "an active flow keeps its queue"
+        );
         let spec = AquariusSpec { queues: 4, mapping_queues: 1, ..AquariusSpec::default() };
         let (mut a, mut port) = one_port(&spec);
         for f in 0..3 {
