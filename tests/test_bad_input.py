@@ -246,7 +246,10 @@ def test_self_contradicting_configurations(overrides, match):
         ({"kind": "pyrrha", "iq_limit": 0}, "switch.flow_control.iq_limit: expected 1 to 4096"),
         ({"kind": "pyrrha", "isolation_queues": "flat"}, "switch.flow_control.isolation_queues"),
         ({"kind": "pyrrha", "queues": 32}, "queues"),
-        ({"kind": "aquarius", "queues": 0}, "switch.flow_control.queues: expected 1 to 1024 queues"),
+        (
+            {"kind": "aquarius", "queues": 0},
+            "switch.flow_control.queues: expected 1 to 1024 queues",
+        ),
         (
             {"kind": "aquarius", "mapping_queues": 9},
             "switch.flow_control.mapping_queues: expected 0 (all) to queues = 8, got 9",
