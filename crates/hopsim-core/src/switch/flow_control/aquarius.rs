@@ -785,9 +785,9 @@ impl FlowControlPolicy for Aquarius {
         use crate::scenario::limits::count;
         (pauses > 0).then(|| {
             (
-                "Aquarius pauses",
+                "Aquarius",
                 format!(
-                    "{} (resumes {}); {} flows re-assigned to rsvQ, {} queues paused",
+                    "{} pauses (resumes {}); {} flows re-assigned to rsvQ, {} queues paused",
                     count(pauses),
                     count(resumes),
                     count(self.stats.reassignments),
