@@ -531,14 +531,13 @@ impl Aquarius {
         let n = self.mapped[i].max(1) as u64;
         let e = self.table.get_mut(&k).expect("classified before arrival");
         e.size += 1;
-        let congested = if l_bytes > q_high {
-            self.stats.high_marks += 1;
-            true
+        // 1: above Q_high; 2: contribution-aware (above Q_low, T_avg < T_min, over Occu_fair).
+        let rule = if l_bytes > q_high {
+            1
         } else if l_bytes > q_low && t_avg < t_min && e.size as u64 > occu_fair(l_pkts, n) {
-            self.stats.fair_marks += 1;
-            true
+            2
         } else {
-            false
+            0
         };
         // T_avg: every arrival, after the decision (α · T + (1 − α) · T_avg).
         if self.last_arrival[i] != NEVER {
@@ -547,11 +546,17 @@ impl Aquarius {
         }
         self.last_arrival[i] = cx.now;
         let f = self.fields;
-        let up = if congested { self.upstream(hop.in_port, hop.pkt, cx.headers, hop.slot) } else { None };
+        // An ACK from a host is never congested (NICs never pause ACKs).
+        let up = if rule > 0 { self.upstream(hop.in_port, hop.pkt, cx.headers, hop.slot) } else { None };
         let Some(up) = up else {
             cx.headers.set(hop.slot, f.congested, 0);
             return false;
         };
+        if rule == 1 {
+            self.stats.high_marks += 1;
+        } else {
+            self.stats.fair_marks += 1;
+        }
         cx.headers.set(hop.slot, f.congested, 1);
         let e = self.table.get_mut(&k).expect("classified before arrival");
         e.pause_num += 1;
