@@ -623,3 +623,41 @@ fn aquarius_recovers_from_a_failed_link_mid_incast() {
         assert_eq!(s.flow_control_held(), Some(0));
     }
 }
+
+/// §4's realistic setting scaled down: a k = 4 fat-tree with 12 MB buffers, Web Server flows
+/// at 70 % load plus 15-to-1 incasts of 50–200 KB at 5 % load, for 1 ms, under `fc`.
+fn web_server_with_incast(fc: &str) -> String {
+    format!(
+        "seed = 1\n[topology]\nkind = \"fat_tree\"\nk = 4\n[switch]\nbuffer_bytes = \"12MB\"\n\
+         [switch.flow_control]\n{fc}\n[transport]\ncc = \"none\"\n\
+         [[workload]]\nkind = \"poisson\"\nsize_dist = \"webserver\"\nload = 0.7\nstop = \"1ms\"\n\
+         [[workload]]\nkind = \"incast\"\nreceiver = 0\nfan_in = 15\nsize_min = \"50KB\"\nsize_max = \"200KB\"\n\
+         load = 0.05\nstop = \"1ms\"\ntag = \"incast\"\n"
+    )
+}
+
+/// Fig 6, direction only (scaled down): with 8 queues, Aquarius gives short flows (< 3 KB)
+/// a much lower average and tail FCT than BFC-8, and no worse than BFC-32's.
+#[test]
+fn aquarius_8_gives_short_flows_a_shorter_tail_than_bfc_8() {
+    let stats = |fc: &str| {
+        let s = run(&web_server_with_incast(fc));
+        assert_drained(&s);
+        assert_eq!(s.summary().drops.total(), 0);
+        let mut fct: Vec<f64> = s.flow_records().iter().filter(|r| r.size_bytes < 3000).map(fct_us).collect();
+        fct.sort_by(f64::total_cmp);
+        let mean = fct.iter().sum::<f64>() / fct.len() as f64;
+        (mean, fct[(fct.len() as f64 * 0.99) as usize])
+    };
+    let (aq, b8, b32) = (
+        stats("kind = \"aquarius\""),
+        stats("kind = \"bfc\"\nqueues = 8"),
+        stats("kind = \"bfc\"\nqueues = 32"),
+    );
+    eprintln!(
+        "short flows, mean / p99 FCT (us): Aquarius-8 {:.1} / {:.1}, BFC-8 {:.1} / {:.1}, BFC-32 {:.1} / {:.1}",
+        aq.0, aq.1, b8.0, b8.1, b32.0, b32.1
+    );
+    assert!(aq.0 < 0.7 * b8.0 && aq.1 < 0.5 * b8.1, "Aquarius-8 {aq:.1?} vs BFC-8 {b8:.1?}");
+    assert!(aq.0 <= 1.1 * b32.0 && aq.1 <= 1.1 * b32.1, "Aquarius-8 {aq:.1?} vs BFC-32 {b32:.1?}");
+}
