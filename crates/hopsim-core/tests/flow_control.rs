@@ -524,9 +524,15 @@ fn aquarius_shares_the_bottleneck_fairly_within_one_queue() {
 /// A k = 4 fat-tree, Web Server flows at 70 % load plus 100-to-1-style incasts (§4's mix,
 /// scaled down), under Aquarius-8: flows share queues, congested ones move to rsvQ.
 fn aquarius_churn(seed: u64) -> String {
+    aquarius_churn_with(seed, "none")
+}
+
+/// [`aquarius_churn`] with host congestion control `cc` (ECN on for those that read it).
+fn aquarius_churn_with(seed: u64, cc: &str) -> String {
     format!(
         "seed = {seed}\n[topology]\nkind = \"fat_tree\"\nk = 4\n\
-         [switch.flow_control]\nkind = \"aquarius\"\n[transport]\ncc = \"none\"\n\
+         [switch.flow_control]\nkind = \"aquarius\"\n[switch.ecn]\nkmin = \"50KB\"\nkmax = \"200KB\"\n\
+         [transport]\ncc = \"{cc}\"\n\
          [[workload]]\nkind = \"poisson\"\nsize_dist = \"webserver\"\nload = 0.7\nstop = \"200us\"\nexclude_dst = [0, 1]\n\
          [[workload]]\nkind = \"incast\"\nreceiver = 0\nfan_in = 14\nsize_min = \"50KB\"\nsize_max = \"200KB\"\n\
          period = \"40us\"\nstop = \"200us\"\ntag = \"incast\"\n\
@@ -557,19 +563,24 @@ fn flows_stay_in_order_through_the_reserved_queue() {
     }
 }
 
-/// Same seed, same results; another seed, other results.
+/// Same seed, same results; another seed, other results — with every kind of host
+/// congestion control (none, rate-based with ECN, INT-based, delay-based).
 #[test]
 fn aquarius_is_deterministic() {
-    let table = |seed: u64| -> Vec<String> {
-        run(&aquarius_churn(seed))
-            .flow_records()
-            .iter()
-            .map(|r| format!("{:?}", (r.flow_id, r.finish, r.retransmitted_bytes)))
-            .collect()
-    };
-    let a = table(9);
-    assert_eq!(a, table(9));
-    assert_ne!(a, table(10));
+    for cc in ["none", "dcqcn", "hpcc", "timely"] {
+        let table = |seed: u64| -> Vec<String> {
+            let s = run(&aquarius_churn_with(seed, cc));
+            assert_drained(&s);
+            assert_eq!(s.flow_control_held(), Some(0), "{cc}");
+            s.flow_records()
+                .iter()
+                .map(|r| format!("{:?}", (r.flow_id, r.finish, r.retransmitted_bytes)))
+                .collect()
+        };
+        let a = table(9);
+        assert_eq!(a, table(9), "{cc}");
+        assert_ne!(a, table(10), "{cc}: another seed differs");
+    }
 }
 
 /// Bad parameters are refused with their field's full path.
