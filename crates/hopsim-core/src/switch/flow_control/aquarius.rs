@@ -404,6 +404,9 @@ impl Aquarius {
             return false;
         }
         let table = &self.table;
+        // CORRECTNESS: a flow's packets in rsvQ are younger than its packets left in its
+        // original queue (`old`); rsvQ sends nothing before those have left, so no flow is
+        // reordered (tested: removing `old` here reorders Fig 4's f3).
         let hold = self.rsv_flows[p].iter().any(|k| {
             let e = &table[k];
             e.paused || e.old > 0
@@ -459,6 +462,8 @@ impl Aquarius {
             flows.swap_remove(i);
         }
         if flows.is_empty() {
+            // CORRECTNESS: every flow with packets in rsvQ is mapped to it (a flow keeps its
+            // queue while it has packets queued), so rsvQ is empty when its last flow goes.
             debug_assert_eq!(port.queues.queue_len(e.queue as usize), 0, "rsvQ drained with its flows");
             self.rsv[p] = NO_QUEUE;
             return port.queues.set_paused(e.queue as usize, false, now);
