@@ -246,6 +246,21 @@ def test_self_contradicting_configurations(overrides, match):
         ({"kind": "pyrrha", "iq_limit": 0}, "switch.flow_control.iq_limit: expected 1 to 4096"),
         ({"kind": "pyrrha", "isolation_queues": "flat"}, "switch.flow_control.isolation_queues"),
         ({"kind": "pyrrha", "queues": 32}, "queues"),
+        (
+            {"kind": "aquarius", "queues": 0},
+            "switch.flow_control.queues: expected 1 to 1024 queues",
+        ),
+        (
+            {"kind": "aquarius", "mapping_queues": 9},
+            "switch.flow_control.mapping_queues: expected 0 (all) to queues = 8, got 9",
+        ),
+        (
+            {"kind": "aquarius", "ewma_weight": 0},
+            "switch.flow_control.ewma_weight: expected a weight in (0, 1]",
+        ),
+        ({"kind": "aquarius", "hrtt": "0us"}, "switch.flow_control.hrtt: expected a positive"),
+        ({"kind": "aquarius", "active_queues": "all"}, "switch.flow_control.active_queues"),
+        ({"kind": "aquarius", "k_pause": 2}, "k_pause"),
     ],
 )
 def test_bfc_and_pyrrha_parameters(flow_control, match):

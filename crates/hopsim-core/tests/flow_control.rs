@@ -4,8 +4,11 @@
 //! false-positive root merges into the real one, flows stay in order through root changes,
 //! roots beyond the IQ limit share a queue, a root whose link fails resumes its upstreams,
 //! and every host congestion control runs under it deterministically. BFC with few queues
-//! blocks short flows more than with many. (Each state machine on its own: the unit tests
-//! in `src/switch/flow_control/`.)
+//! blocks short flows more than with many. Aquarius (Fig 4/5): with 8 queues it keeps a
+//! victim sharing an upstream queue with a congested flow running where BFC-8 pauses it,
+//! shares a bottleneck fairly among flows in one queue, and keeps flows in order through its
+//! reserved queue. (Each state machine on its own: the unit tests in
+//! `src/switch/flow_control/`.)
 
 mod common;
 
@@ -389,4 +392,283 @@ fn bfc_with_8_queues_blocks_short_flows_more_than_with_32() {
     assert!(shared8 > shared32, "fewer queues: more flows share one");
     assert!(p8 > 1.2 * p32, "BFC-8's p99 {p8:.1} us vs BFC-32's {p32:.1} us");
     assert!(m8 > m32);
+}
+
+/// Aquarius §4, Fig 4: senders S1 (host 0, its NIC at 33 Gb/s: f1 limited to a third of
+/// line rate) and S2 (host 1) on switch L1 (node 6) with receivers R1 (host 4) and R2 (host
+/// 5); S3 (host 2) and S4 (host 3) on switch L2 (node 7), one link from L2 to L1 (L2's port
+/// 2). Every other link 100 Gb/s, all 1 µs. f1, f2 (S2) and f3 (S3) go to R1, f4 (S4) to
+/// R2: R1's port on L1 is the bottleneck, and f3 and f4 share L2's port to L1. The file is
+/// written under Cargo's temporary directory for integration tests.
+fn fig4_topology() -> String {
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("aquarius_fig4_topology.txt");
+    let text = "8 2 7\n6 7\n0 6 33Gbps 1000ns 0\n1 6 100Gbps 1000ns 0\n4 6 100Gbps 1000ns 0\n\
+                5 6 100Gbps 1000ns 0\n2 7 100Gbps 1000ns 0\n3 7 100Gbps 1000ns 0\n7 6 100Gbps 1000ns 0\n";
+    std::fs::write(&path, text).expect("write the topology file");
+    path.display().to_string()
+}
+
+/// The Fig 4 micro-benchmark under `[switch.flow_control]` `flow_control`: f1–f3 send
+/// `size` each, f4 sends `f4` (all start at 0).
+fn fig4(flow_control: &str, size: &str, f4: &str) -> String {
+    let topo = fig4_topology();
+    format!(
+        "[topology]\nkind = \"file\"\nfile = \"{topo}\"\n\
+         [switch.flow_control]\n{flow_control}\n[transport]\ncc = \"none\"\n\
+         [workload]\nkind = \"flows\"\nflows = [{{ src = 0, dst = 4, size = \"{size}\", tag = \"f1\" }}, \
+         {{ src = 1, dst = 4, size = \"{size}\", tag = \"f2\" }}, {{ src = 2, dst = 4, size = \"{size}\", tag = \"f3\" }}, \
+         {{ src = 3, dst = 5, size = \"{f4}\", tag = \"f4\" }}]\n"
+    )
+}
+
+/// Goodput (Gb/s, payload) of f1–f4 between 200 µs and 1.2 ms, every flow still sending.
+fn fig4_rates(flow_control: &str, f4: &str) -> (Simulator, [f64; 4]) {
+    use hopsim_core::{ids::FlowId, time::SimTime};
+    let mut s = common::sim(&fig4(flow_control, "100MB", f4));
+    let (t0, t1) = (200_000_000u64, 1_200_000_000u64);
+    s.run_until(SimTime(t0));
+    let before: Vec<u64> = (0..4).map(|f| s.flow_progress(FlowId(f)).0).collect();
+    s.run_until(SimTime(t1));
+    let mut rates = [0.0; 4];
+    for (f, rate) in rates.iter_mut().enumerate() {
+        let bytes = s.flow_progress(FlowId(f as u32)).0 - before[f];
+        *rate = bytes as f64 * 8.0 / ((t1 - t0) as f64 / 1e12) / 1e9;
+    }
+    (s, rates)
+}
+
+/// Max-min fair goodput (Gb/s) of f1–f4 in Fig 4 (1000-byte payloads in 1048-byte packets):
+/// f1 at its 33 Gb/s NIC, f2 and f3 the rest of R1's link, f4 the rest of L2's link to L1.
+fn fig4_fair() -> [f64; 4] {
+    let line = 100.0 * 1000.0 / 1048.0;
+    let f1 = 33.0 * 1000.0 / 1048.0;
+    let f23 = (line - f1) / 2.0;
+    [f1, f23, f23, line - f23]
+}
+
+/// Aquarius with §4's forced sharing: every new flow goes to queue 0 (`mapping_queues =
+/// 1`), so f1–f3 share one egress queue on L1 and f3 and f4 one on L2, the other seven
+/// queues of a port serving as rsvQ. BFC-8 under the same forced sharing behaves as BFC
+/// with one queue (its other seven queues would hold nothing in this run), so `queues = 1`
+/// stands for it; BFC-8 with its own dynamic assignment is shown too.
+const AQUARIUS_FORCED: &str = "kind = \"aquarius\"\nmapping_queues = 1";
+
+/// Fig 5: Aquarius keeps the victim f4 at its max-min fair rate (≥ 90 %) — L1's PAUSE for
+/// f3 makes L2 move f3 alone to rsvQ and pause only that — where BFC-8 pauses the queue f3
+/// shares with f4, holding f4 far below it. Lossless throughout.
+#[test]
+fn aquarius_keeps_the_victim_f4_running_where_bfc_8_pauses_it() {
+    let fair = fig4_fair();
+    let (aq, r_aq) = fig4_rates(AQUARIUS_FORCED, "100MB");
+    let (bfc_forced, r_bfc) = fig4_rates("kind = \"bfc\"\nqueues = 1", "100MB");
+    let (bfc8, r_bfc8) = fig4_rates("kind = \"bfc\"\nqueues = 8", "100MB");
+    eprintln!(
+        "goodput f1..f4 (Gb/s): max-min fair {fair:.1?}; Aquarius-8 {r_aq:.1?}; BFC-8 forced sharing {r_bfc:.1?}; \
+         BFC-8 own mapping {r_bfc8:.1?}"
+    );
+    eprintln!(
+        "f4: Aquarius {:.0} % of its fair rate ({:.0} % of line rate); BFC-8 {:.0} % / {:.0} %",
+        100.0 * r_aq[3] / fair[3],
+        r_aq[3],
+        100.0 * r_bfc[3] / fair[3],
+        100.0 * r_bfc8[3] / fair[3]
+    );
+    assert!(r_aq[3] >= 0.9 * fair[3], "Aquarius: f4 at {:.1} Gb/s, fair {:.1}", r_aq[3], fair[3]);
+    assert!(r_bfc[3] <= 0.5 * fair[3], "BFC-8 (forced sharing): f4 at {:.1} Gb/s", r_bfc[3]);
+    assert!(r_bfc8[3] <= 0.7 * fair[3], "BFC-8: f4 at {:.1} Gb/s", r_bfc8[3]);
+    // R1's link stays busy under Aquarius.
+    let r1: f64 = r_aq[..3].iter().sum();
+    assert!(r1 >= 0.9 * 100.0 * 1000.0 / 1048.0, "R1 goodput {r1:.1} Gb/s");
+    // L2 (node 7) re-assigned f3 to rsvQ, and its port to L1 (2) never paused f4's queue 0:
+    // BFC paused that port's queue.
+    let c: std::collections::BTreeMap<_, _> = aq.flow_control_counters().into_iter().collect();
+    assert!(c["aquarius_reassignments"] > 0 && c["aquarius_rsv_allocations"] > 0, "{c:?}");
+    assert_eq!(c["aquarius_fallback_pauses"], 0);
+    assert!(bfc_forced.port_stats(NodeId(7), 2).paused_time.0 > 0, "BFC paused L2's queue to L1");
+    for s in [&aq, &bfc_forced, &bfc8] {
+        assert_eq!(s.summary().drops.total(), 0, "lossless");
+    }
+}
+
+/// Fig 5: contribution-aware pausing shares R1 max-min fairly among f1–f3 in one queue —
+/// f2, the flow with the most packets queued, is paused longest, f1 (33 Gb/s) least — each
+/// within 10 % of its fair rate, where BFC (which pauses the queue as a whole) is far off.
+/// Measured without f4, whose sharing of L2's link caps f3's rate whenever it is resumed
+/// (round robin with f4 at L2): with f4 the split is reported, and held within 30 %.
+#[test]
+fn aquarius_shares_the_bottleneck_fairly_within_one_queue() {
+    let fair = fig4_fair();
+    let dev = |r: &[f64; 4]| (0..3).map(|i| (r[i] - fair[i]).abs() / fair[i]).fold(0.0, f64::max);
+    let (aq, r_aq) = fig4_rates(AQUARIUS_FORCED, "1KB");
+    let (_, r_bfc) = fig4_rates("kind = \"bfc\"\nqueues = 1", "1KB");
+    let (_, r_with_f4) = fig4_rates(AQUARIUS_FORCED, "100MB");
+    eprintln!(
+        "f1..f3 goodput (Gb/s), fair {:.1?}: Aquarius {:.1?} (max deviation {:.0} %), BFC {:.1?} ({:.0} %); \
+         Aquarius with f4 {:.1?} ({:.0} %)",
+        &fair[..3],
+        &r_aq[..3],
+        100.0 * dev(&r_aq),
+        &r_bfc[..3],
+        100.0 * dev(&r_bfc),
+        &r_with_f4[..3],
+        100.0 * dev(&r_with_f4)
+    );
+    assert!(dev(&r_aq) <= 0.10, "Aquarius {r_aq:.1?} against fair {fair:.1?}");
+    assert!(dev(&r_bfc) >= 0.25, "BFC {r_bfc:.1?}");
+    assert!(dev(&r_with_f4) <= 0.30, "Aquarius with f4 {r_with_f4:.1?}");
+    let c: std::collections::BTreeMap<_, _> = aq.flow_control_counters().into_iter().collect();
+    assert!(c["aquarius_fair_marks"] > 0, "contribution-aware pauses: {c:?}");
+    assert_eq!(aq.summary().drops.total(), 0);
+}
+
+/// A k = 4 fat-tree, Web Server flows at 70 % load plus 100-to-1-style incasts (§4's mix,
+/// scaled down), under Aquarius-8: flows share queues, congested ones move to rsvQ.
+fn aquarius_churn(seed: u64) -> String {
+    aquarius_churn_with(seed, "none")
+}
+
+/// [`aquarius_churn`] with host congestion control `cc` (ECN on for those that read it).
+fn aquarius_churn_with(seed: u64, cc: &str) -> String {
+    format!(
+        "seed = {seed}\n[topology]\nkind = \"fat_tree\"\nk = 4\n\
+         [switch.flow_control]\nkind = \"aquarius\"\n[switch.ecn]\nkmin = \"50KB\"\nkmax = \"200KB\"\n\
+         [transport]\ncc = \"{cc}\"\n\
+         [[workload]]\nkind = \"poisson\"\nsize_dist = \"webserver\"\nload = 0.7\nstop = \"200us\"\nexclude_dst = [0, 1]\n\
+         [[workload]]\nkind = \"incast\"\nreceiver = 0\nfan_in = 14\nsize_min = \"50KB\"\nsize_max = \"200KB\"\n\
+         period = \"40us\"\nstop = \"200us\"\ntag = \"incast\"\n\
+         [[workload]]\nkind = \"incast\"\nreceiver = 1\nfan_in = 12\nsize_min = \"50KB\"\nsize_max = \"200KB\"\n\
+         period = \"60us\"\nstart = \"20us\"\nstop = \"200us\"\ntag = \"incast\"\n"
+    )
+}
+
+/// §3.3: through rsvQ, every flow stays in order — rsvQ waits for the flows' older packets
+/// in their original queues — over several seeds; nothing is dropped and every FlowTable
+/// entry, pause and rsvQ is released at the end. The Fig 4 run too.
+#[test]
+fn flows_stay_in_order_through_the_reserved_queue() {
+    let mut runs: Vec<(String, Simulator)> =
+        (1..=4).map(|seed| (format!("fat-tree seed {seed}"), run(&aquarius_churn(seed)))).collect();
+    runs.push(("Fig 4".into(), run(&fig4(AQUARIUS_FORCED, "2MB", "2MB"))));
+    for (name, s) in &runs {
+        let c: std::collections::BTreeMap<_, _> = s.flow_control_counters().into_iter().collect();
+        eprintln!("{name}: {c:?}");
+        assert!(c["aquarius_reassignments"] > 0, "{name}: flows went through rsvQ");
+        let reordered: u32 = s.flow_records().iter().map(|r| r.reordered_packets).sum();
+        assert_eq!(reordered, 0, "{name}: a packet arrived out of order");
+        assert_eq!(s.summary().drops.total(), 0, "{name}: lossless");
+        assert_drained(s);
+        assert_eq!(s.flow_control_held(), Some(0), "{name}: every entry, pause and rsvQ released");
+        let sum = s.summary();
+        assert_eq!(sum.frames_sent("aquarius_pause"), sum.frames_sent("aquarius_resume"), "{name}");
+    }
+}
+
+/// Same seed, same results; another seed, other results — with every kind of host
+/// congestion control (none, rate-based with ECN, INT-based, delay-based).
+#[test]
+fn aquarius_is_deterministic() {
+    for cc in ["none", "dcqcn", "hpcc", "timely"] {
+        let table = |seed: u64| -> Vec<String> {
+            let s = run(&aquarius_churn_with(seed, cc));
+            assert_drained(&s);
+            assert_eq!(s.flow_control_held(), Some(0), "{cc}");
+            s.flow_records()
+                .iter()
+                .map(|r| format!("{:?}", (r.flow_id, r.finish, r.retransmitted_bytes)))
+                .collect()
+        };
+        let a = table(9);
+        assert_eq!(a, table(9), "{cc}");
+        assert_ne!(a, table(10), "{cc}: another seed differs");
+    }
+}
+
+/// Bad parameters are refused with their field's full path.
+#[test]
+fn aquarius_bad_parameters_name_their_field() {
+    for (field, value) in [
+        ("queues", "0"),
+        ("mapping_queues", "9"),
+        ("ewma_weight", "1.5"),
+        ("hrtt", "\"0us\""),
+        ("active_queues", "\"all\""),
+        ("q_high", "3"),
+    ] {
+        let text = format!(
+            "[topology]\nkind = \"dumbbell\"\nleft_hosts = 1\nright_hosts = 1\n\
+             [switch.flow_control]\nkind = \"aquarius\"\n{field} = {value}\n\
+             [workload]\nkind = \"flows\"\nflows = [{{ src = 0, dst = 1, size = \"10KB\" }}]\n"
+        );
+        let err = match hopsim_core::Scenario::from_toml_str(&text) {
+            Err(e) => e.to_string(),
+            Ok(sc) => hopsim_core::Simulator::new(sc).err().map(|e| e.to_string()).expect("refused"),
+        };
+        eprintln!("{field} = {value}: {err}");
+        assert!(err.contains(&format!("switch.flow_control.{field}")), "{field} = {value}: {err}");
+    }
+}
+
+/// The link between two switches fails mid-incast, at several moments, and comes back:
+/// queued packets lost with it release their flows' entries and pause counts, every flow
+/// finishes, every PAUSE is matched by a RESUME, and nothing is left held.
+#[test]
+fn aquarius_recovers_from_a_failed_link_mid_incast() {
+    // Dumbbell: 4-to-1 incast into host 4 plus a flow to host 5; the bottleneck between the
+    // switches (nodes 6 and 7) fails mid-incast and comes back.
+    for down in [5, 15, 25] {
+        let text = format!(
+            "[topology]\nkind = \"dumbbell\"\nleft_hosts = 4\nright_hosts = 2\n\
+             [switch.flow_control]\nkind = \"aquarius\"\nmapping_queues = 1\n\
+             [transport]\ncc = \"none\"\nrto = \"100us\"\n\
+             [[faults]]\nlink = [6, 7]\ndown = \"{down}us\"\nup = \"{}us\"\n\
+             [workload]\nkind = \"flows\"\nflows = [{{ src = 0, dst = 4, size = \"300KB\" }}, \
+             {{ src = 1, dst = 4, size = \"300KB\" }}, {{ src = 2, dst = 4, size = \"300KB\" }}, \
+             {{ src = 3, dst = 5, size = \"300KB\" }}]\n",
+            down + 40
+        );
+        let s = run(&text);
+        let sum = s.summary();
+        assert!(sum.drops.link_down > 0 && sum.frames_sent("aquarius_pause") > 0);
+        assert_eq!(sum.frames_sent("aquarius_pause"), sum.frames_sent("aquarius_resume"));
+        assert_drained(&s);
+        assert_eq!(s.flow_control_held(), Some(0));
+    }
+}
+
+/// §4's realistic setting scaled down: a k = 4 fat-tree with 12 MB buffers, Web Server flows
+/// at 70 % load plus 15-to-1 incasts of 50–200 KB at 5 % load, for 1 ms, under `fc`.
+fn web_server_with_incast(fc: &str) -> String {
+    format!(
+        "seed = 1\n[topology]\nkind = \"fat_tree\"\nk = 4\n[switch]\nbuffer_bytes = \"12MB\"\n\
+         [switch.flow_control]\n{fc}\n[transport]\ncc = \"none\"\n\
+         [[workload]]\nkind = \"poisson\"\nsize_dist = \"webserver\"\nload = 0.7\nstop = \"1ms\"\n\
+         [[workload]]\nkind = \"incast\"\nreceiver = 0\nfan_in = 15\nsize_min = \"50KB\"\nsize_max = \"200KB\"\n\
+         load = 0.05\nstop = \"1ms\"\ntag = \"incast\"\n"
+    )
+}
+
+/// Fig 6, direction only (scaled down): with 8 queues, Aquarius gives short flows (< 3 KB)
+/// a much lower average and tail FCT than BFC-8, and no worse than BFC-32's.
+#[test]
+fn aquarius_8_gives_short_flows_a_shorter_tail_than_bfc_8() {
+    let stats = |fc: &str| {
+        let s = run(&web_server_with_incast(fc));
+        assert_drained(&s);
+        assert_eq!(s.summary().drops.total(), 0);
+        let mut fct: Vec<f64> = s.flow_records().iter().filter(|r| r.size_bytes < 3000).map(fct_us).collect();
+        fct.sort_by(f64::total_cmp);
+        let mean = fct.iter().sum::<f64>() / fct.len() as f64;
+        (mean, fct[(fct.len() as f64 * 0.99) as usize])
+    };
+    let (aq, b8, b32) = (
+        stats("kind = \"aquarius\""),
+        stats("kind = \"bfc\"\nqueues = 8"),
+        stats("kind = \"bfc\"\nqueues = 32"),
+    );
+    eprintln!(
+        "short flows, mean / p99 FCT (us): Aquarius-8 {:.1} / {:.1}, BFC-8 {:.1} / {:.1}, BFC-32 {:.1} / {:.1}",
+        aq.0, aq.1, b8.0, b8.1, b32.0, b32.1
+    );
+    assert!(aq.0 < 0.7 * b8.0 && aq.1 < 0.5 * b8.1, "Aquarius-8 {aq:.1?} vs BFC-8 {b8:.1?}");
+    assert!(aq.0 <= 1.1 * b32.0 && aq.1 <= 1.1 * b32.1, "Aquarius-8 {aq:.1?} vs BFC-32 {b32:.1?}");
 }

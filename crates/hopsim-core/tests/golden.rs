@@ -207,6 +207,10 @@ fn matrix() -> Vec<(&'static str, String)> {
         ("roce-per-flow", roce("[switch.flow_control]\nkind = \"per_flow\"\n[output]\ncontrol_frames = true\n")),
         ("roce-bfc8", roce("[switch.flow_control]\nkind = \"bfc\"\nqueues = 8\n[output]\ncontrol_frames = true\n")),
         ("roce-bfc-exact", roce("[switch.flow_control]\nkind = \"bfc\"\nfids_per_queue = 0\n")),
+        (
+            "roce-aquarius8",
+            roce("[switch.flow_control]\nkind = \"aquarius\"\n[output]\ncontrol_frames = true\n"),
+        ),
         ("roce-pyrrha", roce(
             "[switch.flow_control]\nkind = \"pyrrha\"\n[output]\ncontrol_frames = true\n\
              congestion_trees = { interval = \"20us\" }\n",

@@ -224,6 +224,7 @@ pub fn build(v: ValidScenario) -> Simulator {
         flows: flows.len(),
         classes: q,
         nic_rate,
+        mtu_bytes: transport.mtu + transport.header_bytes,
         adaptive_routing: !matches!(policies.load_balancer, LoadBalancerSpec::Ecmp(_)),
         pfc: &scenario.switch.pfc,
         output: &scenario.output,

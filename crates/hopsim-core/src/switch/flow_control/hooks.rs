@@ -102,6 +102,8 @@ pub struct FcBuild<'a> {
     pub classes: usize,
     /// The slowest host NIC's rate.
     pub nic_rate: Rate,
+    /// Wire bytes of a full-sized data packet (`transport.mtu` + `transport.header_bytes`).
+    pub mtu_bytes: u32,
     /// The load balancer picks ports per packet (onward paths are known only in part).
     pub adaptive_routing: bool,
     /// `[switch.pfc]`: PFC's table (also the default flow control).

@@ -21,6 +21,7 @@
 mod hooks;
 mod keymap;
 
+pub mod aquarius;
 pub mod bfc;
 pub mod none;
 pub mod per_flow;
@@ -506,6 +507,7 @@ flow_control_registry! {
     PerFlow: per_flow::PerFlow => per_flow::PerFlow,
     Bfc: bfc::Bfc => Box<bfc::Bfc>,
     Pyrrha: pyrrha::Pyrrha => Box<pyrrha::Pyrrha>,
+    Aquarius: aquarius::Aquarius => Box<aquarius::Aquarius>,
 }
 
 impl FlowControl {
@@ -532,7 +534,7 @@ mod tests {
     fn frame_kinds_are_numbered_over_every_mechanism() {
         let names = frame_kinds();
         assert_eq!(&names[..4], ["pfc_pause", "pfc_resume", "flow_pause", "flow_resume"]);
-        assert_eq!(names.len(), 10, "PFC 2, per-flow 2, BFC 2, Pyrrha 4");
+        assert_eq!(names.len(), 12, "PFC 2, per-flow 2, BFC 2, Pyrrha 4, Aquarius 2");
         let p = ControlPayload::Pfc(PfcFrame { priority: 3, pause: true });
         assert_eq!(
             (p.kind_index(), p.kind_name(), p.pauses(), p.subject(), p.wire_bytes()),
@@ -567,6 +569,6 @@ mod tests {
         assert!(text.starts_with(r#"{"kind":"bfc","queues":8,"#), "{text}");
         let err = serde_json::from_str::<FlowControlSpec>(r#"{"kind": "bfd"}"#).unwrap_err().to_string();
         assert!(err.contains("unknown kind \"bfd\"") && err.contains("\"pyrrha\""), "{err}");
-        assert_eq!(FlowControlSpec::KINDS, ["none", "pfc", "per_flow", "bfc", "pyrrha"]);
+        assert_eq!(FlowControlSpec::KINDS, ["none", "pfc", "per_flow", "bfc", "pyrrha", "aquarius"]);
     }
 }
