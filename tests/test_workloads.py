@@ -26,6 +26,7 @@ SOURCES = {
     "homa_w5": "homa_w5_dctcp_websearch.txt",
     "imc10": "imc10_benson_phost.txt",
     "alibaba_solar": "alibaba_solar_2022_conweave.txt",
+    "webserver_all": "fb_webserver_all_parsimon.txt",
 }
 
 

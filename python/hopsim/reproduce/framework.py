@@ -142,7 +142,6 @@ def experiment(
 class Paper:
     name: str
     title: str
-    #: Where the paper's text lives (for the report).
     #: The paper's citation (authors, venue, year), as the report names it.
     source: str
     experiments: list[Experiment]

@@ -44,6 +44,7 @@ const BUILTIN: &[(&str, &str)] = &[
     ("homa_w5", include_str!("cdfs/homa_w5.cdf")),
     ("imc10", include_str!("cdfs/imc10.cdf")),
     ("alibaba_solar", include_str!("cdfs/alibaba_solar.cdf")),
+    ("webserver_all", include_str!("cdfs/webserver_all.cdf")),
 ];
 
 impl EmpiricalCdf {
