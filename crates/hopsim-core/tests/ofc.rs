@@ -120,10 +120,7 @@ fn table_1_ofc_frees_the_uncongested_flow_that_pfc_blocks() {
     let to_sb = records_out_of(&o, sc_to_sb);
     let first = to_sb.iter().find(|r| r.trigger != Trigger::Resume).expect("S_c paused S_b");
     assert_eq!((first.trigger, first.flows.clone()), (Trigger::Original, vec![FlowId(1)]), "{first:?}");
-    assert!(
-        to_sb.iter().all(|r| !r.flows.contains(&FlowId(0))),
-        "F0 is never named by S_c: {to_sb:?}"
-    );
+    assert!(to_sb.iter().all(|r| !r.flows.contains(&FlowId(0))), "F0 is never named by S_c: {to_sb:?}");
     // S_b, congested by the paused F1 alone, is a local congestion port: it names F1.
     let sb_to_sa = port_towards(&o, 11, 10);
     let to_sa = records_out_of(&o, sb_to_sa);
@@ -133,7 +130,9 @@ fn table_1_ofc_frees_the_uncongested_flow_that_pfc_blocks() {
     }
     // PAUSEs name only flows not yet paused there; one RESUME releases them all.
     let sum = o.summary();
-    assert!(sum.frames_sent("ofc_resume") > 0 && sum.frames_sent("ofc_pause") >= sum.frames_sent("ofc_resume"));
+    assert!(
+        sum.frames_sent("ofc_resume") > 0 && sum.frames_sent("ofc_pause") >= sum.frames_sent("ofc_resume")
+    );
     assert!(c["ofc_rotations"] > 0 && c["ofc_packets_moved"] + c["ofc_paused_arrivals"] > 0, "{c:?}");
     assert!(c["ofc_flow_in_port_tab_peak_entries"] > 0 && c["ofc_congested_flow_tab_peak_entries"] > 0);
 }

@@ -603,12 +603,16 @@ impl Ofc {
         [self.sizes[0].now, self.sizes[1].now, self.sizes[2].now]
     }
 
-    /// Time-averaged size per switch port of each table, bytes (Table II), up to the last
-    /// change.
+    /// Time-averaged size of each table over every switch port together, bytes (Table II
+    /// reports it per port: divide by [`Ofc::switch_ports`]), up to the last change.
     pub fn mean_table_bytes(&self) -> [u64; 3] {
         let t = self.last_change.0.max(1) as u128;
-        let per = self.switch_ports.max(1) as u128 * t;
-        self.sizes.map(|s| (s.integral * self.entry_bytes as u128 / per) as u64)
+        self.sizes.map(|s| (s.integral * self.entry_bytes as u128 / t) as u64)
+    }
+
+    /// Switch ports in the run.
+    pub fn switch_ports(&self) -> u64 {
+        self.switch_ports
     }
 }
 
