@@ -451,8 +451,7 @@ impl Ofc {
         port: PortId,
         c: u8,
         flows: &[u32],
-        pause: bool,
-        all: bool,
+        (pause, all): (bool, bool),
         trigger: Trigger,
     ) {
         let list = self.arena.alloc(flows.iter().copied());
@@ -515,7 +514,7 @@ impl Ofc {
             Trigger::Local
         };
         self.stats.flows_paused += new.len() as u64;
-        self.send(cx.now, in_port, c, &new, true, false, trigger);
+        self.send(cx.now, in_port, c, &new, (true, false), trigger);
         true
     }
 
@@ -526,7 +525,7 @@ impl Ofc {
         let new = self.note_paused(in_port, c, flows);
         self.stats.pause_all += 1;
         self.stats.flows_paused += new.len() as u64;
-        self.send(cx.now, in_port, c, &new, true, true, Trigger::All);
+        self.send(cx.now, in_port, c, &new, (true, true), Trigger::All);
     }
 
     /// Algorithm 2 lines 7–9 and Algorithm 3: `flows` of priority `c` resume at `port_id`:
@@ -769,7 +768,7 @@ impl FlowControlPolicy for Ofc {
             tab.remove(&(c, *f));
         }
         self.sizes[PFT].add(-(flows.len() as i64));
-        self.send(cx.now, hop.in_port, c, &flows, false, all, Trigger::Resume);
+        self.send(cx.now, hop.in_port, c, &flows, (false, all), Trigger::Resume);
         true
     }
 
@@ -939,12 +938,12 @@ mod tests {
     fn defaults_are_section_iv() {
         let s = OfcSpec::default();
         assert_eq!((s.xoff_bytes.0, s.xon_bytes.0, s.alpha), (75_000, 45_000, 0.9));
-        let o = Ofc::new(&s, 1, &[10_000, 10_000], &[0..2], false);
+        let o = Ofc::new(&s, 1, &[10_000, 10_000], std::slice::from_ref(&(0..2)), false);
         assert_eq!(o.xoff_c(), 67_500);
     }
 
     fn one_port() -> (Ofc, Port, PacketStore) {
-        let o = Ofc::new(&OfcSpec::default(), 1, &[10_000], &[0..1], false);
+        let o = Ofc::new(&OfcSpec::default(), 1, &[10_000], std::slice::from_ref(&(0..1)), false);
         let port = Port::new(
             crate::ids::NodeId(0),
             PortId(0),
