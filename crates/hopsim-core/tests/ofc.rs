@@ -36,6 +36,11 @@ fn write_fig1_topology() -> String {
 /// 0–30 µs at line rate (0–150 KB, drawn from `seed`). Flows 0 and 1 are F0 and F1. PFC
 /// and OFC share X_OFF 75 KB, X_ON 45 KB and the headroom; 1500-byte packets (§IV-A1).
 fn table1(fc: &str, seed: u64) -> String {
+    table1_with(fc, seed, "cc = \"none\"", "")
+}
+
+/// [`table1`] with `[transport]` lines `transport` and extra sections `extra`.
+fn table1_with(fc: &str, seed: u64, transport: &str, extra: &str) -> String {
     let topo = fig1_topology();
     let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     let mut flows = String::from(
@@ -59,8 +64,8 @@ fn table1(fc: &str, seed: u64) -> String {
          [switch.pfc]\nthreshold = \"static\"\nxoff_bytes = \"75KB\"\nxon_bytes = \"45KB\"\n\
          headroom_bytes = 3300\nreserve_bytes = 0\n\
          [switch.flow_control]\n{fc}\n\
-         [transport]\ncc = \"none\"\nmtu = 1452\n\
-         [output]\ncontrol_frames = true\n\
+         [transport]\n{transport}\nmtu = 1452\n\
+         [output]\ncontrol_frames = true\n{extra}\
          [workload]\nkind = \"flows\"\nflows = [{flows}]\n"
     )
 }
@@ -153,16 +158,38 @@ fn flows_stay_in_order_through_the_backup_queue_rotation() {
     }
 }
 
-/// Same seed, same results; another seed, other results.
+/// Same seed, same results; another seed, other results — with host congestion control
+/// off, rate-based with ECN, and INT-based.
 #[test]
 fn ofc_is_deterministic() {
-    let table = |seed: u64| -> Vec<String> {
-        let s = run(&table1(OFC, seed));
-        s.flow_records().iter().map(|r| format!("{:?}", (r.flow_id, r.finish))).collect()
-    };
-    let a = table(5);
-    assert_eq!(a, table(5));
-    assert_ne!(a, table(6), "another seed differs");
+    for cc in ["none", "dcqcn", "hpcc"] {
+        let table = |seed: u64| -> Vec<String> {
+            let s = run(&table1_with(OFC, seed, &format!("cc = \"{cc}\""), ""));
+            assert_drained(&s);
+            assert_eq!(s.flow_control_held(), Some(0), "{cc}");
+            assert_eq!(s.summary().drops.total(), 0, "{cc}");
+            s.flow_records().iter().map(|r| format!("{:?}", (r.flow_id, r.finish))).collect()
+        };
+        let a = table(5);
+        assert_eq!(a, table(5), "{cc}");
+        assert_ne!(a, table(6), "{cc}: another seed differs");
+    }
+}
+
+/// The link S_b – S_c fails while OFC holds pauses and rotations there, and comes back:
+/// the pauses it carried are released, the packets it held lost and retransmitted, every
+/// flow finishes, and nothing is left held.
+#[test]
+fn ofc_recovers_from_a_failed_link() {
+    for down in [100, 330, 610] {
+        let fault = format!("[[faults]]\nlink = [11, 12]\ndown = \"{down}us\"\nup = \"{}us\"\n", down + 40);
+        let s = run(&table1_with(OFC, 1, "cc = \"none\"\nrto = \"100us\"", &fault));
+        let sum = s.summary();
+        eprintln!("down at {down} us: {:?}", s.flow_control_counters());
+        assert!(sum.drops.link_down > 0 && sum.frames_sent("ofc_pause") > 0, "down at {down} us");
+        assert_drained(&s);
+        assert_eq!(s.flow_control_held(), Some(0), "down at {down} us");
+    }
 }
 
 /// Bad parameters are refused with their field's full path.
