@@ -645,7 +645,6 @@ impl FlowControlPolicy for Ofc {
     }
 
     fn build(spec: &OfcSpec, b: &mut FcBuild) -> Self {
-        check_queues(b.classes);
         let headroom: Vec<u64> = (0..b.topo.ports.len())
             .map(|p| {
                 spec.headroom_bytes.map_or_else(
@@ -908,11 +907,6 @@ impl FlowControlPolicy for Ofc {
             )
         })
     }
-}
-
-/// OFC's three queues per priority must fit a port's 64 inline queues.
-fn check_queues(classes: usize) {
-    assert!(3 * classes <= 64, "ofc: 3 queues per priority, at most 21 priorities (switch.queues)");
 }
 
 #[cfg(test)]
