@@ -218,3 +218,37 @@ fn ofc_bad_parameters_name_their_field() {
         assert!(err.contains(&format!("switch.flow_control.{field}")), "{field} = {value}: {err}");
     }
 }
+
+/// `q_in ≥ X_OFF` keeps PFC's guarantee: one server of S_c starts 32 flows to R1 a
+/// microsecond apart while five others send it 300 KB each, with X_OFF^c at 0.99 · X_OFF so
+/// per-flow pauses cannot keep up; the ingress crosses X_OFF, its PAUSE names every flow
+/// of the ingress and stops the priority at the host, and nothing is dropped.
+#[test]
+fn x_off_pauses_everything_and_stays_lossless() {
+    let mut flows: Vec<String> = (0..32)
+        .map(|i| format!("{{ src = 2, dst = 9, size = \"100KB\", start = \"{i}us\", tag = \"many\" }}"))
+        .collect();
+    flows.extend((3..8).map(|h| format!("{{ src = {h}, dst = 9, size = \"300KB\", tag = \"burst\" }}")));
+    let text = format!(
+        "[topology]\nkind = \"file\"\nfile = \"{}\"\n[switch]\nbuffer_bytes = \"4MB\"\n\
+         [switch.flow_control]\nkind = \"ofc\"\nalpha = 0.99\n\
+         [transport]\ncc = \"none\"\nmtu = 1452\n[output]\ncontrol_frames = true\n\
+         [workload]\nkind = \"flows\"\nflows = [{}]\n",
+        fig1_topology(),
+        flows.join(", ")
+    );
+    let s = run(&text);
+    let c: std::collections::BTreeMap<_, _> = s.flow_control_counters().into_iter().collect();
+    eprintln!("{c:?}");
+    assert!(c["ofc_pause_all"] > 0, "X_OFF was crossed: {c:?}");
+    assert_eq!(s.summary().drops.total(), 0, "lossless");
+    assert_drained(&s);
+    assert_eq!(s.flow_control_held(), Some(0));
+    // Every X_OFF PAUSE out of S_c's port to server 2 names flows of server 2 only.
+    let to_host = port_towards(&s, 12, 2);
+    let all: Vec<_> = records_out_of(&s, to_host).into_iter().filter(|r| r.trigger == Trigger::All).collect();
+    assert!(!all.is_empty());
+    let of_server_2: Vec<FlowId> =
+        s.flow_records().iter().filter(|r| r.src == 2).map(|r| FlowId(r.flow_id)).collect();
+    assert!(all.iter().all(|r| r.flows.iter().all(|f| of_server_2.contains(f))), "{all:?}");
+}
