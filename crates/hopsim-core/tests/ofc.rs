@@ -4,7 +4,8 @@
 //! leave by different egress ports; six bursts of 0–30 µs from S_c's other servers to R1
 //! congest R1's port P_d. PFC pauses all of P_a's upstream (F0 with F1); OFC pauses F1
 //! alone, named in the PAUSE, so the uncongested F0 finishes clearly sooner. Lossless,
-//! every flow in order through the backup-queue rotation, deterministic.
+//! every flow in order through the backup-queue rotation, deterministic; `q_in ≥ X_OFF`
+//! keeps PFC's guarantee; a failed link leaves nothing paused or held.
 
 mod common;
 
@@ -251,4 +252,20 @@ fn x_off_pauses_everything_and_stays_lossless() {
     let of_server_2: Vec<FlowId> =
         s.flow_records().iter().filter(|r| r.src == 2).map(|r| FlowId(r.flow_id)).collect();
     assert!(all.iter().all(|r| r.flows.iter().all(|f| of_server_2.contains(f))), "{all:?}");
+}
+
+/// `local_flows = "from_ingress"` (a local congestion port names only the stored congested
+/// flows that enter by the pausing ingress) keeps Table I's result: F0 clearly faster than
+/// under PFC, lossless, in order, nothing held.
+#[test]
+fn local_flows_from_ingress_keeps_table_1() {
+    let f0_pfc = fct_of(&run(&table1(PFC, 1)), "F0");
+    let s = run(&table1("kind = \"ofc\"\nlocal_flows = \"from_ingress\"", 1));
+    let f0 = fct_of(&s, "F0");
+    eprintln!("F0: {f0:.0} us (PFC {f0_pfc:.0})");
+    assert!(f0 < 0.8 * f0_pfc);
+    assert_eq!(s.summary().drops.total(), 0);
+    assert_eq!(s.flow_records().iter().map(|r| r.reordered_packets).sum::<u32>(), 0);
+    assert_drained(&s);
+    assert_eq!(s.flow_control_held(), Some(0));
 }
