@@ -261,6 +261,12 @@ def test_self_contradicting_configurations(overrides, match):
         ({"kind": "aquarius", "hrtt": "0us"}, "switch.flow_control.hrtt: expected a positive"),
         ({"kind": "aquarius", "active_queues": "all"}, "switch.flow_control.active_queues"),
         ({"kind": "aquarius", "k_pause": 2}, "k_pause"),
+        (
+            {"kind": "ofc", "alpha": 0.5},
+            "switch.flow_control.alpha: expected X_ON / X_OFF = 0.600 < alpha < 1",
+        ),
+        ({"kind": "ofc", "xon_bytes": "80KB"}, "switch.flow_control.xon_bytes: expected X_ON below"),
+        ({"kind": "ofc", "local_flows": "all"}, "switch.flow_control.local_flows"),
     ],
 )
 def test_bfc_and_pyrrha_parameters(flow_control, match):

@@ -211,6 +211,7 @@ fn matrix() -> Vec<(&'static str, String)> {
             "roce-aquarius8",
             roce("[switch.flow_control]\nkind = \"aquarius\"\n[output]\ncontrol_frames = true\n"),
         ),
+        ("roce-ofc", roce("[switch.flow_control]\nkind = \"ofc\"\n[output]\ncontrol_frames = true\n")),
         ("roce-pyrrha", roce(
             "[switch.flow_control]\nkind = \"pyrrha\"\n[output]\ncontrol_frames = true\n\
              congestion_trees = { interval = \"20us\" }\n",

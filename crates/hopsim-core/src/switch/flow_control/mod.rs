@@ -24,6 +24,7 @@ mod keymap;
 pub mod aquarius;
 pub mod bfc;
 pub mod none;
+pub mod ofc;
 pub mod per_flow;
 pub mod pfc;
 pub mod pfc_spec;
@@ -508,6 +509,7 @@ flow_control_registry! {
     Bfc: bfc::Bfc => Box<bfc::Bfc>,
     Pyrrha: pyrrha::Pyrrha => Box<pyrrha::Pyrrha>,
     Aquarius: aquarius::Aquarius => Box<aquarius::Aquarius>,
+    Ofc: ofc::Ofc => Box<ofc::Ofc>,
 }
 
 impl FlowControl {
@@ -534,7 +536,7 @@ mod tests {
     fn frame_kinds_are_numbered_over_every_mechanism() {
         let names = frame_kinds();
         assert_eq!(&names[..4], ["pfc_pause", "pfc_resume", "flow_pause", "flow_resume"]);
-        assert_eq!(names.len(), 12, "PFC 2, per-flow 2, BFC 2, Pyrrha 4, Aquarius 2");
+        assert_eq!(names.len(), 14, "PFC 2, per-flow 2, BFC 2, Pyrrha 4, Aquarius 2, OFC 2");
         let p = ControlPayload::Pfc(PfcFrame { priority: 3, pause: true });
         assert_eq!(
             (p.kind_index(), p.kind_name(), p.pauses(), p.subject(), p.wire_bytes()),
@@ -569,6 +571,6 @@ mod tests {
         assert!(text.starts_with(r#"{"kind":"bfc","queues":8,"#), "{text}");
         let err = serde_json::from_str::<FlowControlSpec>(r#"{"kind": "bfd"}"#).unwrap_err().to_string();
         assert!(err.contains("unknown kind \"bfd\"") && err.contains("\"pyrrha\""), "{err}");
-        assert_eq!(FlowControlSpec::KINDS, ["none", "pfc", "per_flow", "bfc", "pyrrha", "aquarius"]);
+        assert_eq!(FlowControlSpec::KINDS, ["none", "pfc", "per_flow", "bfc", "pyrrha", "aquarius", "ofc"]);
     }
 }

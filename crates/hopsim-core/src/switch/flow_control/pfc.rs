@@ -274,6 +274,13 @@ impl PfcState {
         resume
     }
 
+    /// Bytes (port, priority) holds now, headroom included: the ingress queue length
+    /// `q_in` of mechanisms that keep PFC's accounting underneath (OFC's Algorithm 1).
+    pub fn ingress_bytes(&self, port: u32, priority: u8) -> u64 {
+        let g = &self.ingress[self.slot(port, priority)];
+        g.bytes + g.hdrm
+    }
+
     pub fn is_paused(&self, port: u32, priority: u8) -> bool {
         self.ingress[self.slot(port, priority)].paused
     }
