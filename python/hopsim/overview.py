@@ -81,6 +81,22 @@ def _workload(w: Mapping[str, Any]) -> str:
     return f"{text} [tag {tag}]" if tag else text
 
 
+def _fabric_rate(ports: pd.DataFrame) -> str | None:
+    """The rate of the switch-to-switch links (``"40Gbps"``, or ``"40Gbps–100Gbps"`` when
+    they differ); None without any (a single switch). Host-facing switch ports are host
+    links, not fabric."""
+    if not len(ports) or "peer_node" not in ports:
+        return None
+    tier_of = dict(zip(ports["node"], ports["tier"].astype(str)))
+    is_switch = ports["tier"].astype(str) != "host"
+    peer_is_switch = ports["peer_node"].map(tier_of).fillna("host") != "host"
+    rates = ports.loc[is_switch & peer_is_switch, "rate_bps"].astype("float64")
+    if rates.empty:
+        return None
+    lo, hi = float(rates.min()), float(rates.max())
+    return _rate(lo) if lo == hi else f"{_rate(lo)}–{_rate(hi)}"
+
+
 def setup_of(
     resolved: Mapping[str, Any],
     flows: pd.DataFrame,
@@ -108,13 +124,12 @@ def setup_of(
         window = float(flows["start_ns"].max() - flows["start_ns"].min())
         if window > 0:
             offered = float(flows["size_bytes"].sum()) * 8 / (window * 1e-9 * capacity)
-    fabric = ports.loc[ports["tier"].astype(str) != "host", "rate_bps"] if len(ports) else []
     return {
         "topology": _network(topo),
         "hosts": hosts,
         "switches": switches,
         "host_rate": _rate(float(host_ports["rate_bps"].min())) if hosts else None,
-        "fabric_rate": _rate(float(max(fabric))) if len(fabric) else None,
+        "fabric_rate": _fabric_rate(ports),
         "transport": transport.get("kind", "roce"),
         "cc": ", ".join(ccs) or transport.get("cc"),
         "loss_recovery": ", ".join(recovery) or transport.get("loss_recovery"),

@@ -1,5 +1,6 @@
 """Figures of one or several runs: FCT slowdown by flow size, FCT CDFs, throughput per
-flow class, queue length, buffer occupancy per tier and the PFC pause spread.
+flow class, queue length, buffer occupancy per tier and the pause spread (of each run's
+flow control).
 
 Each figure function takes a `Result`, a list of them, or a mapping label → `Result`
 (see `analysis.labelled`) and returns a matplotlib `Figure`, drawn off-screen with the
@@ -40,7 +41,7 @@ __all__ = [
 
 _DPI = 120
 # Switch, node and hop tiers in one order, for bar charts.
-_TIER_ORDER = ("host", "src_tor", "tor", "agg", "core", "dst_tor")
+_TIER_ORDER = ("host", "src_tor", "tor", "agg", "spine", "core", "dst_tor")
 
 
 class NoData(ValueError):
@@ -264,19 +265,34 @@ def buffer_by_tier(runs: Runs) -> Figure:
     return fig
 
 
+def _pause_note(label: str, s: analysis.PauseSpread) -> str:
+    """What run ``label`` has, or lacks, for the pause-spread figure."""
+    if not s.recorded:
+        return (
+            f"{label}: {s.frames:,} {s.policy} PAUSE frames sent but not recorded (set {s.missing})"
+        )
+    if s.policy == "none":
+        return f"{label}: no flow control (nothing pauses)"
+    if s.max == 0:
+        return f"{label}: {s.policy} sent no PAUSE frames"
+    return ""
+
+
 def pause_spread(runs: Runs) -> Figure:
-    """Number of PFC pauses in force over time (see `analysis.pause_spread`), one line
-    per run; runs that sent PAUSE frames without recording them are left out."""
+    """Number of pauses in force over time, one line per run, each run's own flow
+    control's (PFC's priorities, BFC's queues, Pyrrha's roots...; see
+    `analysis.pause_spread`), labelled with its name. Runs with nothing to draw are
+    named in the title with the reason (no flow control, no PAUSE frames, or frames sent
+    but not recorded and the ``[output]`` setting that records them)."""
     runs = analysis.labelled(runs)
     spreads = {label: analysis.pause_spread(r) for label, r in runs.items()}
-    drawn = {k: s for k, s in spreads.items() if s.recorded}
+    notes = {label: _pause_note(label, s) for label, s in spreads.items()}
+    drawn = {k: s for k, s in spreads.items() if not notes[k]}
     if not drawn:
-        raise NoData("PAUSE frames were not recorded (set [output] pfc_events = true)")
-    if all(s.max == 0 for s in drawn.values()):
-        raise NoData("no PAUSE frames in any run")
+        raise NoData("; ".join(notes.values()))
     fig, (ax,) = _figure()
     for i, (label, s) in enumerate(spreads.items()):
-        if not s.recorded:
+        if label not in drawn:
             continue
         t = np.append(s.timeline["time_ns"].to_numpy(), s.end_ns)
         n = np.append(s.timeline["paused"].to_numpy(), s.timeline["paused"].iloc[-1])
@@ -285,22 +301,23 @@ def pause_spread(runs: Runs) -> Figure:
             n,
             drawstyle="steps-post",
             color=f"C{i}",
-            label=f"{label} (max {s.max:g}, mean {s.mean:.3g})",
+            label=f"{label}: {s.policy} (max {s.max:g}, mean {s.mean:.3g})",
         )
-    missing = [k for k, s in spreads.items() if not s.recorded]
-    title = "PFC pauses in force"
+    policies = sorted({s.policy for s in drawn.values()})
+    title = f"{', '.join(policies)} pauses in force"
+    missing = [n for n in notes.values() if n]
     if missing:
-        title += f" (not recorded: {', '.join(missing)})"
-    ax.set_title(title, fontsize="medium")
+        title += "\n" + "\n".join(missing)
+    ax.set_title(title, fontsize="medium" if not missing else "small")
     ax.set_xlabel("time (us)")
-    ax.set_ylabel("paused (node, port, priority)")
+    ax.set_ylabel("paused (port, class)")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize="small")
     return fig
 
 
 #: Vertical position of each node tier in a topology drawing.
-_TIER_ROW = {"host": 0, "tor": 1, "agg": 2, "core": 3}
+_TIER_ROW = {"host": 0, "tor": 1, "agg": 2, "spine": 2, "core": 3}
 
 
 def _layout(ports) -> dict[int, tuple[float, float]]:
@@ -333,6 +350,11 @@ def congestion_trees(result, times: Sequence[float] | None = None, panels: int =
         chosen = sorted({min(instants, key=lambda t, want=want: abs(t - want)) for want in times})
     ports = result.ports
     pos = _layout(ports)
+    present = set(ports["tier"].astype(str))
+    rows = {
+        y: "/".join(n for n, r in _TIER_ROW.items() if r == y and n in present)
+        for y in sorted({y for _, y in pos.values()})
+    }
     peer = {(int(r.node), int(r.port)): int(r.peer_node) for r in ports.itertuples()}
     fig, axes = _figure(1, len(chosen), height=3.4)
     palette = [
@@ -373,10 +395,7 @@ def congestion_trees(result, times: Sequence[float] | None = None, panels: int =
                     )
         ax.set_title(f"{t / 1e3:.1f} us: {len(roots)} root{'s' * (len(roots) != 1)}", fontsize=9)
         ax.set_xticks([])
-        ax.set_yticks(sorted(set(y for _, y in pos.values())))
-        ax.set_yticklabels(
-            [n for n, y in _TIER_ROW.items() if y in {y for _, y in pos.values()}], fontsize=7
-        )
+        ax.set_yticks(list(rows), list(rows.values()), fontsize=7)
         ax.set_xlim(-0.02, 1.02)
     fig.suptitle(
         "Congestion trees (star: root; thick: IQ paused, dashed: resumed, dotted: merging)",
@@ -405,7 +424,7 @@ KINDS: dict[str, tuple[str, Callable[[Runs], Figure], str]] = {
     "throughput": ("throughput_by_class.png", throughput, "Throughput per flow class"),
     "queues": ("queue_length.png", queue_length, "Queue length of the busiest ports"),
     "buffers": ("buffer_by_tier.png", buffer_by_tier, "Peak buffer and queue per tier"),
-    "pauses": ("pause_spread.png", pause_spread, "PFC pause spread"),
+    "pauses": ("pause_spread.png", pause_spread, "Pause spread (each run's flow control)"),
 }
 
 
