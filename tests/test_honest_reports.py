@@ -134,3 +134,48 @@ def test_pause_plot_says_per_run_what_is_missing(tmp_path, capsys):
     assert "[output] pfc_events = true" in text, text
     assert "B: no flow control" in text, text
     assert "in any run" not in text
+
+
+def test_buffer_plot_leaves_out_the_empty_host_bar():
+    from hopsim import plots
+
+    r = hopsim.run(SMALL, overrides={"duration": "100us"})
+    peaks = r.buffer_by_tier()
+    host = peaks[(peaks["measure"] == "egress_queue") & (peaks["tier"] == "host")]
+    assert (host["max_bytes"] == 0).all()  # the case the plot leaves out
+    fig = plots.buffer_by_tier(r)
+    switch_ticks = [t.get_text() for t in fig.axes[0].get_xticklabels()]
+    hop_ticks = [t.get_text() for t in fig.axes[1].get_xticklabels()]
+    assert switch_ticks == ["tor", "spine"]
+    assert hop_ticks == ["src_tor", "agg", "dst_tor"]
+
+
+def test_sweep_panels_all_zero_and_overlapping_lines():
+    import pandas as pd
+
+    from hopsim import sweep_report
+
+    table = pd.DataFrame(
+        {
+            "point": [0, 1, 2, 3],
+            "scheme": ["a", "a", "b", "b"],
+            "load": [0.3, 0.5, 0.3, 0.5],
+            "seed": [1, 1, 1, 1],
+            "status": ["ok"] * 4,
+            "slowdown_p50": [2.0, 3.0, 2.0, 3.0],  # both schemes on the same points
+            "drops": [0, 0, 0, 0],
+            "pause_frames": [10, 20, 10, 20],
+            "pfc_pause_frames": [10, 20, 10, 20],
+        }
+    )
+    fig = sweep_report.figure_for(table, "load", ["scheme", "load"])
+    titles = [ax.get_title() for ax in fig.axes if ax.get_visible()]
+    assert "PFC pause frames" not in titles  # shown once, as every flow control's frames
+    drops = next(ax for ax in fig.axes if ax.get_title() == "drops")
+    lo, hi = drops.get_ylim()
+    assert (lo, hi) == (-0.05, 1) and [t for t in drops.get_yticks()] == [0]
+    assert any(t.get_text() == "0 at every point" for t in drops.texts)
+    slow = next(ax for ax in fig.axes if ax.get_title() == "slowdown p50")
+    a, b = slow.lines[0], slow.lines[1]
+    assert a.get_marker() != b.get_marker() and a.get_linestyle() != b.get_linestyle()
+    assert a.get_markersize() > b.get_markersize()  # the one beneath shows round it

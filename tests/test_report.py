@@ -190,7 +190,10 @@ def test_report_notes_figures_without_data(tmp_path):
     path = write_report({"plain": plain}, out)
     text = path.read_text(encoding="utf-8")
     assert text.count("Not drawn") == 3
-    assert "no queue samples" in text and "no throughput samples" in text
+    # Each names the scenario setting that would record what it lacks.
+    assert "queue samples not recorded in the run (add --set output.queues.interval=10us" in text
+    assert "throughput not recorded in the run (add --set output.throughput.interval=10us" in text
+    assert "[output.queues] to the scenario" in text
     assert "pfc_events = true" in text
     assert sorted(p.name for p in out.glob("*.png")) == [
         "buffer_by_tier.png",

@@ -169,16 +169,21 @@ def fct_cdf(runs: Runs, *, metric: str = "fct_ns") -> Figure:
     return fig
 
 
-def _per_run_panels(data: dict, what: str, where: str) -> tuple[Figure, list, list[str]]:
-    """One panel per run that has data, all on one x and one y scale; the labels of the
-    runs without data are returned for the title."""
+def _per_run_panels(data: dict, what: str, setting: str) -> tuple[Figure, list, list[str]]:
+    """One panel per run that has data, all on one x and one y scale; the runs without
+    data are named in the title with the scenario ``setting`` that records ``what``
+    (``"output.queues.interval=10us"``)."""
     drawn = [label for label, d in data.items() if not d.empty]
+    how = f"add --set {setting} to hopsim run, or [{setting.rsplit('.', 1)[0]}] to the scenario"
     if not drawn:
-        raise NoData(f"no {what} in any run ({where} is empty or missing)")
+        runs = "the run" if len(data) == 1 else "any run"
+        raise NoData(f"{what} not recorded in {runs} ({how})")
     fig, axes = _figure(len(drawn), 1, height=2.6, share=True)
     missing = [label for label in data if label not in drawn]
     if missing:
-        fig.suptitle(f"not recorded in: {', '.join(missing)}", fontsize="small", color="0.4")
+        fig.suptitle(
+            f"{what} not recorded in: {', '.join(missing)} ({how})", fontsize="small", color="0.4"
+        )
     return fig, axes, drawn
 
 
@@ -187,7 +192,7 @@ def throughput(runs: Runs) -> Figure:
     recorded it (``[output.throughput]``), all panels on one scale."""
     runs = analysis.labelled(runs)
     data = {label: analysis.throughput_by_class(r) for label, r in runs.items()}
-    fig, axes, drawn = _per_run_panels(data, "throughput samples", "Result.throughput")
+    fig, axes, drawn = _per_run_panels(data, "throughput", "output.throughput.interval=10us")
     for ax, label in zip(axes, drawn):
         tp = data[label]
         for j, cls in enumerate(tp.columns):
@@ -208,7 +213,7 @@ def queue_length(
     ``node:port`` and the port's hop tier."""
     runs = analysis.labelled(runs)
     data = {label: analysis.queue_timeline(r, ports, top=top) for label, r in runs.items()}
-    fig, axes, drawn = _per_run_panels(data, "queue samples", "Result.queues")
+    fig, axes, drawn = _per_run_panels(data, "queue samples", "output.queues.interval=10us")
     for ax, label in zip(axes, drawn):
         q = data[label]
         tiers = analysis.port_tiers(runs[label])
@@ -230,7 +235,8 @@ def queue_length(
 
 def buffer_by_tier(runs: Runs) -> Figure:
     """Peak shared-buffer occupancy per switch tier and peak egress queue per hop tier,
-    bars grouped by run (see `analysis.buffer_by_tier`)."""
+    bars grouped by run (see `analysis.buffer_by_tier`). The hosts' NIC queues are left
+    out when they never held a byte in any run (a host sends as its link frees)."""
     runs = analysis.labelled(runs)
     data = {label: analysis.buffer_by_tier(r) for label, r in runs.items()}
     panels = [
@@ -242,7 +248,9 @@ def buffer_by_tier(runs: Runs) -> Figure:
         if any((d["measure"] == measure).any() for d in data.values())
     ]
     if not panels:
-        raise NoData("no switch or port occupancy in any run")
+        raise NoData(
+            "no switch or port occupancy in any run (the ports and switches tables are empty)"
+        )
     fig, axes = _figure(1, len(panels), height=3.4)
     width = 0.8 / len(runs)
     for ax, (measure, title) in zip(axes, panels):
@@ -250,6 +258,8 @@ def buffer_by_tier(runs: Runs) -> Figure:
             (t for d in data.values() for t in d.loc[d["measure"] == measure, "tier"]),
             _TIER_ORDER,
         )
+        if measure == "egress_queue":
+            tiers = [t for t in tiers if t != "host" or _peak(data, measure, t) > 0]
         x = np.arange(len(tiers))
         for i, (label, d) in enumerate(data.items()):
             peak = d[d["measure"] == measure].set_index("tier")["max_bytes"]
@@ -276,6 +286,16 @@ def _pause_note(label: str, s: analysis.PauseSpread) -> str:
     if s.max == 0:
         return f"{label}: {s.policy} sent no PAUSE frames"
     return ""
+
+
+def _peak(data: dict, measure: str, tier: str) -> float:
+    """The largest ``max_bytes`` of ``measure`` at ``tier`` over the runs' tables."""
+    peaks = [
+        float(d.loc[(d["measure"] == measure) & (d["tier"] == tier), "max_bytes"].max())
+        for d in data.values()
+        if ((d["measure"] == measure) & (d["tier"] == tier)).any()
+    ]
+    return max(peaks, default=0.0)
 
 
 def pause_spread(runs: Runs) -> Figure:
@@ -341,7 +361,10 @@ def congestion_trees(result, times: Sequence[float] | None = None, panels: int =
     trees."""
     trees = result.congestion_trees
     if trees.empty:
-        raise NoData("no congestion trees (a Pyrrha run with [output.congestion_trees])")
+        raise NoData(
+            "no congestion trees (a Pyrrha run with --set output.congestion_trees.interval=20us, "
+            "or [output.congestion_trees] in the scenario)"
+        )
     instants = sorted(trees["time_ns"].unique())
     if times is None:
         sizes = trees.groupby("time_ns").size()
