@@ -179,3 +179,30 @@ def test_sweep_panels_all_zero_and_overlapping_lines():
     a, b = slow.lines[0], slow.lines[1]
     assert a.get_marker() != b.get_marker() and a.get_linestyle() != b.get_linestyle()
     assert a.get_markersize() > b.get_markersize()  # the one beneath shows round it
+
+
+def test_describe_names_each_flow_controls_frames_and_zero_counters(pfc_and_pyrrha):
+    text = pfc_and_pyrrha["Pyrrha"].describe()
+    sent = pfc_and_pyrrha["Pyrrha"].summary["control_frames_sent"]
+    merges = pfc_and_pyrrha["Pyrrha"].summary["counters"]["pyrrha_merges"]
+    assert f"{sent['pyrrha_pause']:,} PAUSE frames, {sent['pyrrha_merge']:,} MERGE frames" in text
+    assert f"MERGE frames sent for {merges:,} root merges" in text
+    assert "PFC pauses" not in text  # Pyrrha's run sent none; its own line says what it did
+    assert "PFC pauses" in pfc_and_pyrrha["PFC"].describe()
+    # A mechanism that ran and never acted prints its zero.
+    quiet = {"duration": "30us", "switch.pfc.enabled": False, "workload.1.fan_in": 1}
+    bfc = hopsim.run(SMALL, overrides={**quiet, "switch.flow_control.kind": "bfc"})
+    assert bfc.summary["control_frames_sent"]["bfc_pause"] == 0
+    assert "BFC pauses    0 (resumes 0)" in bfc.describe()
+    dibs = hopsim.run(
+        SMALL,
+        overrides={
+            **quiet,
+            "switch.flow_control.kind": "none",
+            "switch.deflection.kind": "dibs",
+            "switch.buffer_bytes": "32MB",
+            "transport.loss_recovery": "irn",
+        },
+    )
+    assert dibs.summary["deflections"] == 0
+    assert "deflections   0" in dibs.describe()

@@ -214,7 +214,8 @@ def describe(result: Result) -> str:
     lines.append(f"drops         {drops:,}" + (f" ({', '.join(causes)})" if causes else ""))
     if s.get("control_drops"):
         lines.append(f"ACKs dropped  {s['control_drops']:,} (ACKs, NACKs, CNPs and control frames)")
-    if s.get("deflections"):
+    if s.get("deflections") or str(setup.get("deflection", "none")) != "none":
+        # A deflection policy that ran and deflected nothing says so (0).
         hops = s.get("deflection_extra_hops") or []
         detoured = sum(hops[1:])
         extra = (
@@ -223,7 +224,7 @@ def describe(result: Result) -> str:
             if detoured
             else ""
         )
-        lines.append(f"deflections   {s['deflections']:,}{extra}")
+        lines.append(f"deflections   {s.get('deflections', 0):,}{extra}")
     if drops and setup.get("flow_control", "").startswith("pfc"):
         lines.append(
             "WARNING       PFC is on but packets were dropped: lossless traffic was lost "
@@ -231,7 +232,9 @@ def describe(result: Result) -> str:
             f"{s.get('drops_buffer_full', 0):,} buffer full)"
         )
     pauses, resumes = s.get("pfc_pause_frames", 0), s.get("pfc_resume_frames", 0)
-    lines.append(f"PFC pauses    {pauses:,} (resumes {resumes:,})")
+    if pauses or s.get("flow_control", "pfc") in ("pfc", "none"):
+        # Another flow control reports its own pauses below (its policy line).
+        lines.append(f"PFC pauses    {pauses:,} (resumes {resumes:,})")
     # What each mechanism reports of itself (its own summary line, written in the core).
     for label, line in s.get("policy_lines") or []:
         lines.append(f"{label:<14}{line}")
