@@ -142,6 +142,18 @@ impl Simulation {
         self.sim.flow_records().last().map_or(0.0, |f| ns(f.start))
     }
 
+    /// The workload's progress: `flows_total`, `flows_finished`, `bytes_total` and
+    /// `bytes_acked` (bytes acknowledged to their senders).
+    fn work_done<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let w = self.sim.work_done();
+        let d = PyDict::new_bound(py);
+        d.set_item("flows_total", w.flows_total)?;
+        d.set_item("flows_finished", w.flows_finished)?;
+        d.set_item("bytes_total", w.bytes_total)?;
+        d.set_item("bytes_acked", w.bytes_acked)?;
+        Ok(d)
+    }
+
     /// Output table `name` (see `hopsim_core::tables::CATALOG`) as a dict of columns.
     fn table<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDict>> {
         let t =

@@ -38,6 +38,19 @@ pub use memory::MemoryReport;
 /// measured best on k=16 against 6 and against none).
 const PREFETCH_AHEAD: usize = 0;
 
+/// The workload's progress: what a progress bar measures (simulated time alone says little
+/// about how much is left: a run's last flows may finish long before its time limit).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WorkDone {
+    pub flows_total: u64,
+    /// Flows whose last byte was acknowledged.
+    pub flows_finished: u64,
+    /// The flows' sizes summed.
+    pub bytes_total: u64,
+    /// Bytes acknowledged to their senders, summed over the flows.
+    pub bytes_acked: u64,
+}
+
 /// A whole simulation run: the fabric and the components on it.
 pub struct Simulator {
     /// Clock, events, packets, ports, routes, counters and observers: what every
@@ -421,6 +434,17 @@ impl Simulator {
     /// Frames of kind `name` sent.
     fn frames_sent_of(&self, name: &str) -> u64 {
         frame_kinds().iter().position(|k| *k == name).map_or(0, |i| self.switches.frame_counts.sent[i])
+    }
+
+    /// How much of the workload is done (for progress reporting; one pass over the flows).
+    pub fn work_done(&self) -> WorkDone {
+        let flows = &self.hosts.core.flows;
+        WorkDone {
+            flows_total: flows.len() as u64,
+            flows_finished: self.fab.counters.flows_finished,
+            bytes_total: flows.iter().map(|f| f.size).sum(),
+            bytes_acked: flows.iter().map(|f| f.snd_una.min(f.size)).sum(),
+        }
     }
 
     /// Bytes acknowledged so far and current sending rate (bits/s) of a flow.
