@@ -106,7 +106,7 @@ class _Work:
     def text(self) -> str:
         sim = f"sim {self.now_ns / 1e6:.3f} ms"
         if self.limit_ns:
-            sim += f" of {self.limit_ns / 1e6:g}"
+            sim = f"sim {self.now_ns / 1e6:.3f} of {self.limit_ns / 1e6:g} ms"
         return (
             f"{self.flows_finished:,}/{self.flows_total:,} flows, "
             f"{_bytes(self.bytes_acked)}/{_bytes(self.bytes_total)} delivered, {sim}"
@@ -197,7 +197,11 @@ class _Progress:
         work = _work(self.sim, self.limit_ns, self.last_start_ns)
         fraction = 1.0 if done else work.fraction
         self.eta.add(wall, fraction)
-        phase = "done" if done else "draining" if work.draining else ""
+        if done:
+            unfinished = work.flows_finished < work.flows_total
+            phase = "time limit" if unfinished and self.limit_ns else "done"
+        else:
+            phase = "draining" if work.draining else ""
         if phase != self.phase:
             self.phase = phase
             self.bar.set_description_str(f"hopsim ({phase})" if phase else "hopsim", refresh=False)
@@ -238,6 +242,9 @@ def _advance(sim: Any, progress: bool, file: Any = None) -> None:
             elif spent > _CHUNK_TARGET_S * 2:
                 step = max(step / 2, 1.0)
             bar.update()
+        # Nothing left before the limit: one last call moves the clock to the limit when
+        # events lie beyond it, as one uninterrupted run() does.
+        sim.run()
         bar.update(done=True)
     finally:
         bar.close()

@@ -59,7 +59,7 @@ def _network(topo: Mapping[str, Any]) -> str:
     return f"{kind} ({shape})" if shape else str(kind)
 
 
-def _workload(w: Mapping[str, Any]) -> str:
+def _workload(w: Mapping[str, Any], hosts: int = 0) -> str:
     kind = w.get("kind", "?")
     tag = w.get("tag")
     if kind == "poisson":
@@ -69,6 +69,21 @@ def _workload(w: Mapping[str, Any]) -> str:
         every = _ns(w.get("period"))
         when = f"every {_time(every)}" if every else f"at load {w.get('load')}"
         text = f"incast {w.get('fan_in')}-to-1 {when}"
+        senders = w.get("senders")
+        receiver = w.get("receiver")
+        if isinstance(senders, list):
+            can = len({h for h in senders if h != receiver})
+        else:
+            can = hosts - 1
+        fan_in = w.get("fan_in") or 0
+        if 0 < can < fan_in:
+            # Documented (senders are reused once each has sent), but never what it reads as.
+            text += (
+                f" from only {can} senders (fan_in {fan_in} > {can}: each sends "
+                f"{fan_in // can}-{-(-fan_in // can)} flows a round)"
+                if fan_in % can
+                else f" from only {can} senders ({fan_in // can} flows each a round)"
+            )
     elif kind == "query":
         text = f"query fan-out {w.get('fan_out')} at {w.get('qps'):g} qps per client"
     elif kind == "moe":
@@ -141,7 +156,7 @@ def setup_of(
         "load_balancer": policies.get("load_balancer")
         or resolved.get("routing", {}).get("load_balancer"),
         "buffer_bytes": switch.get("buffer_bytes"),
-        "workloads": [_workload(w) for w in workloads],
+        "workloads": [_workload(w, hosts) for w in workloads],
         "offered_load": offered,
         "duration_ns": _ns(resolved.get("duration")),
     }

@@ -62,6 +62,17 @@ _MAX_INT = 2**64 - 1
 
 _TOML_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
 _TOML_AT_END = re.compile(r"\s*\(at end of document\)\s*$")
+# A percentage where a fraction belongs: ``load = 60%``.
+_PERCENT = re.compile(r"=\s*([0-9]+(?:\.[0-9]*)?)\s*%")
+
+
+def _percent_hint(value: str) -> str:
+    """``"; write a fraction: 0.6 for 60%"`` when ``value`` holds a percentage."""
+    found = _PERCENT.search(value if value.lstrip().startswith("=") else f"={value}")
+    if not found:
+        return ""
+    number = found.group(1)
+    return f"; write a share as a fraction: {float(number) / 100:g} for {number}%"
 
 
 def _toml_error(exc: Exception, source: str, text: str) -> ScenarioError:
@@ -71,7 +82,9 @@ def _toml_error(exc: Exception, source: str, text: str) -> ScenarioError:
     if found:
         line, column = found.group(1), found.group(2)
         message = message[: found.start()]
-        return ScenarioError(f"{source}:{line}: {message} (column {column})")
+        lines = text.splitlines()
+        hint = _percent_hint(lines[int(line) - 1]) if int(line) <= len(lines) else ""
+        return ScenarioError(f"{source}:{line}: {message} (column {column}){hint}")
     if _TOML_AT_END.search(message):
         message = _TOML_AT_END.sub("", message)
         last_line = max(1, text.count("\n") + (0 if text.endswith("\n") else 1))
@@ -156,7 +169,10 @@ def parse_override(text: str, option: str = "--set") -> tuple[list[str], Any]:
     key, sep, value = text.partition("=")
     if not sep:
         raise ScenarioError(f"{option} {text}: expected KEY=VALUE, e.g. switch.pfc.enabled=false")
-    return _split_key(key, text, option), _parse_value(value.strip())
+    value = value.strip()
+    if re.fullmatch(r"[0-9]+(?:\.[0-9]*)?\s*%", value):
+        raise ScenarioError(f"{option} {text}: a percentage{_percent_hint(value)}")
+    return _split_key(key, text, option), _parse_value(value)
 
 
 def _set_path(doc: dict[str, Any], parts: list[str], value: Any, label: str) -> None:

@@ -292,10 +292,36 @@ mod tests {
     fn minimal_scenario_gets_defaults() {
         let s = Scenario::from_toml_str(MINIMAL).unwrap();
         assert_eq!(s.seed, 1);
-        assert!(s.switch.pfc.enabled);
+        assert!(*s.switch.pfc.enabled);
         assert_eq!(s.transport.mtu, 1000);
         assert_eq!(s.transport.irn.rto_low_packets, 3, "IRN's N (IRN §3.1)");
         assert_eq!(s.workload.as_slice().len(), 1);
+    }
+
+    /// Settings written where they have no effect are refused, naming the field; their
+    /// defaults pass.
+    #[test]
+    fn settings_that_would_be_silently_ignored_are_refused() {
+        let err = |text: &str| {
+            let s = Scenario::from_toml_str(text).unwrap();
+            assert!(!s.transport.tcp.written || text.contains("[transport.tcp]"));
+            ValidScenario::new(s).err().map(|e| e.to_string())
+        };
+        assert_eq!(err(MINIMAL), None, "defaults alone");
+        let tcp_under_roce = format!("{MINIMAL}\n[transport.tcp]\nsack = true\n");
+        let e = err(&tcp_under_roce).expect("refused");
+        assert!(
+            e.starts_with("transport.tcp: configures the TCP transport") && e.contains("transport.kind"),
+            "{e}"
+        );
+        let pfc_beside_pyrrha =
+            format!("{MINIMAL}\n[switch.pfc]\nenabled = true\n[switch.flow_control]\nkind = \"pyrrha\"\n");
+        let e = err(&pfc_beside_pyrrha).expect("refused");
+        assert!(e.starts_with("switch.pfc.enabled: true asks for PFC") && e.contains("\"pyrrha\""), "{e}");
+        let off_beside_pyrrha = pfc_beside_pyrrha.replace("enabled = true", "enabled = false");
+        assert_eq!(err(&off_beside_pyrrha), None);
+        let alpha_beside_pyrrha = pfc_beside_pyrrha.replace("enabled = true", "alpha = 0.25");
+        assert_eq!(err(&alpha_beside_pyrrha), None, "a PFC baseline's table, another kind swapped in");
     }
 
     #[test]

@@ -82,17 +82,30 @@ impl Policies {
 fn flow_control(s: &Scenario) -> Result<FlowControlSpec, ScenarioError> {
     let sw = &s.switch;
     match &sw.flow_control {
-        None if sw.pfc.enabled => Ok(FlowControlSpec::Pfc(NoFields {})),
+        None if *sw.pfc.enabled => Ok(FlowControlSpec::Pfc(NoFields {})),
         None => Ok(FlowControlSpec::None(NoFields {})),
         Some(spec @ FlowControlSpec::Pfc(_)) => {
             check(
-                sw.pfc.enabled,
+                *sw.pfc.enabled,
                 "switch.pfc.enabled",
-                "false contradicts switch.flow_control.kind = \"pfc\"; drop one of them",
+                "false contradicts switch.flow_control.kind = \"pfc\": to run without flow control \
+                 set switch.flow_control.kind = \"none\" (and drop switch.pfc.enabled)",
             )?;
             Ok(spec.clone())
         }
-        Some(spec) => Ok(spec.clone()),
+        Some(spec) => {
+            // PFC asked for by name beside another flow control would silently not run.
+            check(
+                !(sw.pfc.enabled.written && *sw.pfc.enabled),
+                "switch.pfc.enabled",
+                format!(
+                    "true asks for PFC, but switch.flow_control.kind = \"{}\" runs instead of it: \
+                     drop switch.pfc.enabled (or set it to false), or set switch.flow_control.kind = \"pfc\"",
+                    spec.kind()
+                ),
+            )?;
+            Ok(spec.clone())
+        }
     }
 }
 

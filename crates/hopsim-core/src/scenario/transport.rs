@@ -22,8 +22,9 @@ pub struct TransportSpec {
     /// paper's artifact runs Vertigo and Preemptive Deflection. Default false.
     #[serde(default)]
     pub rank_retransmit_boost: bool,
+    /// The TCP transport's table (refused under `kind = "roce"`, which never reads it).
     #[serde(default)]
-    pub tcp: super::TcpSpec,
+    pub tcp: super::tagged::Written<super::TcpSpec>,
     #[serde(default)]
     pub swift: super::SwiftSpec,
     #[serde(default)]

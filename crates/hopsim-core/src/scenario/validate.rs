@@ -170,6 +170,12 @@ fn transport_config(
         )?;
     }
     let tcp = t.kind == TransportKind::Tcp;
+    check(
+        tcp || !t.tcp.written,
+        "transport.tcp",
+        "configures the TCP transport, but transport.kind is \"roce\" (the default), which never \
+         reads it: set transport.kind = \"tcp\", or remove the table",
+    )?;
     if tcp {
         check(
             t.loss_recovery == crate::scenario::LossRecovery::GoBackN,

@@ -5,16 +5,22 @@
 use serde::{Deserialize, Serialize};
 
 use crate::scenario::error::{check, fraction, ScenarioError};
-use crate::scenario::units::{yes, Bytes};
+use crate::scenario::tagged::Written;
+use crate::scenario::units::Bytes;
+
+fn enabled_by_default() -> Written<bool> {
+    Written::default_to(true)
+}
 
 /// Priority flow control (IEEE 802.1Qbb).
 #[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PfcSpec {
     /// PFC on (default) or off, when `[switch.flow_control]` is not given; that table,
-    /// when given, decides (and `enabled = false` with its kind `"pfc"` is an error).
-    #[serde(default = "yes")]
-    pub enabled: bool,
+    /// when given, decides (and `enabled = false` with its kind `"pfc"`, or `enabled =
+    /// true` written beside another kind, is an error).
+    #[serde(default = "enabled_by_default")]
+    pub enabled: Written<bool>,
     /// How the XOFF threshold is set.
     #[serde(default)]
     pub threshold: PfcThreshold,
@@ -45,7 +51,7 @@ pub struct PfcSpec {
 impl Default for PfcSpec {
     fn default() -> Self {
         PfcSpec {
-            enabled: true,
+            enabled: enabled_by_default(),
             threshold: PfcThreshold::Dynamic,
             alpha: default_pfc_alpha(),
             xoff_bytes: None,

@@ -1,0 +1,100 @@
+"""Traps a new user fell into (issue 27, item 5): settings written where they have no
+effect are refused naming the field, a percentage gets a hint, an incast with more flows
+than senders says so, and errors are `hopsim.ScenarioError`."""
+
+from __future__ import annotations
+
+import traceback
+from pathlib import Path
+
+import pytest
+
+import hopsim
+from hopsim.cli import main
+
+DATA = Path(__file__).parent / "data"
+SMALL = DATA / "small.toml"
+ROOT = Path(__file__).parent.parent
+
+
+def refused(overrides: dict, scenario: Path = SMALL) -> str:
+    with pytest.raises(hopsim.ScenarioError) as exc:
+        hopsim.validate(scenario, overrides=overrides)
+    return str(exc.value)
+
+
+def test_a_tcp_table_under_roce_is_refused():
+    e = refused({"transport.tcp.sack": True})
+    assert e.startswith("transport.tcp: configures the TCP transport"), e
+    assert 'set transport.kind = "tcp"' in e
+    # Under TCP it is read.
+    hopsim.validate(
+        SMALL,
+        overrides={
+            "transport.kind": "tcp",
+            "transport.cc": "dctcp",
+            "transport.tcp.sack": True,
+            "switch.pfc.enabled": False,
+        },
+    )
+
+
+def test_pfc_enabled_beside_another_flow_control_is_refused():
+    e = refused({"switch.pfc.enabled": True, "switch.flow_control.kind": "pyrrha"})
+    assert e.startswith("switch.pfc.enabled: true asks for PFC"), e
+    assert 'switch.flow_control.kind = "pyrrha" runs instead' in e
+    # The quick start writes enabled = true: swapping in Pyrrha says what to do.
+    code = main(
+        [
+            "validate",
+            str(ROOT / "scenarios" / "quickstart.toml"),
+            "--set",
+            "switch.flow_control.kind=pyrrha",
+        ]
+    )
+    assert code != 0
+    # Off beside Pyrrha, or PFC's table of a PFC baseline with Pyrrha swapped in, is fine.
+    hopsim.validate(
+        SMALL, overrides={"switch.pfc.enabled": False, "switch.flow_control.kind": "pyrrha"}
+    )
+    hopsim.validate(
+        ROOT / "scenarios" / "pyrrha" / "fattree_k8.toml",
+        overrides={"switch.flow_control.kind": "pyrrha"},
+    )
+
+
+def test_pfc_off_beside_kind_pfc_points_to_the_one_way():
+    e = refused({"switch.flow_control.kind": "pfc", "switch.pfc.enabled": False})
+    assert 'to run without flow control set switch.flow_control.kind = "none"' in e, e
+
+
+def test_a_percentage_gets_a_hint(tmp_path, capsys):
+    text = SMALL.read_text().replace("load = 0.5", "load = 60%")
+    path = tmp_path / "pct.toml"
+    path.write_text(text)
+    assert main(["validate", str(path)]) != 0
+    err = capsys.readouterr().err
+    assert "write a share as a fraction: 0.6 for 60%" in err, err
+    assert main(["validate", str(SMALL), "--set", "workload.0.load=60%"]) != 0
+    err = capsys.readouterr().err
+    assert "--set workload.0.load=60%: a percentage; write a share as a fraction: 0.6" in err, err
+
+
+def test_an_incast_with_more_flows_than_senders_says_so():
+    r = hopsim.run(SMALL, overrides={"workload.1.fan_in": 20, "duration": "20us"})
+    text = r.describe()
+    assert "incast 20-to-1 every 50us from only 7 senders (fan_in 20 > 7" in text, text
+    plain = hopsim.run(SMALL, overrides={"duration": "20us"})
+    assert "from only" not in plain.describe()
+
+
+def test_scenario_errors_are_the_public_class():
+    with pytest.raises(hopsim.ScenarioError) as exc:
+        hopsim.run({"seed": "x"})
+    cls = type(exc.value)
+    assert cls is hopsim.ScenarioError and issubclass(cls, ValueError)
+    assert (cls.__module__, cls.__qualname__) == ("hopsim", "ScenarioError")
+    shown = "".join(traceback.format_exception_only(cls, exc.value))
+    assert shown.startswith("hopsim.ScenarioError: seed:"), shown
+    assert "_core" not in shown and "Hopsim" not in shown
+    assert hopsim.InternalError.__module__ == "hopsim"
