@@ -98,3 +98,27 @@ def test_scenario_errors_are_the_public_class():
     assert shown.startswith("hopsim.ScenarioError: seed:"), shown
     assert "_core" not in shown and "Hopsim" not in shown
     assert hopsim.InternalError.__module__ == "hopsim"
+
+
+def test_run_reports_scenario_errors_before_an_occupied_output_directory(tmp_path, capsys):
+    out = tmp_path / "taken"
+    out.mkdir()
+    (out / "mine.txt").write_text("keep")
+    code = main(["run", str(SMALL), "-o", str(out), "--set", "seed=-1"])
+    err = capsys.readouterr().err
+    assert code != 0 and "seed:" in err and "mine" not in err, err
+    code = main(["run", str(SMALL), "-o", str(out), "--set", "duration=10us"])
+    assert code != 0 and "not empty" in capsys.readouterr().err
+
+
+def test_reordering_with_go_back_n_is_pointed_out():
+    drill = {"routing.load_balancer": "drill", "duration": "200us"}
+    r = hopsim.run(SMALL, overrides=drill)
+    assert r.summary["reordering_ratio"] > 0 and r.summary["retransmitted_bytes"] > 0
+    text = r.describe()
+    assert "arrived out of order and go-back-N" in text, text
+    assert 'transport.loss_recovery = "irn"' in text
+    irn = hopsim.run(SMALL, overrides={**drill, "transport.loss_recovery": "irn"})
+    assert "go-back-N" not in irn.describe()
+    ecmp = hopsim.run(SMALL, overrides={"duration": "200us"})
+    assert "out of order" not in ecmp.describe()

@@ -80,11 +80,13 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 def _cmd_run(args: argparse.Namespace) -> int:
     _check_scenario_file(args.scenario)
     outdir = Path(args.output) if args.output else Path("runs") / Path(args.scenario).stem
-    # Refuse an occupied or unwritable output directory before spending time on the run.
-    check_outdir(outdir, args.force, hint="use --force")
-    check_writable(outdir)
+    # The scenario's errors first (an occupied output directory would hide them), then
+    # an occupied or unwritable output directory, before spending time on the run.
     doc, base = load_scenario(args.scenario, args.set, option="--set")
     doc.setdefault("name", Path(args.scenario).stem)
+    hopsim.validate(doc, base_dir=base)
+    check_outdir(outdir, args.force, hint="use --force")
+    check_writable(outdir)
     result = hopsim.run(doc, base_dir=base, progress=not args.quiet)
     result.write(outdir, force=args.force)
     if not args.quiet:

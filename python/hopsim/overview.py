@@ -259,6 +259,18 @@ def describe(result: Result) -> str:
             f"retransmits   {s.get('retransmitted_bytes', 0):,} bytes, "
             f"{s.get('timeouts', 0):,} timeouts"
         )
+    reordered = s.get("reordering_ratio") or 0.0
+    if (
+        reordered > 0
+        and s.get("retransmitted_bytes")
+        and "go_back_n" in str(setup.get("loss_recovery", ""))
+    ):
+        lines.append(
+            f"WARNING       {reordered:.1%} of data packets arrived out of order and go-back-N "
+            "resends from the first gap it sees, so reordering costs retransmissions here "
+            f"(load balancer {setup.get('load_balancer')}): selective retransmission "
+            '(transport.loss_recovery = "irn") tolerates it'
+        )
     table = result.slowdown_by_size()
     finished = "finished flows" if done == total else f"the {done:,} finished flows only"
     if table["count"].sum():
