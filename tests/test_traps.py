@@ -43,16 +43,12 @@ def test_pfc_enabled_beside_another_flow_control_is_refused():
     e = refused({"switch.pfc.enabled": True, "switch.flow_control.kind": "pyrrha"})
     assert e.startswith("switch.pfc.enabled: true asks for PFC"), e
     assert 'switch.flow_control.kind = "pyrrha" runs instead' in e
-    # The quick start writes enabled = true: swapping in Pyrrha says what to do.
-    code = main(
-        [
-            "validate",
-            str(ROOT / "scenarios" / "quickstart.toml"),
-            "--set",
-            "switch.flow_control.kind=pyrrha",
-        ]
-    )
-    assert code != 0
+    # The quick start takes PFC by default: swapping in another flow control just works,
+    # asking for both is refused.
+    quickstart = str(ROOT / "scenarios" / "quickstart.toml")
+    assert main(["validate", quickstart, "--set", "switch.flow_control.kind=pyrrha"]) == 0
+    both = ["--set", "switch.pfc.enabled=true", "--set", "switch.flow_control.kind=bfc"]
+    assert main(["validate", quickstart, *both]) != 0
     # Off beside Pyrrha, or PFC's table of a PFC baseline with Pyrrha swapped in, is fine.
     hopsim.validate(
         SMALL, overrides={"switch.pfc.enabled": False, "switch.flow_control.kind": "pyrrha"}
@@ -63,9 +59,15 @@ def test_pfc_enabled_beside_another_flow_control_is_refused():
     )
 
 
-def test_pfc_off_beside_kind_pfc_points_to_the_one_way():
-    e = refused({"switch.flow_control.kind": "pfc", "switch.pfc.enabled": False})
-    assert 'to run without flow control set switch.flow_control.kind = "none"' in e, e
+def test_pfc_off_is_one_way_on_every_scenario():
+    """switch.pfc.enabled = false turns PFC off whether or not the scenario names PFC in
+    [switch.flow_control] (it was refused there, so the README's way failed)."""
+    off = {"switch.pfc.enabled": False, "duration": "50us"}
+    named = hopsim.run(SMALL, overrides={**off, "switch.flow_control.kind": "pfc"})
+    plain = hopsim.run(SMALL, overrides=off)
+    assert named.summary["flow_control"] == plain.summary["flow_control"] == "none"
+    assert named.checksum() == plain.checksum()
+    assert named.summary["pfc_pause_frames"] == 0
 
 
 def test_a_percentage_gets_a_hint(tmp_path, capsys):
@@ -122,3 +124,40 @@ def test_reordering_with_go_back_n_is_pointed_out():
     assert "go-back-N" not in irn.describe()
     ecmp = hopsim.run(SMALL, overrides={"duration": "200us"})
     assert "out of order" not in ecmp.describe()
+
+
+def test_unset_removes_a_table_so_another_choice_can_be_made(tmp_path, capsys):
+    drill = tmp_path / "drill.toml"
+    drill.write_text(
+        SMALL.read_text() + '\n[routing]\nload_balancer = "drill"\n[routing.drill]\nsamples = 2\n'
+    )
+    assert main(["validate", str(drill), "--set", "routing.load_balancer=ecmp"]) != 0
+    err = capsys.readouterr().err
+    assert "--unset routing.drill" in err, err  # the error says how
+    argv = [
+        "validate",
+        str(drill),
+        "--unset",
+        "routing.drill",
+        "--set",
+        "routing.load_balancer=ecmp",
+    ]
+    assert main(argv) == 0, capsys.readouterr().err
+    capsys.readouterr()
+    # A typo is not silently ignored.
+    assert main(["validate", str(drill), "--unset", "routing.dril"]) != 0
+    assert "--unset routing.dril: the scenario has no routing.dril" in capsys.readouterr().err
+    # The Python API: hopsim.UNSET; an array entry is removed too.
+    r = hopsim.run(
+        drill,
+        overrides={
+            "routing.drill": hopsim.UNSET,
+            "routing.load_balancer": "ecmp",
+            "workload.1": hopsim.UNSET,
+            "duration": "20us",
+        },
+    )
+    assert r.summary["load_balancer"] == "ecmp"
+    assert set(r.flows["tag"].astype(str)) == {"poisson"}
+    with pytest.raises(hopsim.ScenarioError, match=r"overrides seed=hopsim.UNSET"):
+        hopsim.validate({"topology": {}}, overrides={"seed": hopsim.UNSET})

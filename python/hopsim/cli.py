@@ -1,7 +1,7 @@
 """The ``hopsim`` command line.
 
-    hopsim run SCENARIO.toml [-o OUTDIR] [--set KEY=VALUE ...] [--force] [--quiet]
-    hopsim validate SCENARIO.toml|SWEEP.toml [--set KEY=VALUE ...]
+    hopsim run SCENARIO.toml [-o OUTDIR] [--set KEY=VALUE ...] [--unset KEY ...] [--force] [--quiet]
+    hopsim validate SCENARIO.toml|SWEEP.toml [--set KEY=VALUE ...] [--unset KEY ...]
     hopsim bench NAME... [--json] | hopsim bench --all [--json] | hopsim bench --list
     hopsim sweep SWEEP.toml [-o OUTDIR] [-j N] [--ray ADDRESS] [--dry-run] [--quiet]
     hopsim workloads
@@ -35,11 +35,12 @@ import sys
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import hopsim
 from hopsim import _core, bench
 from hopsim.results import check_outdir, check_writable, format_bytes
-from hopsim.scenario import apply_overrides, load_scenario, load_toml
+from hopsim.scenario import UNSET, apply_overrides, load_scenario, load_toml
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -561,6 +562,14 @@ def _parser() -> argparse.ArgumentParser:
         "--set workload.0.load=0.3 (value read as TOML; repeatable)"
     )
 
+    unset_help = (
+        "remove a scenario field or table so its default applies, e.g. --unset routing.drill "
+        "before --set routing.load_balancer=ecmp (repeatable; applied in order with --set)"
+    )
+
+    def unset(key: str) -> tuple[str, Any]:
+        return (key, UNSET)
+
     r = sub.add_parser("run", help="run a scenario and write its results")
     r.add_argument("scenario", metavar="SCENARIO.toml")
     r.add_argument(
@@ -570,6 +579,9 @@ def _parser() -> argparse.ArgumentParser:
         help="output directory (default: runs/<scenario name>)",
     )
     r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help=set_help)
+    r.add_argument(
+        "--unset", action="append", dest="set", type=unset, metavar="KEY", help=unset_help
+    )
     r.add_argument("--force", action="store_true", help="overwrite outputs in an existing OUTDIR")
     r.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no summary")
     r.set_defaults(func=_cmd_run)
@@ -577,6 +589,9 @@ def _parser() -> argparse.ArgumentParser:
     v = sub.add_parser("validate", help="check a scenario and its input files without running")
     v.add_argument("scenario", metavar="SCENARIO.toml")
     v.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help=set_help)
+    v.add_argument(
+        "--unset", action="append", dest="set", type=unset, metavar="KEY", help=unset_help
+    )
     v.set_defaults(func=_cmd_validate)
 
     b = sub.add_parser("bench", help="run a reference benchmark and report its speed")

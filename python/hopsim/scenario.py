@@ -35,6 +35,7 @@ __all__ = [
     "ScenarioError",
     "ScenarioWarning",
     "ScenarioSource",
+    "UNSET",
     "Overrides",
     "apply_overrides",
     "absolute_paths",
@@ -46,6 +47,26 @@ __all__ = [
     "parse_override",
     "to_json",
 ]
+
+
+class _Unset:
+    """The value of an override that removes its key (`UNSET`)."""
+
+    _instance: _Unset | None = None
+
+    def __new__(cls) -> _Unset:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "hopsim.UNSET"
+
+
+#: An override value that removes its key from the scenario, so the default applies
+#: (``overrides={"routing.drill": hopsim.UNSET}``; on the command line ``--unset
+#: routing.drill``). Removing a key the scenario does not have is an error.
+UNSET = _Unset()
 
 #: What `load_scenario` accepts: a path, TOML text, or an already-parsed dict.
 ScenarioSource = Union[str, os.PathLike, Mapping[str, Any]]
@@ -192,7 +213,9 @@ def _set_path(doc: dict[str, Any], parts: list[str], value: Any, label: str) -> 
                 raise ScenarioError(
                     f"{label}: index {index} is out of range ({here} has {len(node)} entries)"
                 )
-            if last:
+            if last and value is UNSET:
+                del node[index]
+            elif last:
                 node[index] = value
             else:
                 node = node[index]
@@ -201,7 +224,14 @@ def _set_path(doc: dict[str, Any], parts: list[str], value: Any, label: str) -> 
                 raise ScenarioError(
                     f"{label}: {here} is a table, not an array of tables; drop the index {part}"
                 )
-            if last:
+            if value is UNSET and part not in node:
+                raise ScenarioError(
+                    f"{label}: the scenario has no {'.'.join(parts[: depth + 1])}: "
+                    "nothing to remove"
+                )
+            if last and value is UNSET:
+                del node[part]
+            elif last:
                 node[part] = value
             else:
                 node = node.setdefault(part, {})
@@ -251,6 +281,9 @@ def apply_overrides(
                     f"got {item!r}"
                 )
     for parts, value, label in items:
+        if value is UNSET:
+            key = ".".join(parts)
+            label = f"--unset {key}" if option == "--set" else f"{option} {key}=hopsim.UNSET"
         _set_path(doc, parts, value, label)
     return doc
 

@@ -322,6 +322,11 @@ mod tests {
         assert_eq!(err(&off_beside_pyrrha), None);
         let alpha_beside_pyrrha = pfc_beside_pyrrha.replace("enabled = true", "alpha = 0.25");
         assert_eq!(err(&alpha_beside_pyrrha), None, "a PFC baseline's table, another kind swapped in");
+        // switch.pfc.enabled = false turns PFC off beside kind = "pfc" too (no flow control).
+        let off_beside_pfc = off_beside_pyrrha.replace("\"pyrrha\"", "\"pfc\"");
+        let v = ValidScenario::new(Scenario::from_toml_str(&off_beside_pfc).unwrap()).unwrap();
+        assert_eq!(v.policies.flow_control.kind(), "none");
+        assert!(v.policies.pfc.is_none());
     }
 
     #[test]

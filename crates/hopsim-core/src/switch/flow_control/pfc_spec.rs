@@ -16,9 +16,10 @@ fn enabled_by_default() -> Written<bool> {
 #[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PfcSpec {
-    /// PFC on (default) or off, when `[switch.flow_control]` is not given; that table,
-    /// when given, decides (and `enabled = false` with its kind `"pfc"`, or `enabled =
-    /// true` written beside another kind, is an error).
+    /// PFC on (default) or off: `false` turns PFC off on any scenario (beside
+    /// `[switch.flow_control] kind = "pfc"` too: no flow control then runs). Another kind
+    /// of `[switch.flow_control]` decides alone, and `enabled = true` written beside it is
+    /// an error.
     #[serde(default = "enabled_by_default")]
     pub enabled: Written<bool>,
     /// How the XOFF threshold is set.
