@@ -161,3 +161,35 @@ def test_unset_removes_a_table_so_another_choice_can_be_made(tmp_path, capsys):
     assert set(r.flows["tag"].astype(str)) == {"poisson"}
     with pytest.raises(hopsim.ScenarioError, match=r"overrides seed=hopsim.UNSET"):
         hopsim.validate({"topology": {}}, overrides={"seed": hopsim.UNSET})
+
+
+@pytest.mark.parametrize(
+    "overrides, expected",
+    [
+        (
+            {"switch.flow_control.kind": "pfc", "switch.flow_control.alpha": 0.3},
+            "switch.flow_control.alpha: unknown field `alpha`, there are no fields; `alpha` is "
+            "PFC's setting: set it as switch.pfc.alpha",
+        ),
+        (
+            {"switch.ecn.kmin": "2MB"},
+            "switch.ecn: kmin (2,000,000 B) is above kmax (1,600,000 B)",
+        ),
+        (
+            {"switch.pfc.resume_offset_bytes": "600KB"},
+            "switch.pfc.resume_offset_bytes: expected less than switch.buffer_bytes (500,000 B)",
+        ),
+        ({"switch.queues": 300}, "switch.queues: expected 1 to 64 traffic classes, got 300"),
+        (
+            {"output.queues.interval": "1ps"},
+            "output.queues.interval: 300,000,001 samples of 24 ports would be 7,200,000,024 rows",
+        ),
+        ({"output.throughput.interval": "1ps"}, "output.throughput.interval: 300,000,001 samples"),
+    ],
+)
+def test_extreme_settings_are_refused_naming_the_field(overrides, expected):
+    """Each ended in an internal error, a runaway allocation, or a message blaming
+    another field."""
+    e = refused(overrides)
+    assert e.startswith(expected), e
+    assert "internal error" not in e

@@ -167,14 +167,27 @@ impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for OneOrMany<T> {
 /// error, described by `syntax`.
 fn field_error(path: &str, message: &str, syntax: impl FnOnce() -> String) -> ScenarioError {
     let message = message.trim();
-    match tagged::split_nested(message) {
-        Some((inner, m)) => ScenarioError::Field {
-            path: tagged::join_path(path, inner),
-            message: m.trim().replace('\n', " "),
-        },
-        None if path == "." || path.is_empty() => ScenarioError::Syntax(syntax()),
-        None => ScenarioError::Field { path: path.to_string(), message: message.replace('\n', " ") },
+    let (path, message) = match tagged::split_nested(message) {
+        Some((inner, m)) => (tagged::join_path(path, inner), m.trim().replace('\n', " ")),
+        None if path == "." || path.is_empty() => return ScenarioError::Syntax(syntax()),
+        None => (path.to_string(), message.replace('\n', " ")),
+    };
+    let hint = pfc_field_elsewhere(&path, &message).unwrap_or_default();
+    ScenarioError::Field { path, message: message + &hint }
+}
+
+/// An unknown field of `[switch.flow_control]` that `[switch.pfc]` has (`alpha`,
+/// `threshold`, ...): where it belongs.
+fn pfc_field_elsewhere(path: &str, message: &str) -> Option<String> {
+    let rest = message.strip_prefix("unknown field `")?;
+    let name = &rest[..rest.find('`')?];
+    if !path.starts_with("switch.flow_control") {
+        return None;
     }
+    let schema =
+        serde_json::to_value(schemars::schema_for!(crate::switch::flow_control::pfc_spec::PfcSpec)).ok()?;
+    let known = schema.get("properties")?.get(name).is_some();
+    known.then(|| format!("; `{name}` is PFC's setting: set it as switch.pfc.{name}"))
 }
 
 impl Scenario {
@@ -338,6 +351,20 @@ mod tests {
         let bad = format!("{MINIMAL}\n[switch.pfc]\nenabled = \"yes\"\n");
         let e = Scenario::from_toml_str(&bad).unwrap_err().to_string();
         assert!(e.starts_with("switch.pfc.enabled"), "{e}");
+
+        // A field of [switch.pfc] written in [switch.flow_control] says where it belongs.
+        let bad = format!("{MINIMAL}\n[switch.flow_control]\nkind = \"pfc\"\nalpha = 0.3\n");
+        let e = Scenario::from_toml_str(&bad).unwrap_err().to_string();
+        assert!(e.ends_with("`alpha` is PFC's setting: set it as switch.pfc.alpha"), "{e}");
+        let e = Scenario::from_json_str(
+            &serde_json::to_string(&toml::from_str::<serde_json::Value>(&bad).unwrap()).unwrap(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.starts_with("switch.flow_control.alpha: unknown field") && e.contains("switch.pfc.alpha"),
+            "{e}"
+        );
 
         let bad = format!("{MINIMAL}\n[switch.ecn]\nkmin = \"12 parsecs\"\n");
         let e = Scenario::from_toml_str(&bad).unwrap_err().to_string();
