@@ -206,3 +206,21 @@ def test_describe_names_each_flow_controls_frames_and_zero_counters(pfc_and_pyrr
     )
     assert dibs.summary["deflections"] == 0
     assert "deflections   0" in dibs.describe()
+
+
+def test_congestion_trees_draw_spines_on_their_own_row():
+    from hopsim import plots
+
+    r = hopsim.run(
+        SMALL,
+        overrides={
+            "duration": "150us",
+            "switch.pfc.enabled": False,
+            "switch.flow_control.kind": "pyrrha",
+            "output.congestion_trees.interval": "20us",
+        },
+    )
+    assert set(r.switches["tier"]) == {"tor", "spine"}
+    fig = plots.congestion_trees(r, panels=1)
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert labels == ["host", "tor", "spine"], labels

@@ -22,7 +22,7 @@
                                 (--ns3 SIMULATION_DIR | --binary THIRD | --ns3-fct FCT)
                                 [--ns3-pfc PFC] [-o OUTDIR] [--force] [--set KEY=VALUE ...]
                                 [--tolerance 0.05] [--min-correlation 0.9] [--worst 10]
-                                [--no-floor] [--ns3-floor]
+                                [--no-floor] [--ns3-floor] [--ns3-stall 600]
     hopsim --version
 
 Input errors print one line, ``hopsim: error: <message>``, and exit with status 2.
@@ -500,6 +500,8 @@ def _cmd_validate_against_ns3(args: argparse.Namespace) -> int:
     outdir = Path(args.output) if args.output else Path("ns3-validation") / name
     check_outdir(outdir, args.force, hint="use --force")
     check_writable(outdir)
+    # ns-3 runs from its simulation/ folder: everything it is told is an absolute path.
+    outdir = outdir.resolve()
     if build is not None and config_text is None:
         outdir.mkdir(parents=True, exist_ok=True)
         ns3_config.write_config(
@@ -527,9 +529,16 @@ def _cmd_validate_against_ns3(args: argparse.Namespace) -> int:
             ns3_floor=args.ns3_floor,
             worst=args.worst,
             mapping=mapping,
+            stall_s=args.ns3_stall or None,
+            report=lambda m: print(f"hopsim: {m}", file=sys.stderr, flush=True),
         )
     except RuntimeError as exc:
-        print(f"hopsim: error: {exc}", file=sys.stderr)
+        hint = (
+            " (--ns3-stall SECONDS waits longer; 0 never stops it)"
+            if isinstance(exc, ns3_validate.Stalled)
+            else ""
+        )
+        print(f"hopsim: error: {exc}{hint}", file=sys.stderr)
         return EXIT_FAILED
     text = v.format(args.tolerance, args.min_correlation)
     (outdir / "report.txt").write_text(text + "\n", encoding="utf-8")
@@ -827,6 +836,13 @@ def _parser() -> argparse.ArgumentParser:
         "--ns3-floor",
         action="store_true",
         help="run ns-3 a second time with RngRun=2: how far ns-3 agrees with itself",
+    )
+    va.add_argument(
+        "--ns3-stall",
+        type=float,
+        default=600.0,
+        metavar="SECONDS",
+        help="stop ns-3 when its log and outputs have not grown for this long (600; 0: never)",
     )
     va.set_defaults(func=_cmd_validate_against_ns3)
     return p

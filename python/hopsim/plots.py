@@ -374,7 +374,7 @@ def congestion_trees(result, times: Sequence[float] | None = None, panels: int =
     ports = result.ports
     pos = _layout(ports)
     present = set(ports["tier"].astype(str))
-    rows = {
+    tier_rows = {
         y: "/".join(n for n, r in _TIER_ROW.items() if r == y and n in present)
         for y in sorted({y for _, y in pos.values()})
     }
@@ -418,7 +418,7 @@ def congestion_trees(result, times: Sequence[float] | None = None, panels: int =
                     )
         ax.set_title(f"{t / 1e3:.1f} us: {len(roots)} root{'s' * (len(roots) != 1)}", fontsize=9)
         ax.set_xticks([])
-        ax.set_yticks(list(rows), list(rows.values()), fontsize=7)
+        ax.set_yticks(list(tier_rows), list(tier_rows.values()), fontsize=7)
         ax.set_xlim(-0.02, 1.02)
     fig.suptitle(
         "Congestion trees (star: root; thick: IQ paused, dashed: resumed, dotted: merging)",
