@@ -205,7 +205,9 @@ def test_describe_names_each_flow_controls_frames_and_zero_counters(pfc_and_pyrr
         },
     )
     assert dibs.summary["deflections"] == 0
-    assert "deflections   0" in dibs.describe()
+    assert "deflections   0 (the deflection policy never acted" in dibs.describe()
+    admission = dibs.summary["setup"]["admission"]
+    assert f'switch.admission.kind = "{admission}"' in dibs.describe()
 
 
 def test_congestion_trees_draw_spines_on_their_own_row():

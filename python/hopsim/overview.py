@@ -156,6 +156,7 @@ def setup_of(
         "load_balancer": policies.get("load_balancer")
         or resolved.get("routing", {}).get("load_balancer"),
         "buffer_bytes": switch.get("buffer_bytes"),
+        "admission": (switch.get("admission") or {}).get("kind"),
         "workloads": [_workload(w, hosts) for w in workloads],
         "offered_load": offered,
         "duration_ns": _ns(resolved.get("duration")),
@@ -239,6 +240,11 @@ def describe(result: Result) -> str:
             if detoured
             else ""
         )
+        if not s.get("deflections") and setup.get("admission"):
+            extra = (
+                " (the deflection policy never acted: no port reached its admission limit "
+                f'under switch.admission.kind = "{setup["admission"]}")'
+            )
         lines.append(f"deflections   {s.get('deflections', 0):,}{extra}")
     if drops and setup.get("flow_control", "").startswith("pfc"):
         lines.append(
