@@ -147,7 +147,7 @@ def test_buffer_plot_leaves_out_the_empty_host_bar():
     switch_ticks = [t.get_text() for t in fig.axes[0].get_xticklabels()]
     hop_ticks = [t.get_text() for t in fig.axes[1].get_xticklabels()]
     assert switch_ticks == ["tor", "spine"]
-    assert hop_ticks == ["src_tor", "agg", "dst_tor"]
+    assert hop_ticks == ["src_tor", "spine", "dst_tor"]  # the agg hop of a leaf-spine
 
 
 def test_sweep_panels_all_zero_and_overlapping_lines():

@@ -27,6 +27,8 @@ def test_a_tcp_table_under_roce_is_refused():
     e = refused({"transport.tcp.sack": True})
     assert e.startswith("transport.tcp: configures the TCP transport"), e
     assert 'set transport.kind = "tcp"' in e
+    # A TCP scenario switched to RoCE by name (the deflection paper's RoCE variants) keeps it.
+    hopsim.validate(SMALL, overrides={"transport.kind": "roce", "transport.tcp.sack": True})
     # Under TCP it is read.
     hopsim.validate(
         SMALL,

@@ -223,7 +223,7 @@ def queue_length(
                 q[port] / 1e3,
                 drawstyle="steps-post",
                 color=f"C{j}",
-                label=f"{port} ({tiers.get(port, '?')})",
+                label=f"{port} ({_hop_label(tiers.get(port, '?'), {label: runs[label]})})",
             )
         ax.set_title(label)
         ax.set_ylabel("queue (KB)")
@@ -267,7 +267,8 @@ def buffer_by_tier(runs: Runs) -> Figure:
             ax.bar(
                 x + (i - (len(runs) - 1) / 2) * width, heights, width, color=f"C{i}", label=label
             )
-        ax.set_xticks(x, tiers)
+        labels = [_hop_label(t, runs) for t in tiers] if measure == "egress_queue" else tiers
+        ax.set_xticks(x, labels)
         ax.set_ylabel("peak (KB)")
         ax.set_title(title)
         ax.grid(True, axis="y", alpha=0.3)
@@ -286,6 +287,15 @@ def _pause_note(label: str, s: analysis.PauseSpread) -> str:
     if s.max == 0:
         return f"{label}: {s.policy} sent no PAUSE frames"
     return ""
+
+
+def _hop_label(tier: str, runs) -> str:
+    """A hop tier as figures name it: the ``agg`` hop of a two-tier fabric (every run's
+    switches ToRs and spines) is its spines' hop, ``spine``."""
+    if tier != "agg":
+        return tier
+    node_tiers = {str(t) for r in runs.values() for t in r.ports.get("tier", [])}
+    return "spine" if "spine" in node_tiers and "agg" not in node_tiers else tier
 
 
 def _peak(data: dict, measure: str, tier: str) -> float:

@@ -327,6 +327,9 @@ mod tests {
             e.starts_with("transport.tcp: configures the TCP transport") && e.contains("transport.kind"),
             "{e}"
         );
+        // A TCP scenario switched to RoCE by name keeps its table for its TCP runs.
+        let named_roce = format!("{MINIMAL}\n[transport]\nkind = \"roce\"\n[transport.tcp]\nsack = true\n");
+        assert_eq!(err(&named_roce), None);
         let pfc_beside_pyrrha =
             format!("{MINIMAL}\n[switch.pfc]\nenabled = true\n[switch.flow_control]\nkind = \"pyrrha\"\n");
         let e = err(&pfc_beside_pyrrha).expect("refused");

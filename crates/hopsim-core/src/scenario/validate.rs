@@ -219,13 +219,13 @@ fn transport_config(
         .chain(t.groups.iter().enumerate().map(|(i, g)| (format!("transport.groups[{i}].cc"), g.cc)))
     {
         check(
-            cc.runs_on(t.kind),
+            cc.runs_on(*t.kind),
             &field,
             format!(
                 "{:?} does not run on transport.kind = \"{}\"; expected {}",
                 cc,
-                kind_name(t.kind),
-                if t.kind == TransportKind::Tcp {
+                kind_name(*t.kind),
+                if *t.kind == TransportKind::Tcp {
                     "\"reno\", \"dctcp\", \"swift\" or \"bolt\""
                 } else {
                     "\"none\", \"dcqcn\", \"hpcc\", \"dctcp\" or \"timely\" (or set transport.kind = \"tcp\")"
@@ -234,12 +234,14 @@ fn transport_config(
             .to_lowercase(),
         )?;
     }
-    let tcp = t.kind == TransportKind::Tcp;
+    let tcp = *t.kind == TransportKind::Tcp;
+    // A TCP table with the transport left to its default: the user meant TCP. (A TCP
+    // scenario switched to kind = "roce" by name may keep its table for its TCP runs.)
     check(
-        tcp || !t.tcp.written,
+        tcp || !t.tcp.written || t.kind.written,
         "transport.tcp",
-        "configures the TCP transport, but transport.kind is \"roce\" (the default), which never \
-         reads it: set transport.kind = \"tcp\", or remove the table",
+        "configures the TCP transport, but transport.kind is not given and defaults to \"roce\", \
+         which never reads it: set transport.kind = \"tcp\", or remove the table",
     )?;
     if tcp {
         check(
