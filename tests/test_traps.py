@@ -85,7 +85,8 @@ def test_a_percentage_gets_a_hint(tmp_path, capsys):
 
 
 def test_an_incast_with_more_flows_than_senders_says_so():
-    r = hopsim.run(SMALL, overrides={"workload.1.fan_in": 20, "duration": "20us"})
+    with pytest.warns(hopsim.ScenarioWarning):
+        r = hopsim.run(SMALL, overrides={"workload.1.fan_in": 20, "duration": "20us"})
     text = r.describe()
     assert "incast 20-to-1 every 50us from only 7 senders (fan_in 20 > 7" in text, text
     plain = hopsim.run(SMALL, overrides={"duration": "20us"})
@@ -117,7 +118,8 @@ def test_run_reports_scenario_errors_before_an_occupied_output_directory(tmp_pat
 
 def test_reordering_with_go_back_n_is_pointed_out():
     drill = {"routing.load_balancer": "drill", "duration": "200us"}
-    r = hopsim.run(SMALL, overrides=drill)
+    with pytest.warns(hopsim.ScenarioWarning):
+        r = hopsim.run(SMALL, overrides=drill)
     assert r.summary["reordering_ratio"] > 0 and r.summary["retransmitted_bytes"] > 0
     text = r.describe()
     assert "arrived out of order and go-back-N" in text, text
@@ -195,3 +197,24 @@ def test_extreme_settings_are_refused_naming_the_field(overrides, expected):
     e = refused(overrides)
     assert e.startswith(expected), e
     assert "internal error" not in e
+
+
+def test_traps_are_warned_before_the_run(tmp_path, capsys):
+    """A reordering load balancer under go-back-N and an incast with more flows a round
+    than senders are valid, but warned about before the run (hopsim.ScenarioWarning;
+    'hopsim: warning:' on the command line) and kept in the summary's notes."""
+    drill = {"routing.load_balancer": "drill", "duration": "20us"}
+    with pytest.warns(hopsim.ScenarioWarning, match=r'routing.load_balancer = "drill" sends'):
+        r = hopsim.run(SMALL, overrides=drill)
+    assert any("go_back_n" in note for _, note in r.summary["notes"])
+    with pytest.warns(hopsim.ScenarioWarning, match=r"workload\[1\].fan_in = 20 exceeds the 7"):
+        hopsim.run(SMALL, overrides={"workload.1.fan_in": 20, "duration": "20us"})
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", hopsim.ScenarioWarning)
+        hopsim.run(SMALL, overrides={**drill, "transport.loss_recovery": "irn"})
+        hopsim.run(SMALL, overrides={"workload.1.fan_in": 7, "duration": "20us"})
+    argv = ["run", str(SMALL), "-o", str(tmp_path / "o"), "-q"]
+    assert main([*argv, "--set", "routing.load_balancer=drill", "--set", "duration=20us"]) == 0
+    assert 'hopsim: warning: routing.load_balancer = "drill"' in capsys.readouterr().err

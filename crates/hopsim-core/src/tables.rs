@@ -658,8 +658,9 @@ pub const SUMMARY: &[FieldDecl] = &[
         "notes",
         F::Lines,
         "",
-        "warnings about the scenario as run, [topic, sentence] pairs: under `compat = \"ns3\"`, each written \
-         field that contradicts what the ns-3 simulator does (shown before the run starts)",
+        "warnings about the scenario as run, [topic, sentence] pairs (shown before the run starts): under \
+         `compat = \"ns3\"`, each written field that contradicts what the ns-3 simulator does; a load balancer \
+         that reorders a flow's packets under go-back-N recovery; an incast with more flows a round than senders",
     ),
     field("packet_trace_dropped", F::Int, "", "packet-trace events not recorded once `max_records` was reached"),
     field(
