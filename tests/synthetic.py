@@ -22,6 +22,8 @@ def hop_tiers(ports: pd.DataFrame) -> pd.Series:
     for tier, peer in zip(ports["tier"], ports["peer_node"]):
         if tier == "tor":
             roles.append("dst_tor" if tier_of.get(peer) == "host" else "src_tor")
+        elif tier == "spine":
+            roles.append("agg")  # a leaf-spine's spine sends on the hop between the ToRs
         else:
             roles.append(str(tier))
     return pd.Series(roles, index=ports.index)

@@ -317,7 +317,9 @@ def test_buffer_by_tier(observed):
     assert list(peaks.columns) == ["measure", "tier", "units", "max_bytes", "mean_max_bytes"]
     switch = peaks[peaks["measure"] == "switch_buffer"].set_index("tier")
     sw = observed.switches
-    for tier in ("tor", "agg"):
+    # A leaf-spine's spines are spines (not aggregation switches).
+    assert set(sw["tier"]) == {"tor", "spine"}
+    for tier in ("tor", "spine"):
         assert switch.loc[tier, "max_bytes"] == sw[sw["tier"] == tier]["max_buffer_bytes"].max()
         assert switch.loc[tier, "units"] == (sw["tier"] == tier).sum()
     queue = peaks[peaks["measure"] == "egress_queue"].set_index("tier")
@@ -363,19 +365,21 @@ def test_compare_puts_runs_side_by_side(small, no_pfc):
         "slowdown p99 congested",
         "slowdown p99 vulnerable",
         "slowdown p99 background",
-        "PFC pause frames",
+        "pfc PAUSE frames",
         "drops",
-        "pauses in force max",
-        "pauses in force mean",
+        "pfc pauses in force max",
+        "pfc pauses in force mean",
+        "pfc paused port time (us)",
         "max egress queue (B)",
         "utilisation mean",
         "utilisation max",
     ):
         assert row in rows
     assert not any(r.startswith("QCT") for r in rows)  # no queries in these runs
-    assert table.loc["PFC pause frames", "pfc"] == small.summary["pfc_pause_frames"] > 0
-    assert table.loc["PFC pause frames", "no pfc"] == 0
-    assert table.loc["pauses in force max", "pfc"] == small.pause_spread().max
+    assert table.loc["pfc PAUSE frames", "pfc"] == small.summary["pfc_pause_frames"] > 0
+    assert table.loc["pfc PAUSE frames", "no pfc"] == 0
+    assert table.loc["pfc pauses in force max", "pfc"] == small.pause_spread().max
+    assert not any(r.startswith("none ") for r in rows)  # no flow control: nothing pauses
     p99 = small.slowdown_by_size().loc["10KB-100KB", "p99"]
     assert table.loc["slowdown p99 10KB-100KB", "pfc"] == p99
     assert (

@@ -166,9 +166,9 @@ def test_html_report_of_two_runs(run_dirs, results, tmp_path):
     assert "Not drawn" not in text
     # The comparison shows what PFC changes.
     compare = {row[0]: row[1:] for row in parsed.tables["compare"][1:]}
-    assert number(compare["PFC pause frames"][0]) == results["pfc_on"].summary["pfc_pause_frames"]
-    assert number(compare["PFC pause frames"][1]) == 0
-    assert number(compare["pauses in force max"][0]) > 0
+    assert number(compare["pfc PAUSE frames"][0]) == results["pfc_on"].summary["pfc_pause_frames"]
+    assert number(compare["pfc PAUSE frames"][1]) == 0
+    assert number(compare["pfc pauses in force max"][0]) > 0
 
 
 def test_markdown_report_with_labels(run_dirs, results, tmp_path):
@@ -190,7 +190,10 @@ def test_report_notes_figures_without_data(tmp_path):
     path = write_report({"plain": plain}, out)
     text = path.read_text(encoding="utf-8")
     assert text.count("Not drawn") == 3
-    assert "no queue samples" in text and "no throughput samples" in text
+    # Each names the scenario setting that would record what it lacks.
+    assert "queue samples not recorded in the run (add --set output.queues.interval=10us" in text
+    assert "throughput not recorded in the run (add --set output.throughput.interval=10us" in text
+    assert "[output.queues] to the scenario" in text
     assert "pfc_events = true" in text
     assert sorted(p.name for p in out.glob("*.png")) == [
         "buffer_by_tier.png",
@@ -199,7 +202,7 @@ def test_report_notes_figures_without_data(tmp_path):
     ]
     tables = html_tables(path).tables
     compare = {row[0]: row[1:] for row in tables["compare"][1:]}
-    assert compare["pauses in force max"] == ["–"]  # PAUSE frames sent but not recorded
+    assert compare["pfc pauses in force max"] == ["–"]  # PAUSE frames sent but not recorded
     assert compare["flows"] == [str(plain.summary["flows_total"])]
 
 

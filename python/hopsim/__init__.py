@@ -10,11 +10,12 @@ from hopsim import _core, sweep
 from hopsim._core import InternalError, ScenarioError
 from hopsim._run import run, validate
 from hopsim.results import Result
-from hopsim.scenario import ScenarioWarning
+from hopsim.scenario import UNSET, ScenarioWarning
 
 __version__: str = _core.__version__
 
 __all__ = [
+    "UNSET",
     "InternalError",
     "Result",
     "ScenarioError",

@@ -1,4 +1,4 @@
-"""Running one scenario: `run` and `validate`, with a progress bar over simulated time."""
+"""Running one scenario: `run` and `validate`, with a progress bar over the workload."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import sys
 import time
 import warnings
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,8 @@ _PROGRESS_DELAY_S = 1.0
 # Aim for chunks of simulated time that take about this long (wall seconds), so the bar
 # moves smoothly and Ctrl-C is honoured between chunks.
 _CHUNK_TARGET_S = 0.1
+# The bar redraws at most this often (wall seconds).
+_REFRESH_S = 0.1
 
 
 def _scenario_name(scenario: Mapping[str, Any], source: Any) -> str:
@@ -54,81 +57,195 @@ def validate(
         _core.validate(text, base)
 
 
-class _Progress:
-    """A tqdm bar over simulated time, created only once a run outlasts the delay."""
+def _bytes(n: float) -> str:
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n:.0f} B"
 
-    def __init__(self, sim: Any, enabled: bool, started: float) -> None:
+
+def _seconds(s: float) -> str:
+    s = int(round(s))
+    if s >= 3600:
+        return f"{s // 3600}h{s % 3600 // 60:02d}m"
+    return f"{s // 60}m{s % 60:02d}s" if s >= 60 else f"{s}s"
+
+
+@dataclass(frozen=True)
+class _Work:
+    """Where a run stands: the workload done against its total, and simulated time."""
+
+    flows_total: int
+    flows_finished: int
+    bytes_total: int
+    bytes_acked: int
+    now_ns: float
+    limit_ns: float | None
+    last_start_ns: float
+
+    @property
+    def fraction(self) -> float:
+        """The share of the run done: bytes delivered against the workload's, or the
+        simulated time against the time limit when that is further (the run ends at
+        whichever comes first)."""
+        if self.bytes_total > 0:
+            done = self.bytes_acked / self.bytes_total
+        elif self.flows_total > 0:
+            done = self.flows_finished / self.flows_total
+        else:
+            done = 0.0
+        if self.limit_ns:
+            done = max(done, self.now_ns / self.limit_ns)
+        return min(max(done, 0.0), 1.0)
+
+    @property
+    def draining(self) -> bool:
+        """Every flow has started: what is left is the network delivering what it holds."""
+        return self.now_ns >= self.last_start_ns and self.flows_finished < self.flows_total
+
+    def text(self) -> str:
+        sim = f"sim {self.now_ns / 1e6:.3f} ms"
+        if self.limit_ns:
+            sim = f"sim {self.now_ns / 1e6:.3f} of {self.limit_ns / 1e6:g} ms"
+        return (
+            f"{self.flows_finished:,}/{self.flows_total:,} flows, "
+            f"{_bytes(self.bytes_acked)}/{_bytes(self.bytes_total)} delivered, {sim}"
+        )
+
+
+def _work(sim: Any, limit_ns: float | None, last_start_ns: float) -> _Work:
+    w = sim.work_done()
+    return _Work(
+        w["flows_total"],
+        w["flows_finished"],
+        w["bytes_total"],
+        w["bytes_acked"],
+        sim.now_ns,
+        limit_ns,
+        last_start_ns,
+    )
+
+
+class _Eta:
+    """Time left, only when it means something: estimated from the recent pace of work
+    (the last third of the run so far) and from the pace over the whole run, shown once
+    the run has taken a few seconds and done 2 % of its work, and only while the two
+    agree within a factor of 2 (a run whose pace swings gets no ETA rather than a wrong
+    one)."""
+
+    MIN_WALL_S = 3.0
+    MIN_FRACTION = 0.02
+
+    def __init__(self) -> None:
+        self.history: list[tuple[float, float]] = []  # (wall seconds, fraction)
+
+    def add(self, wall: float, fraction: float) -> None:
+        self.history.append((wall, fraction))
+
+    def left(self) -> float | None:
+        if not self.history:
+            return None
+        wall, done = self.history[-1]
+        if wall < self.MIN_WALL_S or done < self.MIN_FRACTION or done >= 1.0:
+            return None
+        overall = wall * (1 - done) / done
+        since = wall * 2 / 3
+        w0, f0 = next(((w, f) for w, f in self.history if w >= since), self.history[-1])
+        if wall - w0 <= 0 or done <= f0:
+            return None
+        recent = (wall - w0) * (1 - done) / (done - f0)
+        if max(recent, overall) > 2 * min(recent, overall):
+            return None
+        return recent
+
+
+class _Progress:
+    """A tqdm bar over the workload (bytes delivered against the total, or simulated time
+    against the time limit when further), with flows finished, bytes and simulated time
+    beside it, the drain phase shown, and an ETA only when it means something. Created
+    only once a run outlasts the delay."""
+
+    def __init__(self, sim: Any, enabled: bool, started: float, file: Any = None) -> None:
+        self.sim = sim
         self.enabled = enabled
         self.started = started
+        self.file = file if file is not None else sys.stderr
         self.bar: Any = None
-        self.limit_ms = None if sim.limit_ns is None else sim.limit_ns / 1e6
-        last_start = sim.last_flow_start_ns / 1e6
-        # Without a time limit the run lasts at least until the last flow starts; the
-        # bar then keeps counting while the network drains.
-        self.total_ms = self.limit_ms if self.limit_ms is not None else (last_start or None)
+        self.limit_ns = sim.limit_ns
+        self.last_start_ns = sim.last_flow_start_ns
+        self.eta = _Eta()
+        self.phase = ""
 
-    def update(self, now_ns: float) -> None:
+    def update(self, done: bool = False) -> None:
         if not self.enabled:
             return
-        now_ms = now_ns / 1e6
+        wall = time.perf_counter() - self.started
         if self.bar is None:
-            if time.perf_counter() - self.started < _PROGRESS_DELAY_S:
+            if wall < _PROGRESS_DELAY_S:
                 return
             from tqdm import tqdm
 
             self.bar = tqdm(
-                total=self.total_ms,
+                total=1000,
                 desc="hopsim",
-                unit="sim ms",
-                file=sys.stderr,
+                file=self.file,
                 dynamic_ncols=True,
-                bar_format="{desc}: {percentage:3.0f}%|{bar}| {n:.3f}/{total:.3f} sim ms "
-                "[{elapsed}<{remaining}]"
-                if self.total_ms
-                else "{desc}: {n:.3f} sim ms [{elapsed}]",
+                mininterval=_REFRESH_S,
+                # tqdm puts ", " before the postfix: "| 00:03, 12/40 flows, ..."
+                bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}{postfix}",
             )
-        if self.total_ms and now_ms > self.total_ms:
-            self.bar.total = now_ms  # a run without time limit went past the last start
-        self.bar.update(now_ms - self.bar.n)
-
-    def finishing(self) -> None:
-        """The last flows have started; the run continues in one step."""
-        if self.bar is not None:
-            self.bar.set_description_str("hopsim (finishing)")
+        work = _work(self.sim, self.limit_ns, self.last_start_ns)
+        fraction = 1.0 if done else work.fraction
+        self.eta.add(wall, fraction)
+        if done:
+            unfinished = work.flows_finished < work.flows_total
+            phase = "time limit" if unfinished and self.limit_ns else "done"
+        else:
+            phase = "draining" if work.draining else ""
+        if phase != self.phase:
+            self.phase = phase
+            self.bar.set_description_str(f"hopsim ({phase})" if phase else "hopsim", refresh=False)
+        left = None if done else self.eta.left()
+        postfix = work.text() + (f", ~{_seconds(left)} left" if left is not None else "")
+        self.bar.set_postfix_str(postfix, refresh=False)
+        self.bar.update(round(fraction * 1000) - self.bar.n)
 
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
 
 
-def _advance(sim: Any, progress: bool) -> None:
-    """Run ``sim`` to the end, in chunks of simulated time while flows are still starting.
+def _advance(sim: Any, progress: bool, file: Any = None) -> None:
+    """Run ``sim`` to the end in chunks of simulated time of about `_CHUNK_TARGET_S` wall
+    seconds each, the drain after the last flow start included, so the bar moves
+    throughout and Ctrl-C is honoured between chunks.
 
     The core gives identical results and final clock however a run is split (as long as
-    the ``run_until`` targets never decrease). The bar's total is the last flow start (or
-    the time limit); the drain after it, whose length is unknown in advance, runs in one
-    ``run()`` call.
+    the ``run_until`` targets never decrease; a target past the last event does not move
+    the clock).
     """
     started = time.perf_counter()
-    bar = _Progress(sim, progress, started)
+    bar = _Progress(sim, progress, started, file)
     horizon = sim.last_flow_start_ns
     if sim.limit_ns is not None:
         horizon = min(horizon, sim.limit_ns)
     step = max(horizon / 1000, 1_000.0)  # ns of simulated time per chunk
+    target = 0.0
     try:
-        while not sim.is_done() and sim.now_ns < horizon:
+        while not sim.is_done():
             t0 = time.perf_counter()
-            sim.run_until(min(sim.now_ns + step, horizon))
+            target = max(target, sim.now_ns) + step
+            sim.run_until(target)
             spent = time.perf_counter() - t0
             if spent < _CHUNK_TARGET_S / 2:
                 step *= 2
             elif spent > _CHUNK_TARGET_S * 2:
                 step = max(step / 2, 1.0)
-            bar.update(sim.now_ns)
-        if not sim.is_done():
-            bar.finishing()
-            sim.run()
-        bar.update(sim.now_ns)
+            bar.update()
+        # Nothing left before the limit: one last call moves the clock to the limit when
+        # events lie beyond it, as one uninterrupted run() does.
+        sim.run()
+        bar.update(done=True)
     finally:
         bar.close()
 
@@ -154,8 +271,10 @@ def run(
         Folder that relative input files are resolved against; defaults to the
         scenario file's folder (or the current directory for text and dicts).
     progress
-        Show a progress bar over simulated time on stderr once the run has taken
-        more than a second.
+        Show a progress bar on stderr once the run has taken more than a second: the
+        share of the workload's bytes delivered (or of the time limit, when further),
+        flows finished, bytes delivered and simulated time beside it, "(draining)"
+        once every flow has started, and an ETA only while the pace is steady.
 
     Raises `ScenarioError` (a `ValueError`) naming the field or ``file:line`` at fault.
     """

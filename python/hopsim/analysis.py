@@ -29,8 +29,11 @@ __all__ = [
     "class_summary",
     "compare",
     "fct_cdf",
+    "flow_control_of",
     "labelled",
+    "pause_frames_sent",
     "pause_spread",
+    "paused_port_time_ns",
     "port_label",
     "port_tiers",
     "qct_summary",
@@ -43,11 +46,12 @@ __all__ = [
 #: Flow classes, in display order (see docs/model.md, "Class").
 CLASSES: tuple[str, ...] = ("congested", "vulnerable", "background")
 #: Tiers of switches (``Result.switches.tier``, ``Result.buffers.tier``).
-SWITCH_TIERS: tuple[str, ...] = ("tor", "agg", "core")
-#: Roles of egress ports along a path (``hop_tier`` columns), in path order.
+SWITCH_TIERS: tuple[str, ...] = ("tor", "agg", "spine", "core")
+#: Roles of egress ports along a path (``hop_tier`` columns), in path order (a
+#: leaf-spine's spine sends on the ``agg`` hop, between the two ToRs).
 HOP_TIERS: tuple[str, ...] = ("host", "src_tor", "agg", "core", "dst_tor")
 # Tiers of the node owning a port (``Result.ports.tier``), for runs without ``hop_tier``.
-_NODE_TIERS: tuple[str, ...] = ("host", "tor", "agg", "core")
+_NODE_TIERS: tuple[str, ...] = ("host", "tor", "agg", "spine", "core")
 
 #: One run, several runs (labelled by scenario name) or runs keyed by label.
 Runs = Union["Result", Sequence["Result"], Mapping[str, "Result"]]
@@ -220,14 +224,17 @@ def qct_summary(result: Result, percentiles: Sequence[float] = (50, 99)) -> pd.S
 
 @dataclass(frozen=True)
 class PauseSpread:
-    """How many (node, port, priority) were paused at once over a run.
+    """How many (sending port, class) pauses of the run's flow control were in force at
+    once over a run: PFC's priorities, per-flow's flows, BFC's queues, Pyrrha's roots.
 
     ``timeline`` has columns ``time_ns, paused``: from ``time_ns`` on (until the next
     row) ``paused`` pauses were in force; it starts at 0 ns. ``max`` is its largest
     value, ``mean`` its average over ``[0, end_ns]`` (``end_ns`` = the simulated time).
-    ``recorded`` is false when the run sent PAUSE frames but did not list them
-    (``[output] pfc_events = false``): the timeline is then empty and ``max``/``mean``
-    NaN.
+    ``policy`` names the flow control whose pauses these are (the summary's
+    ``flow_control``: ``pfc``, ``bfc``, ``pyrrha``, ...) and ``frames`` the PAUSE frames
+    it sent. ``recorded`` is false when the run sent PAUSE frames but did not list
+    them: the timeline is then empty, ``max``/``mean`` NaN and ``missing`` names the
+    ``[output]`` setting that records them.
     """
 
     timeline: pd.DataFrame
@@ -235,26 +242,96 @@ class PauseSpread:
     mean: float
     end_ns: float
     recorded: bool = True
+    policy: str = "pfc"
+    frames: int = 0
+    missing: str = ""
+
+
+def flow_control_of(result: Result) -> str:
+    """The name of the run's flow control (``pfc``, ``pyrrha``, ``none``, ...): the
+    summary's ``flow_control``, else ``pfc`` when it sent or recorded PFC frames."""
+    name = result.summary.get("flow_control")
+    if name:
+        return str(name)
+    if result.summary.get("pfc_pause_frames") or not table(result, "pfc_events").empty:
+        return "pfc"
+    return "none"
+
+
+def pause_frames_sent(result: Result) -> int:
+    """PAUSE frames the run's flow control sent, whatever its kind (``Result.ports``'s
+    ``pause_sent`` summed; the summary's ``pfc_pause_frames`` for runs without it)."""
+    ports = result.ports
+    if "pause_sent" in ports.columns and len(ports):
+        return int(ports["pause_sent"].sum())
+    return int(result.summary.get("pfc_pause_frames", 0) or 0)
+
+
+def paused_port_time_ns(result: Result) -> float:
+    """Time ports spent with a paused queue, summed over ports (``Result.ports``'s
+    ``paused_time_ns``; recorded by every run, whatever pauses them)."""
+    ports = result.ports
+    if "paused_time_ns" in ports.columns and len(ports):
+        return float(ports["paused_time_ns"].astype("float64").sum())
+    return math.nan
+
+
+def _pause_events(result: Result) -> pd.DataFrame | None:
+    """Pause state changes ``time_ns, node, port, subject, state`` (1: paused, 0: resumed)
+    from ``control_frames`` (any flow control) or ``pfc_events`` (PFC); None when the
+    run recorded neither."""
+    frames = table(result, "control_frames")
+    if not frames.empty:
+        pauses = frames[frames["pause"].astype(bool)]
+        if "resumes" in frames.columns:
+            ends = frames[frames["resumes"].notna()]
+            ended = ends["resumes"]
+        else:  # written before the column: a frame that does not pause resumes its subject
+            ends = frames[~frames["pause"].astype(bool)]
+            ended = ends["subject"]
+        cols = ["time_ns", "node", "port"]
+        return pd.concat(
+            [
+                pauses[cols].assign(subject=pauses["subject"].astype("int64"), state=1),
+                ends[cols].assign(subject=ended.astype("int64"), state=0),
+            ],
+            ignore_index=True,
+        )
+    ev = table(result, "pfc_events")
+    if not ev.empty:
+        return ev[["time_ns", "node", "port"]].assign(
+            subject=ev["priority"].astype("int64"), state=ev["pause"].astype(bool).astype("int64")
+        )
+    return None
 
 
 def pause_spread(result: Result) -> PauseSpread:
-    """The number of pauses in force over time, from ``Result.pfc_events``.
+    """The number of pauses of the run's flow control in force over time, from
+    ``Result.control_frames`` (any flow control) or ``Result.pfc_events`` (PFC).
 
-    A PAUSE sent by (node, port) for a priority pauses that priority at the port's
-    peer until a RESUME from the same (node, port, priority); a repeated PAUSE or a
-    RESUME without a pause changes nothing.
+    A PAUSE sent by (node, port) about a class (PFC priority, flow, BFC queue, Pyrrha
+    root) pauses that class at the port's peer until a frame from the same (node, port)
+    ends it (a RESUME, or a Pyrrha MERGE for the root it replaces: the ``resumes``
+    column); a repeated PAUSE or a RESUME without a pause changes nothing.
     """
-    ev = table(result, "pfc_events")
+    policy = flow_control_of(result)
+    frames = pause_frames_sent(result)
+    ev = _pause_events(result)
     end = _end_ns(result)
-    if ev.empty:
-        if result.summary.get("pfc_pause_frames", 0):
+    if ev is None or ev.empty:
+        if frames:
+            where = (
+                "[output] pfc_events = true"
+                if result.summary.get("pfc_pause_frames")
+                else "[output] control_frames = true"
+            )
             empty = pd.DataFrame({"time_ns": pd.Series(dtype="float64"), "paused": []})
-            return PauseSpread(empty, math.nan, math.nan, end, recorded=False)
+            return PauseSpread(empty, math.nan, math.nan, end, False, policy, frames, missing=where)
         zero = pd.DataFrame({"time_ns": [0.0], "paused": [0]})
-        return PauseSpread(zero, 0.0, 0.0, end)
+        return PauseSpread(zero, 0.0, 0.0, end, policy=policy, frames=frames)
     ev = ev.sort_values("time_ns", kind="stable").reset_index(drop=True)
-    state = ev["pause"].astype(bool).astype("int64")
-    before = state.groupby([ev["node"], ev["port"], ev["priority"]]).shift(1, fill_value=0)
+    state = ev["state"].astype("int64")
+    before = state.groupby([ev["node"], ev["port"], ev["subject"]]).shift(1, fill_value=0)
     paused = (state - before).cumsum()
     steps = pd.DataFrame({"time_ns": ev["time_ns"].astype("float64"), "paused": paused})
     steps = steps.groupby("time_ns", sort=True, as_index=False)["paused"].last()
@@ -268,7 +345,7 @@ def pause_spread(result: Result) -> PauseSpread:
     end = max(end, float(steps["time_ns"].iloc[-1]))
     lengths = np.diff(np.append(steps["time_ns"].to_numpy(), end))
     mean = float((lengths * steps["paused"].to_numpy()).sum() / end) if end > 0 else 0.0
-    return PauseSpread(steps, float(steps["paused"].max()), mean, end)
+    return PauseSpread(steps, float(steps["paused"].max()), mean, end, True, policy, frames)
 
 
 # ------------------------------------------------------------ time series
@@ -507,8 +584,10 @@ def compare(
 
     Rows: flows and finished flows; slowdown ``pNN`` per size bucket (as in
     `Result.slowdown_by_size`) and p99 per flow class (`class_summary`); QCT
-    percentiles when a run has queries; PFC pause frames, drops and the pause spread
-    (`pause_spread`, NaN when PAUSE frames were not recorded); peak egress queue and
+    percentiles when a run has queries; drops; for each flow control among the runs
+    (``pfc``, ``bfc``, ``pyrrha``, ...; not ``none``), under its name: the PAUSE frames it
+    sent, its pause spread (`pause_spread`, NaN when PAUSE frames were not recorded) and
+    the time ports spent paused (0 in runs of another flow control); peak egress queue and
     shared buffer; mean and max utilisation (busy time / simulated time) of switch
     ports; ECN marks, retransmitted bytes, timeouts; p99 queuing delay per hop tier
     (`queue_delay_summary`) and the reordering ratio when known. All values are floats
@@ -516,6 +595,7 @@ def compare(
     """
     runs = labelled(runs)
     columns: dict[str, dict[str, float]] = {}
+    policies = [p for p in dict.fromkeys(flow_control_of(r) for r in runs.values()) if p != "none"]
     any_queries = any(
         r.flows["query_id"].notna().any() for r in runs.values() if "query_id" in r.flows
     )
@@ -536,11 +616,15 @@ def compare(
             q = qct_summary(r, percentiles)
             for p in percentiles:
                 m[f"QCT {_pcol(p)} (ns)"] = q[f"{_pcol(p)}_ns"]
-        spread = pause_spread(r)
-        m["PFC pause frames"] = s.get("pfc_pause_frames", math.nan)
         m["drops"] = s.get("drops", math.nan)
-        m["pauses in force max"] = spread.max
-        m["pauses in force mean"] = spread.mean
+        # Every flow control's pauses under its own name (0 for runs of another one).
+        spread = pause_spread(r)
+        for policy in policies:
+            mine = policy == spread.policy
+            m[f"{policy} PAUSE frames"] = spread.frames if mine else 0
+            m[f"{policy} pauses in force max"] = spread.max if mine else 0
+            m[f"{policy} pauses in force mean"] = spread.mean if mine else 0
+            m[f"{policy} paused port time (us)"] = paused_port_time_ns(r) / 1e3 if mine else 0
         m["max egress queue (B)"] = (
             float(r.ports["max_queue_bytes"].max()) if len(r.ports) else math.nan
         )

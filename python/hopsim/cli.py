@@ -1,7 +1,7 @@
 """The ``hopsim`` command line.
 
-    hopsim run SCENARIO.toml [-o OUTDIR] [--set KEY=VALUE ...] [--force] [--quiet]
-    hopsim validate SCENARIO.toml|SWEEP.toml [--set KEY=VALUE ...]
+    hopsim run SCENARIO.toml [-o OUTDIR] [--set KEY=VALUE ...] [--unset KEY ...] [--force] [--quiet]
+    hopsim validate SCENARIO.toml|SWEEP.toml [--set KEY=VALUE ...] [--unset KEY ...]
     hopsim bench NAME... [--json] | hopsim bench --all [--json] | hopsim bench --list
     hopsim sweep SWEEP.toml [-o OUTDIR] [-j N] [--ray ADDRESS] [--dry-run] [--quiet]
     hopsim workloads
@@ -22,7 +22,7 @@
                                 (--ns3 SIMULATION_DIR | --binary THIRD | --ns3-fct FCT)
                                 [--ns3-pfc PFC] [-o OUTDIR] [--force] [--set KEY=VALUE ...]
                                 [--tolerance 0.05] [--min-correlation 0.9] [--worst 10]
-                                [--no-floor] [--ns3-floor]
+                                [--no-floor] [--ns3-floor] [--ns3-stall 600]
     hopsim --version
 
 Input errors print one line, ``hopsim: error: <message>``, and exit with status 2.
@@ -35,11 +35,12 @@ import sys
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import hopsim
 from hopsim import _core, bench
 from hopsim.results import check_outdir, check_writable, format_bytes
-from hopsim.scenario import apply_overrides, load_scenario, load_toml
+from hopsim.scenario import UNSET, apply_overrides, load_scenario, load_toml
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -80,11 +81,13 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 def _cmd_run(args: argparse.Namespace) -> int:
     _check_scenario_file(args.scenario)
     outdir = Path(args.output) if args.output else Path("runs") / Path(args.scenario).stem
-    # Refuse an occupied or unwritable output directory before spending time on the run.
-    check_outdir(outdir, args.force, hint="use --force")
-    check_writable(outdir)
+    # The scenario's errors first (an occupied output directory would hide them), then
+    # an occupied or unwritable output directory, before spending time on the run.
     doc, base = load_scenario(args.scenario, args.set, option="--set")
     doc.setdefault("name", Path(args.scenario).stem)
+    hopsim.validate(doc, base_dir=base)
+    check_outdir(outdir, args.force, hint="use --force")
+    check_writable(outdir)
     result = hopsim.run(doc, base_dir=base, progress=not args.quiet)
     result.write(outdir, force=args.force)
     if not args.quiet:
@@ -497,6 +500,8 @@ def _cmd_validate_against_ns3(args: argparse.Namespace) -> int:
     outdir = Path(args.output) if args.output else Path("ns3-validation") / name
     check_outdir(outdir, args.force, hint="use --force")
     check_writable(outdir)
+    # ns-3 runs from its simulation/ folder: everything it is told is an absolute path.
+    outdir = outdir.resolve()
     if build is not None and config_text is None:
         outdir.mkdir(parents=True, exist_ok=True)
         ns3_config.write_config(
@@ -524,9 +529,16 @@ def _cmd_validate_against_ns3(args: argparse.Namespace) -> int:
             ns3_floor=args.ns3_floor,
             worst=args.worst,
             mapping=mapping,
+            stall_s=args.ns3_stall or None,
+            report=lambda m: print(f"hopsim: {m}", file=sys.stderr, flush=True),
         )
     except RuntimeError as exc:
-        print(f"hopsim: error: {exc}", file=sys.stderr)
+        hint = (
+            " (--ns3-stall SECONDS waits longer; 0 never stops it)"
+            if isinstance(exc, ns3_validate.Stalled)
+            else ""
+        )
+        print(f"hopsim: error: {exc}{hint}", file=sys.stderr)
         return EXIT_FAILED
     text = v.format(args.tolerance, args.min_correlation)
     (outdir / "report.txt").write_text(text + "\n", encoding="utf-8")
@@ -559,6 +571,14 @@ def _parser() -> argparse.ArgumentParser:
         "--set workload.0.load=0.3 (value read as TOML; repeatable)"
     )
 
+    unset_help = (
+        "remove a scenario field or table so its default applies, e.g. --unset routing.drill "
+        "before --set routing.load_balancer=ecmp (repeatable; applied in order with --set)"
+    )
+
+    def unset(key: str) -> tuple[str, Any]:
+        return (key, UNSET)
+
     r = sub.add_parser("run", help="run a scenario and write its results")
     r.add_argument("scenario", metavar="SCENARIO.toml")
     r.add_argument(
@@ -568,6 +588,9 @@ def _parser() -> argparse.ArgumentParser:
         help="output directory (default: runs/<scenario name>)",
     )
     r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help=set_help)
+    r.add_argument(
+        "--unset", action="append", dest="set", type=unset, metavar="KEY", help=unset_help
+    )
     r.add_argument("--force", action="store_true", help="overwrite outputs in an existing OUTDIR")
     r.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no summary")
     r.set_defaults(func=_cmd_run)
@@ -575,6 +598,9 @@ def _parser() -> argparse.ArgumentParser:
     v = sub.add_parser("validate", help="check a scenario and its input files without running")
     v.add_argument("scenario", metavar="SCENARIO.toml")
     v.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help=set_help)
+    v.add_argument(
+        "--unset", action="append", dest="set", type=unset, metavar="KEY", help=unset_help
+    )
     v.set_defaults(func=_cmd_validate)
 
     b = sub.add_parser("bench", help="run a reference benchmark and report its speed")
@@ -810,6 +836,13 @@ def _parser() -> argparse.ArgumentParser:
         "--ns3-floor",
         action="store_true",
         help="run ns-3 a second time with RngRun=2: how far ns-3 agrees with itself",
+    )
+    va.add_argument(
+        "--ns3-stall",
+        type=float,
+        default=600.0,
+        metavar="SECONDS",
+        help="stop ns-3 when its log and outputs have not grown for this long (600; 0: never)",
     )
     va.set_defaults(func=_cmd_validate_against_ns3)
     return p

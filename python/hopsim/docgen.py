@@ -34,8 +34,9 @@ PYTHON_SUMMARY: tuple[tuple[str, str, str, str], ...] = (
         "object",
         "",
         "what ran, from the scenario with every default filled in: `topology`, `hosts`, "
-        "`switches`, `host_rate`, `fabric_rate`, `transport`, `cc`, `loss_recovery`, "
-        "`flow_control`, `deflection`, `ack_queue`, `load_balancer`, `buffer_bytes`, "
+        "`switches`, `host_rate`, `fabric_rate` (of the switch-to-switch links), `transport`, "
+        "`cc`, `loss_recovery`, `flow_control`, `deflection`, `ack_queue`, `load_balancer`, "
+        "`buffer_bytes`, `admission` (the admission kind), "
         "`workloads`, `offered_load` (bytes offered over the arrival window, as a share of the "
         "host links' capacity) and `duration_ns`",
     ),

@@ -19,7 +19,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -95,19 +95,70 @@ class SideRun:
     drops: int | None = None
 
 
+#: Stop ns-3 when neither its log nor its outputs grew for this long (seconds).
+NS3_STALL_S = 600.0
+# How often the child is polled, and how often progress is reported (seconds).
+_POLL_S = 0.5
+_REPORT_S = 10.0
+
+
+class Stalled(RuntimeError):
+    """The child made no progress (its log and watched outputs stopped growing)."""
+
+
+def _lines(path: Path) -> int:
+    try:
+        with open(path, "rb") as f:
+            return sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b""))
+    except OSError:
+        return 0
+
+
 def run_child(
-    argv: Sequence[str], log: Path, cwd: Path | None = None, env: Mapping[str, str] | None = None
+    argv: Sequence[str],
+    log: Path,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    *,
+    watch: Sequence[Path] = (),
+    stall_s: float | None = None,
+    report: Callable[[str], None] | None = None,
 ) -> tuple[int, float, int]:
     """Run `argv` with output to `log`; return (exit status, wall seconds, peak RSS bytes)
-    of that process alone (``wait4``)."""
+    of that process alone (``wait4``). With `stall_s`, stop it and raise `Stalled` when
+    neither `log` nor the `watch` files grew for that long; `report` gets a line about
+    its progress (lines written to the first watched file) every few seconds."""
     with open(log, "wb") as out:
         t0 = time.perf_counter()
         proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, cwd=cwd, env=env)
         try:
-            _, status, usage = os.wait4(proc.pid, 0)
+            sizes: tuple[int, ...] = ()
+            changed = reported = t0
+            while True:
+                pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+                if pid:
+                    break
+                time.sleep(_POLL_S)
+                now = time.perf_counter()
+                seen = tuple(q.stat().st_size if q.exists() else -1 for q in (log, *watch))
+                if seen != sizes:
+                    sizes, changed = seen, now
+                elif stall_s and now - changed > stall_s:
+                    proc.kill()
+                    proc.wait()
+                    raise Stalled(
+                        f"{Path(argv[0]).name} made no progress for {stall_s:g} s (neither {log} "
+                        f"nor {', '.join(map(str, watch)) or 'its outputs'} grew) and was "
+                        f"stopped; the end of {log}:\n{_tail(log)}"
+                    )
+                if report and now - reported >= _REPORT_S:
+                    reported = now
+                    done = f", {_lines(watch[0]):,} lines in {watch[0].name}" if watch else ""
+                    report(f"{Path(argv[0]).name} running for {now - t0:.0f} s{done}")
         except BaseException:
-            proc.kill()
-            proc.wait()
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
             raise
         wall = time.perf_counter() - t0
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -155,10 +206,44 @@ def _redirect_outputs(cfg_text: str, prefix: Path) -> str:
     return "\n".join(out) + "\n"
 
 
-def run_ns3(build: Ns3Build, config: Path, outdir: Path, rng_run: int | None = None) -> SideRun:
-    """Run ns-3 on `config` from its ``simulation/`` folder; its libraries come from the
-    build folder; `rng_run` sets ns-3's ``RngRun`` (its random stream). Raise `RuntimeError`
-    with the end of its log if it fails."""
+#: Keys of an ns-3 config naming files ns-3 reads (relative to its simulation/ folder).
+_NS3_INPUTS = ("TOPOLOGY_FILE", "FLOW_FILE", "TRACE_FILE")
+
+
+def check_ns3_inputs(build: Ns3Build, config: Path) -> None:
+    """Refuse (`ValueError`) a config ns-3 could not open, or one naming input files that
+    do not exist where ns-3 runs (its simulation/ folder): ns-3 does not stop on them
+    but spins."""
+    if not config.is_file():
+        raise ValueError(f"the ns-3 config {config} does not exist")
+    for line in config.read_text(encoding="utf-8").splitlines():
+        parts = line.split()
+        if len(parts) >= 2 and parts[0] in _NS3_INPUTS:
+            path = Path(parts[1])
+            where = path if path.is_absolute() else build.workdir / path
+            if not where.is_file():
+                raise ValueError(
+                    f"{config}: {parts[0]} {parts[1]}: no such file "
+                    f"(ns-3 opens it from {build.workdir})"
+                )
+
+
+def run_ns3(
+    build: Ns3Build,
+    config: Path,
+    outdir: Path,
+    rng_run: int | None = None,
+    *,
+    stall_s: float | None = NS3_STALL_S,
+    report: Callable[[str], None] | None = None,
+) -> SideRun:
+    """Run ns-3 on `config` from its ``simulation/`` folder (the config and outputs by
+    absolute path); its libraries come from the build folder; `rng_run` sets ns-3's
+    ``RngRun`` (its random stream). Raise `ValueError` when the config or its inputs are
+    missing, `Stalled` when ns-3 makes no progress for `stall_s` seconds, and
+    `RuntimeError` with the end of its log if it fails."""
+    config, outdir = Path(config).resolve(), Path(outdir).resolve()
+    check_ns3_inputs(build, config)
     env = dict(os.environ)
     env["LD_LIBRARY_PATH"] = os.pathsep.join(
         p for p in (str(build.lib_dir), env.get("LD_LIBRARY_PATH", "")) if p
@@ -166,7 +251,20 @@ def run_ns3(build: Ns3Build, config: Path, outdir: Path, rng_run: int | None = N
     if rng_run is not None:
         env["NS_GLOBAL_VALUE"] = f"RngRun={rng_run}"
     log = outdir / ("ns3.log" if rng_run is None else f"ns3_rngrun{rng_run}.log")
-    status, wall, rss = run_child([str(build.binary), str(config)], log, cwd=build.workdir, env=env)
+    fct = [
+        Path(line.split()[1])
+        for line in config.read_text(encoding="utf-8").splitlines()
+        if line.startswith("FCT_OUTPUT_FILE ") and len(line.split()) >= 2
+    ]
+    status, wall, rss = run_child(
+        [str(build.binary), str(config)],
+        log,
+        cwd=build.workdir,
+        env=env,
+        watch=fct,
+        stall_s=stall_s,
+        report=report,
+    )
     if status != 0:
         raise RuntimeError(f"ns-3 exited with status {status}; the end of {log}:\n{_tail(log)}")
     return SideRun("ns-3", wall, rss)
@@ -400,11 +498,18 @@ def validate(
     ns3_floor: bool = False,
     worst: int = 10,
     mapping: list[ns3_config.MappedKey] | None = None,
+    stall_s: float | None = NS3_STALL_S,
+    report: Callable[[str], None] | None = None,
 ) -> Validation:
     """Run (or read) both sides into `outdir` and compare them. `doc` is the hopsim
     scenario; ns-3 either runs `ns3_config_text` with `build`, or `ns3_fct` is read.
     `floor`: also run hopsim with the next seed; `ns3_floor`: also run ns-3 with
-    ``RngRun=2`` (needs a build)."""
+    ``RngRun=2`` (needs a build). `stall_s` and `report`: see `run_ns3`.
+
+    ns-3 runs from its simulation/ folder: the config written for it and the outputs it
+    is told to write are given by absolute path (a relative `outdir` would be read from
+    there)."""
+    outdir = Path(outdir).resolve()
     outdir.mkdir(parents=True, exist_ok=True)
     scenario = outdir / "scenario.toml"
     scenario.write_text(dumps_toml(doc), encoding="utf-8")
@@ -419,7 +524,7 @@ def validate(
         prefix = outdir / "ns3"
         config = outdir / "ns3_config.txt"
         config.write_text(_redirect_outputs(ns3_config_text, prefix), encoding="utf-8")
-        ns3_side = run_ns3(build, config, outdir)
+        ns3_side = run_ns3(build, config, outdir, stall_s=stall_s, report=report)
         ns3_fct, ns3_pfc = Path(f"{prefix}_fct.txt"), Path(f"{prefix}_pfc.txt")
     else:
         ns3_side = SideRun("ns-3")
@@ -431,7 +536,7 @@ def validate(
         prefix2 = outdir / "ns3_rngrun2"
         config2 = outdir / "ns3_config_rngrun2.txt"
         config2.write_text(_redirect_outputs(ns3_config_text, prefix2), encoding="utf-8")
-        run_ns3(build, config2, outdir, rng_run=2)
+        run_ns3(build, config2, outdir, rng_run=2, stall_s=stall_s, report=report)
         ns3_self = ns3_self_agreement(fct, ns3.read_fct(f"{prefix2}_fct.txt"))
     ns3_side.flows_finished = len(fct)
     ns3_side.pause_frames = ns3_pause_frames(ns3_pfc) if ns3_pfc is not None else None

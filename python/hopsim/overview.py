@@ -59,7 +59,7 @@ def _network(topo: Mapping[str, Any]) -> str:
     return f"{kind} ({shape})" if shape else str(kind)
 
 
-def _workload(w: Mapping[str, Any]) -> str:
+def _workload(w: Mapping[str, Any], hosts: int = 0) -> str:
     kind = w.get("kind", "?")
     tag = w.get("tag")
     if kind == "poisson":
@@ -69,6 +69,21 @@ def _workload(w: Mapping[str, Any]) -> str:
         every = _ns(w.get("period"))
         when = f"every {_time(every)}" if every else f"at load {w.get('load')}"
         text = f"incast {w.get('fan_in')}-to-1 {when}"
+        senders = w.get("senders")
+        receiver = w.get("receiver")
+        if isinstance(senders, list):
+            can = len({h for h in senders if h != receiver})
+        else:
+            can = hosts - 1
+        fan_in = w.get("fan_in") or 0
+        if 0 < can < fan_in:
+            # Documented (senders are reused once each has sent), but never what it reads as.
+            text += (
+                f" from only {can} senders (fan_in {fan_in} > {can}: each sends "
+                f"{fan_in // can}-{-(-fan_in // can)} flows a round)"
+                if fan_in % can
+                else f" from only {can} senders ({fan_in // can} flows each a round)"
+            )
     elif kind == "query":
         text = f"query fan-out {w.get('fan_out')} at {w.get('qps'):g} qps per client"
     elif kind == "moe":
@@ -79,6 +94,22 @@ def _workload(w: Mapping[str, Any]) -> str:
     else:
         text = str(kind)
     return f"{text} [tag {tag}]" if tag else text
+
+
+def _fabric_rate(ports: pd.DataFrame) -> str | None:
+    """The rate of the switch-to-switch links (``"40Gbps"``, or ``"40Gbps–100Gbps"`` when
+    they differ); None without any (a single switch). Host-facing switch ports are host
+    links, not fabric."""
+    if not len(ports) or "peer_node" not in ports:
+        return None
+    tier_of = dict(zip(ports["node"], ports["tier"].astype(str)))
+    is_switch = ports["tier"].astype(str) != "host"
+    peer_is_switch = ports["peer_node"].map(tier_of).fillna("host") != "host"
+    rates = ports.loc[is_switch & peer_is_switch, "rate_bps"].astype("float64")
+    if rates.empty:
+        return None
+    lo, hi = float(rates.min()), float(rates.max())
+    return _rate(lo) if lo == hi else f"{_rate(lo)}–{_rate(hi)}"
 
 
 def setup_of(
@@ -108,13 +139,12 @@ def setup_of(
         window = float(flows["start_ns"].max() - flows["start_ns"].min())
         if window > 0:
             offered = float(flows["size_bytes"].sum()) * 8 / (window * 1e-9 * capacity)
-    fabric = ports.loc[ports["tier"].astype(str) != "host", "rate_bps"] if len(ports) else []
     return {
         "topology": _network(topo),
         "hosts": hosts,
         "switches": switches,
         "host_rate": _rate(float(host_ports["rate_bps"].min())) if hosts else None,
-        "fabric_rate": _rate(float(max(fabric))) if len(fabric) else None,
+        "fabric_rate": _fabric_rate(ports),
         "transport": transport.get("kind", "roce"),
         "cc": ", ".join(ccs) or transport.get("cc"),
         "loss_recovery": ", ".join(recovery) or transport.get("loss_recovery"),
@@ -126,7 +156,8 @@ def setup_of(
         "load_balancer": policies.get("load_balancer")
         or resolved.get("routing", {}).get("load_balancer"),
         "buffer_bytes": switch.get("buffer_bytes"),
-        "workloads": [_workload(w) for w in workloads],
+        "admission": (switch.get("admission") or {}).get("kind"),
+        "workloads": [_workload(w, hosts) for w in workloads],
         "offered_load": offered,
         "duration_ns": _ns(resolved.get("duration")),
     }
@@ -199,7 +230,8 @@ def describe(result: Result) -> str:
     lines.append(f"drops         {drops:,}" + (f" ({', '.join(causes)})" if causes else ""))
     if s.get("control_drops"):
         lines.append(f"ACKs dropped  {s['control_drops']:,} (ACKs, NACKs, CNPs and control frames)")
-    if s.get("deflections"):
+    if s.get("deflections") or str(setup.get("deflection", "none")) != "none":
+        # A deflection policy that ran and deflected nothing says so (0).
         hops = s.get("deflection_extra_hops") or []
         detoured = sum(hops[1:])
         extra = (
@@ -208,7 +240,12 @@ def describe(result: Result) -> str:
             if detoured
             else ""
         )
-        lines.append(f"deflections   {s['deflections']:,}{extra}")
+        if not s.get("deflections") and setup.get("admission"):
+            extra = (
+                " (the deflection policy never acted: no port reached its admission limit "
+                f'under switch.admission.kind = "{setup["admission"]}")'
+            )
+        lines.append(f"deflections   {s.get('deflections', 0):,}{extra}")
     if drops and setup.get("flow_control", "").startswith("pfc"):
         lines.append(
             "WARNING       PFC is on but packets were dropped: lossless traffic was lost "
@@ -216,7 +253,9 @@ def describe(result: Result) -> str:
             f"{s.get('drops_buffer_full', 0):,} buffer full)"
         )
     pauses, resumes = s.get("pfc_pause_frames", 0), s.get("pfc_resume_frames", 0)
-    lines.append(f"PFC pauses    {pauses:,} (resumes {resumes:,})")
+    if pauses or s.get("flow_control", "pfc") in ("pfc", "none"):
+        # Another flow control reports its own pauses below (its policy line).
+        lines.append(f"PFC pauses    {pauses:,} (resumes {resumes:,})")
     # What each mechanism reports of itself (its own summary line, written in the core).
     for label, line in s.get("policy_lines") or []:
         lines.append(f"{label:<14}{line}")
@@ -225,6 +264,18 @@ def describe(result: Result) -> str:
         lines.append(
             f"retransmits   {s.get('retransmitted_bytes', 0):,} bytes, "
             f"{s.get('timeouts', 0):,} timeouts"
+        )
+    reordered = s.get("reordering_ratio") or 0.0
+    if (
+        reordered > 0
+        and s.get("retransmitted_bytes")
+        and "go_back_n" in str(setup.get("loss_recovery", ""))
+    ):
+        lines.append(
+            f"WARNING       {reordered:.1%} of data packets arrived out of order and go-back-N "
+            "resends from the first gap it sees, so reordering costs retransmissions here "
+            f"(load balancer {setup.get('load_balancer')}): selective retransmission "
+            '(transport.loss_recovery = "irn") tolerates it'
         )
     table = result.slowdown_by_size()
     finished = "finished flows" if done == total else f"the {done:,} finished flows only"

@@ -1,5 +1,6 @@
 """Figures of one or several runs: FCT slowdown by flow size, FCT CDFs, throughput per
-flow class, queue length, buffer occupancy per tier and the PFC pause spread.
+flow class, queue length, buffer occupancy per tier and the pause spread (of each run's
+flow control).
 
 Each figure function takes a `Result`, a list of them, or a mapping label → `Result`
 (see `analysis.labelled`) and returns a matplotlib `Figure`, drawn off-screen with the
@@ -40,7 +41,7 @@ __all__ = [
 
 _DPI = 120
 # Switch, node and hop tiers in one order, for bar charts.
-_TIER_ORDER = ("host", "src_tor", "tor", "agg", "core", "dst_tor")
+_TIER_ORDER = ("host", "src_tor", "tor", "agg", "spine", "core", "dst_tor")
 
 
 class NoData(ValueError):
@@ -168,16 +169,21 @@ def fct_cdf(runs: Runs, *, metric: str = "fct_ns") -> Figure:
     return fig
 
 
-def _per_run_panels(data: dict, what: str, where: str) -> tuple[Figure, list, list[str]]:
-    """One panel per run that has data, all on one x and one y scale; the labels of the
-    runs without data are returned for the title."""
+def _per_run_panels(data: dict, what: str, setting: str) -> tuple[Figure, list, list[str]]:
+    """One panel per run that has data, all on one x and one y scale; the runs without
+    data are named in the title with the scenario ``setting`` that records ``what``
+    (``"output.queues.interval=10us"``)."""
     drawn = [label for label, d in data.items() if not d.empty]
+    how = f"add --set {setting} to hopsim run, or [{setting.rsplit('.', 1)[0]}] to the scenario"
     if not drawn:
-        raise NoData(f"no {what} in any run ({where} is empty or missing)")
+        runs = "the run" if len(data) == 1 else "any run"
+        raise NoData(f"{what} not recorded in {runs} ({how})")
     fig, axes = _figure(len(drawn), 1, height=2.6, share=True)
     missing = [label for label in data if label not in drawn]
     if missing:
-        fig.suptitle(f"not recorded in: {', '.join(missing)}", fontsize="small", color="0.4")
+        fig.suptitle(
+            f"{what} not recorded in: {', '.join(missing)} ({how})", fontsize="small", color="0.4"
+        )
     return fig, axes, drawn
 
 
@@ -186,7 +192,7 @@ def throughput(runs: Runs) -> Figure:
     recorded it (``[output.throughput]``), all panels on one scale."""
     runs = analysis.labelled(runs)
     data = {label: analysis.throughput_by_class(r) for label, r in runs.items()}
-    fig, axes, drawn = _per_run_panels(data, "throughput samples", "Result.throughput")
+    fig, axes, drawn = _per_run_panels(data, "throughput", "output.throughput.interval=10us")
     for ax, label in zip(axes, drawn):
         tp = data[label]
         for j, cls in enumerate(tp.columns):
@@ -207,7 +213,7 @@ def queue_length(
     ``node:port`` and the port's hop tier."""
     runs = analysis.labelled(runs)
     data = {label: analysis.queue_timeline(r, ports, top=top) for label, r in runs.items()}
-    fig, axes, drawn = _per_run_panels(data, "queue samples", "Result.queues")
+    fig, axes, drawn = _per_run_panels(data, "queue samples", "output.queues.interval=10us")
     for ax, label in zip(axes, drawn):
         q = data[label]
         tiers = analysis.port_tiers(runs[label])
@@ -217,7 +223,7 @@ def queue_length(
                 q[port] / 1e3,
                 drawstyle="steps-post",
                 color=f"C{j}",
-                label=f"{port} ({tiers.get(port, '?')})",
+                label=f"{port} ({_hop_label(tiers.get(port, '?'), {label: runs[label]})})",
             )
         ax.set_title(label)
         ax.set_ylabel("queue (KB)")
@@ -229,7 +235,8 @@ def queue_length(
 
 def buffer_by_tier(runs: Runs) -> Figure:
     """Peak shared-buffer occupancy per switch tier and peak egress queue per hop tier,
-    bars grouped by run (see `analysis.buffer_by_tier`)."""
+    bars grouped by run (see `analysis.buffer_by_tier`). The hosts' NIC queues are left
+    out when they never held a byte in any run (a host sends as its link frees)."""
     runs = analysis.labelled(runs)
     data = {label: analysis.buffer_by_tier(r) for label, r in runs.items()}
     panels = [
@@ -241,7 +248,9 @@ def buffer_by_tier(runs: Runs) -> Figure:
         if any((d["measure"] == measure).any() for d in data.values())
     ]
     if not panels:
-        raise NoData("no switch or port occupancy in any run")
+        raise NoData(
+            "no switch or port occupancy in any run (the ports and switches tables are empty)"
+        )
     fig, axes = _figure(1, len(panels), height=3.4)
     width = 0.8 / len(runs)
     for ax, (measure, title) in zip(axes, panels):
@@ -249,6 +258,8 @@ def buffer_by_tier(runs: Runs) -> Figure:
             (t for d in data.values() for t in d.loc[d["measure"] == measure, "tier"]),
             _TIER_ORDER,
         )
+        if measure == "egress_queue":
+            tiers = [t for t in tiers if t != "host" or _peak(data, measure, t) > 0]
         x = np.arange(len(tiers))
         for i, (label, d) in enumerate(data.items()):
             peak = d[d["measure"] == measure].set_index("tier")["max_bytes"]
@@ -256,7 +267,8 @@ def buffer_by_tier(runs: Runs) -> Figure:
             ax.bar(
                 x + (i - (len(runs) - 1) / 2) * width, heights, width, color=f"C{i}", label=label
             )
-        ax.set_xticks(x, tiers)
+        labels = [_hop_label(t, runs) for t in tiers] if measure == "egress_queue" else tiers
+        ax.set_xticks(x, labels)
         ax.set_ylabel("peak (KB)")
         ax.set_title(title)
         ax.grid(True, axis="y", alpha=0.3)
@@ -264,19 +276,53 @@ def buffer_by_tier(runs: Runs) -> Figure:
     return fig
 
 
+def _pause_note(label: str, s: analysis.PauseSpread) -> str:
+    """What run ``label`` has, or lacks, for the pause-spread figure."""
+    if not s.recorded:
+        return (
+            f"{label}: {s.frames:,} {s.policy} PAUSE frames sent but not recorded (set {s.missing})"
+        )
+    if s.policy == "none":
+        return f"{label}: no flow control (nothing pauses)"
+    if s.max == 0:
+        return f"{label}: {s.policy} sent no PAUSE frames"
+    return ""
+
+
+def _hop_label(tier: str, runs) -> str:
+    """A hop tier as figures name it: the ``agg`` hop of a two-tier fabric (every run's
+    switches ToRs and spines) is its spines' hop, ``spine``."""
+    if tier != "agg":
+        return tier
+    node_tiers = {str(t) for r in runs.values() for t in r.ports.get("tier", [])}
+    return "spine" if "spine" in node_tiers and "agg" not in node_tiers else tier
+
+
+def _peak(data: dict, measure: str, tier: str) -> float:
+    """The largest ``max_bytes`` of ``measure`` at ``tier`` over the runs' tables."""
+    peaks = [
+        float(d.loc[(d["measure"] == measure) & (d["tier"] == tier), "max_bytes"].max())
+        for d in data.values()
+        if ((d["measure"] == measure) & (d["tier"] == tier)).any()
+    ]
+    return max(peaks, default=0.0)
+
+
 def pause_spread(runs: Runs) -> Figure:
-    """Number of PFC pauses in force over time (see `analysis.pause_spread`), one line
-    per run; runs that sent PAUSE frames without recording them are left out."""
+    """Number of pauses in force over time, one line per run, each run's own flow
+    control's (PFC's priorities, BFC's queues, Pyrrha's roots...; see
+    `analysis.pause_spread`), labelled with its name. Runs with nothing to draw are
+    named in the title with the reason (no flow control, no PAUSE frames, or frames sent
+    but not recorded and the ``[output]`` setting that records them)."""
     runs = analysis.labelled(runs)
     spreads = {label: analysis.pause_spread(r) for label, r in runs.items()}
-    drawn = {k: s for k, s in spreads.items() if s.recorded}
+    notes = {label: _pause_note(label, s) for label, s in spreads.items()}
+    drawn = {k: s for k, s in spreads.items() if not notes[k]}
     if not drawn:
-        raise NoData("PAUSE frames were not recorded (set [output] pfc_events = true)")
-    if all(s.max == 0 for s in drawn.values()):
-        raise NoData("no PAUSE frames in any run")
+        raise NoData("; ".join(notes.values()))
     fig, (ax,) = _figure()
     for i, (label, s) in enumerate(spreads.items()):
-        if not s.recorded:
+        if label not in drawn:
             continue
         t = np.append(s.timeline["time_ns"].to_numpy(), s.end_ns)
         n = np.append(s.timeline["paused"].to_numpy(), s.timeline["paused"].iloc[-1])
@@ -285,22 +331,23 @@ def pause_spread(runs: Runs) -> Figure:
             n,
             drawstyle="steps-post",
             color=f"C{i}",
-            label=f"{label} (max {s.max:g}, mean {s.mean:.3g})",
+            label=f"{label}: {s.policy} (max {s.max:g}, mean {s.mean:.3g})",
         )
-    missing = [k for k, s in spreads.items() if not s.recorded]
-    title = "PFC pauses in force"
+    policies = sorted({s.policy for s in drawn.values()})
+    title = f"{', '.join(policies)} pauses in force"
+    missing = [n for n in notes.values() if n]
     if missing:
-        title += f" (not recorded: {', '.join(missing)})"
-    ax.set_title(title, fontsize="medium")
+        title += "\n" + "\n".join(missing)
+    ax.set_title(title, fontsize="medium" if not missing else "small")
     ax.set_xlabel("time (us)")
-    ax.set_ylabel("paused (node, port, priority)")
+    ax.set_ylabel("paused (port, class)")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize="small")
     return fig
 
 
 #: Vertical position of each node tier in a topology drawing.
-_TIER_ROW = {"host": 0, "tor": 1, "agg": 2, "core": 3}
+_TIER_ROW = {"host": 0, "tor": 1, "agg": 2, "spine": 2, "core": 3}
 
 
 def _layout(ports) -> dict[int, tuple[float, float]]:
@@ -324,7 +371,10 @@ def congestion_trees(result, times: Sequence[float] | None = None, panels: int =
     trees."""
     trees = result.congestion_trees
     if trees.empty:
-        raise NoData("no congestion trees (a Pyrrha run with [output.congestion_trees])")
+        raise NoData(
+            "no congestion trees (a Pyrrha run with --set output.congestion_trees.interval=20us, "
+            "or [output.congestion_trees] in the scenario)"
+        )
     instants = sorted(trees["time_ns"].unique())
     if times is None:
         sizes = trees.groupby("time_ns").size()
@@ -333,6 +383,11 @@ def congestion_trees(result, times: Sequence[float] | None = None, panels: int =
         chosen = sorted({min(instants, key=lambda t, want=want: abs(t - want)) for want in times})
     ports = result.ports
     pos = _layout(ports)
+    present = set(ports["tier"].astype(str))
+    tier_rows = {
+        y: "/".join(n for n, r in _TIER_ROW.items() if r == y and n in present)
+        for y in sorted({y for _, y in pos.values()})
+    }
     peer = {(int(r.node), int(r.port)): int(r.peer_node) for r in ports.itertuples()}
     fig, axes = _figure(1, len(chosen), height=3.4)
     palette = [
@@ -373,10 +428,7 @@ def congestion_trees(result, times: Sequence[float] | None = None, panels: int =
                     )
         ax.set_title(f"{t / 1e3:.1f} us: {len(roots)} root{'s' * (len(roots) != 1)}", fontsize=9)
         ax.set_xticks([])
-        ax.set_yticks(sorted(set(y for _, y in pos.values())))
-        ax.set_yticklabels(
-            [n for n, y in _TIER_ROW.items() if y in {y for _, y in pos.values()}], fontsize=7
-        )
+        ax.set_yticks(list(tier_rows), list(tier_rows.values()), fontsize=7)
         ax.set_xlim(-0.02, 1.02)
     fig.suptitle(
         "Congestion trees (star: root; thick: IQ paused, dashed: resumed, dotted: merging)",
@@ -405,7 +457,7 @@ KINDS: dict[str, tuple[str, Callable[[Runs], Figure], str]] = {
     "throughput": ("throughput_by_class.png", throughput, "Throughput per flow class"),
     "queues": ("queue_length.png", queue_length, "Queue length of the busiest ports"),
     "buffers": ("buffer_by_tier.png", buffer_by_tier, "Peak buffer and queue per tier"),
-    "pauses": ("pause_spread.png", pause_spread, "PFC pause spread"),
+    "pauses": ("pause_spread.png", pause_spread, "Pause spread (each run's flow control)"),
 }
 
 

@@ -39,8 +39,9 @@ _CAPTIONS = {
     "queues": "Egress queue length of the busiest ports (largest mean occupancy); the "
     "legend gives node:port and the port's hop tier.",
     "buffers": "Peak shared-buffer occupancy per switch tier and peak egress queue per hop tier.",
-    "pauses": "Number of (node, port, priority) paused by PFC at once; the legend gives "
-    "its maximum and time average.",
+    "pauses": "Number of (sending port, class) pauses in force at once, each run's own flow "
+    "control's (PFC's priorities, BFC's queues, Pyrrha's roots...); the legend gives its name, "
+    "maximum and time average.",
 }
 
 _STYLE = """
@@ -158,6 +159,7 @@ def _runs_table(runs: Mapping[str, Result], sources: Sequence[str]) -> pd.DataFr
                 "scenario": str(s.get("scenario_name", "")),
                 "seed": s.get("seed"),
                 "topology": str(topology.get("kind", "")),
+                "flow control": analysis.flow_control_of(r),
                 "simulated (ms)": (s.get("sim_time_ns") or math.nan) / 1e6,
                 "flows": s.get("flows_total"),
                 "finished": s.get("flows_finished"),

@@ -542,7 +542,8 @@ class Result:
         return analysis.qct_summary(self, percentiles)
 
     def pause_spread(self) -> Any:
-        """PFC pauses in force over time (see `hopsim.analysis.pause_spread`)."""
+        """The run's flow-control pauses in force over time (see
+        `hopsim.analysis.pause_spread`)."""
         from hopsim import analysis
 
         return analysis.pause_spread(self)

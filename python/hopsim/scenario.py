@@ -35,6 +35,7 @@ __all__ = [
     "ScenarioError",
     "ScenarioWarning",
     "ScenarioSource",
+    "UNSET",
     "Overrides",
     "apply_overrides",
     "absolute_paths",
@@ -46,6 +47,26 @@ __all__ = [
     "parse_override",
     "to_json",
 ]
+
+
+class _Unset:
+    """The value of an override that removes its key (`UNSET`)."""
+
+    _instance: _Unset | None = None
+
+    def __new__(cls) -> _Unset:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "hopsim.UNSET"
+
+
+#: An override value that removes its key from the scenario, so the default applies
+#: (``overrides={"routing.drill": hopsim.UNSET}``; on the command line ``--unset
+#: routing.drill``). Removing a key the scenario does not have is an error.
+UNSET = _Unset()
 
 #: What `load_scenario` accepts: a path, TOML text, or an already-parsed dict.
 ScenarioSource = Union[str, os.PathLike, Mapping[str, Any]]
@@ -62,6 +83,17 @@ _MAX_INT = 2**64 - 1
 
 _TOML_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
 _TOML_AT_END = re.compile(r"\s*\(at end of document\)\s*$")
+# A percentage where a fraction belongs: ``load = 60%``.
+_PERCENT = re.compile(r"=\s*([0-9]+(?:\.[0-9]*)?)\s*%")
+
+
+def _percent_hint(value: str) -> str:
+    """``"; write a fraction: 0.6 for 60%"`` when ``value`` holds a percentage."""
+    found = _PERCENT.search(value if value.lstrip().startswith("=") else f"={value}")
+    if not found:
+        return ""
+    number = found.group(1)
+    return f"; write a share as a fraction: {float(number) / 100:g} for {number}%"
 
 
 def _toml_error(exc: Exception, source: str, text: str) -> ScenarioError:
@@ -71,7 +103,9 @@ def _toml_error(exc: Exception, source: str, text: str) -> ScenarioError:
     if found:
         line, column = found.group(1), found.group(2)
         message = message[: found.start()]
-        return ScenarioError(f"{source}:{line}: {message} (column {column})")
+        lines = text.splitlines()
+        hint = _percent_hint(lines[int(line) - 1]) if int(line) <= len(lines) else ""
+        return ScenarioError(f"{source}:{line}: {message} (column {column}){hint}")
     if _TOML_AT_END.search(message):
         message = _TOML_AT_END.sub("", message)
         last_line = max(1, text.count("\n") + (0 if text.endswith("\n") else 1))
@@ -156,7 +190,10 @@ def parse_override(text: str, option: str = "--set") -> tuple[list[str], Any]:
     key, sep, value = text.partition("=")
     if not sep:
         raise ScenarioError(f"{option} {text}: expected KEY=VALUE, e.g. switch.pfc.enabled=false")
-    return _split_key(key, text, option), _parse_value(value.strip())
+    value = value.strip()
+    if re.fullmatch(r"[0-9]+(?:\.[0-9]*)?\s*%", value):
+        raise ScenarioError(f"{option} {text}: a percentage{_percent_hint(value)}")
+    return _split_key(key, text, option), _parse_value(value)
 
 
 def _set_path(doc: dict[str, Any], parts: list[str], value: Any, label: str) -> None:
@@ -176,7 +213,9 @@ def _set_path(doc: dict[str, Any], parts: list[str], value: Any, label: str) -> 
                 raise ScenarioError(
                     f"{label}: index {index} is out of range ({here} has {len(node)} entries)"
                 )
-            if last:
+            if last and value is UNSET:
+                del node[index]
+            elif last:
                 node[index] = value
             else:
                 node = node[index]
@@ -185,7 +224,14 @@ def _set_path(doc: dict[str, Any], parts: list[str], value: Any, label: str) -> 
                 raise ScenarioError(
                     f"{label}: {here} is a table, not an array of tables; drop the index {part}"
                 )
-            if last:
+            if value is UNSET and part not in node:
+                raise ScenarioError(
+                    f"{label}: the scenario has no {'.'.join(parts[: depth + 1])}: "
+                    "nothing to remove"
+                )
+            if last and value is UNSET:
+                del node[part]
+            elif last:
                 node[part] = value
             else:
                 node = node.setdefault(part, {})
@@ -235,6 +281,9 @@ def apply_overrides(
                     f"got {item!r}"
                 )
     for parts, value, label in items:
+        if value is UNSET:
+            key = ".".join(parts)
+            label = f"--unset {key}" if option == "--set" else f"{option} {key}=hopsim.UNSET"
         _set_path(doc, parts, value, label)
     return doc
 

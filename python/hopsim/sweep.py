@@ -38,6 +38,7 @@ from typing import Any, Union
 import pandas as pd
 
 import hopsim
+from hopsim import analysis
 from hopsim._core import ScenarioError
 from hopsim.results import _FILES, Result
 from hopsim.scenario import absolute_paths, apply_overrides, load_toml, loads_toml
@@ -76,6 +77,7 @@ _SUMMARY = (
     "flows_finished",
     "drops",
     "pfc_pause_frames",
+    "pause_frames",
     "ecn_marks",
     "timeouts",
 )
@@ -482,6 +484,8 @@ def _metrics(result: Result) -> dict[str, Any]:
     out: dict[str, Any] = {"checksum": result.checksum(), "seed": s.get("seed")}
     for key in _SUMMARY:
         out[key] = _number(s.get(key))
+    # PAUSE frames of whichever flow control ran (PFC, BFC, Pyrrha...).
+    out["pause_frames"] = analysis.pause_frames_sent(result)
     slowdown = result.flows["slowdown"].dropna().astype("float64")
     out["slowdown_mean"] = _number(slowdown.mean())
     out["slowdown_p50"] = _number(slowdown.quantile(0.5))

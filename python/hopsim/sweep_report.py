@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from hopsim import plots
 from hopsim.report import Table, format_value
@@ -34,9 +35,16 @@ METRICS: dict[str, str] = {
     "slowdown_p99": "slowdown p99",
     "finished_share": "flows finished (share)",
     "drops": "drops",
+    "pause_frames": "PAUSE frames (each run's flow control)",
     "pfc_pause_frames": "PFC pause frames",
     "timeouts": "timeouts",
 }
+# Counts: drawn with integer ticks.
+_COUNTS = ("drops", "pause_frames", "pfc_pause_frames", "timeouts")
+# One marker and line style per line, so lines that coincide stay visible (the first
+# lines' markers are the largest, drawn underneath).
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+_LINES = ("-", "--", "-.", ":")
 
 _STYLE = """
 body { font-family: sans-serif; max-width: 72em; margin: 2em auto; color: #222; }
@@ -110,6 +118,8 @@ def figure_for(table: pd.DataFrame, field: str, fields: Sequence[str]) -> Figure
         raise plots.NoData("no point of the sweep ran")
     others = [f for f in fields if f != field]
     metrics = [m for m in METRICS if m in ran.columns and ran[m].notna().any()]
+    if "pause_frames" in metrics and "pfc_pause_frames" in metrics:
+        metrics.remove("pfc_pause_frames")  # the PFC frames are among them
     cols = 3 if len(metrics) > 4 else 2
     rows = math.ceil(len(metrics) / cols)
     fig = Figure(figsize=(4.2 * cols, 3.2 * rows), layout="constrained")
@@ -132,11 +142,13 @@ def figure_for(table: pd.DataFrame, field: str, fields: Sequence[str]) -> Figure
                 stats.index,
                 stats["mean"],
                 yerr=None if err.isna().all() else err.fillna(0).to_numpy(),
-                marker="o",
-                markersize=4,
+                marker=_MARKERS[i % len(_MARKERS)],
+                markersize=max(9 - 1.5 * i, 3.5),
+                linestyle=_LINES[i % len(_LINES)],
                 capsize=3,
                 color=f"C{i}",
                 label=label,
+                zorder=2 + i,
             )
             hollow = incomplete.reindex(stats.index).fillna(False).to_numpy(dtype=bool)
             if hollow.any():
@@ -148,8 +160,25 @@ def figure_for(table: pd.DataFrame, field: str, fields: Sequence[str]) -> Figure
                     markerfacecolor="white",
                     color=f"C{i}",
                 )
+        values = pd.to_numeric(ran[metric], errors="coerce").dropna()
         if metric == "finished_share":
             ax.set_ylim(0, 1.05)
+        elif len(values) and (values == 0).all():
+            # Nothing to scale on: an axis from 0 that says so (not a ±0.04 band).
+            ax.set_ylim(-0.05, 1)
+            ax.set_yticks([0])
+            ax.text(
+                0.5,
+                0.5,
+                "0 at every point",
+                transform=ax.transAxes,
+                ha="center",
+                va="center",
+                color="0.4",
+                fontsize="small",
+            )
+        elif metric in _COUNTS:
+            ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_title(METRICS[metric], fontsize="medium")
         ax.set_xlabel(_short(field, fields))
         if categories is not None:

@@ -19,7 +19,8 @@ pub enum HopTier {
     Host = 0,
     /// A ToR port towards the fabric: traffic leaving the source rack.
     SrcTor = 1,
-    /// Any port of an aggregation switch (spine in a two-tier fabric).
+    /// Any port of an aggregation switch, or of a two-tier fabric's spine (the hop
+    /// between the two ToRs either way).
     Agg = 2,
     /// Any port of a core switch.
     Core = 3,
@@ -51,7 +52,7 @@ impl HopTier {
                     Tier::Host => HopTier::Host,
                     Tier::Tor if topo.is_host(peer) => HopTier::DstTor,
                     Tier::Tor => HopTier::SrcTor,
-                    Tier::Agg => HopTier::Agg,
+                    Tier::Agg | Tier::Spine => HopTier::Agg,
                     Tier::Core => HopTier::Core,
                 }
             })

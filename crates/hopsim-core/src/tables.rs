@@ -229,7 +229,8 @@ const HOP_TIER: ColumnDecl = col(
     "hop_tier",
     Text,
     "",
-    "the hop the port sends on: `host_up`, `tor_up`, `agg_up`, `core_down`, `agg_down`, `tor_down`",
+    "the hop the port sends on: `host` (a host's NIC), `src_tor` (a ToR towards the fabric), \
+     `agg` (an aggregation switch, or a leaf-spine's spine), `core`, `dst_tor` (a ToR towards its hosts)",
 );
 
 pub const FLOWS: TableDecl = TableDecl {
@@ -282,7 +283,12 @@ pub const PORTS: TableDecl = TableDecl {
         PORT,
         col("peer_node", Int, "", "node at the other end"),
         col("peer_port", Int, "", "port at the other end"),
-        col("tier", Text, "", "the node's tier: `host`, `tor`, `agg`, `core`"),
+        col(
+            "tier",
+            Text,
+            "",
+            "the node's tier: `host`, `tor`, `agg`, `spine` (top of a two-tier fabric), `core`",
+        ),
         HOP_TIER,
         col("rate_bps", Int, "bit/s", "link rate"),
         col("tx_bytes", Int, "bytes", "bytes sent (data and control, on the wire)"),
@@ -329,7 +335,7 @@ pub const SWITCHES: TableDecl = TableDecl {
     when: "always",
     columns: &[
         NODE,
-        col("tier", Text, "", "`tor`, `agg` or `core`"),
+        col("tier", Text, "", "`tor`, `agg`, `spine` or `core`"),
         col("max_buffer_bytes", Int, "bytes", "largest shared-buffer occupancy (data)"),
     ],
 };
@@ -367,7 +373,7 @@ pub const BUFFERS: TableDecl = TableDecl {
     columns: &[
         TIME,
         NODE,
-        col("tier", Text, "", "`tor`, `agg` or `core`"),
+        col("tier", Text, "", "`tor`, `agg`, `spine` or `core`"),
         col("bytes", Int, "bytes", "shared-buffer bytes in use"),
     ],
 };
@@ -435,6 +441,13 @@ pub const CONTROL_FRAMES: TableDecl = TableDecl {
              as a global port id",
         ),
         col("pause", Bool, "", "whether the frame pauses"),
+        col(
+            "resumes",
+            OptionalInt,
+            "",
+            "the subject whose pause at the receiver the frame ends (a RESUME's own subject; a Pyrrha MERGE's \
+             false-positive root); null: none",
+        ),
     ],
 };
 
@@ -645,8 +658,9 @@ pub const SUMMARY: &[FieldDecl] = &[
         "notes",
         F::Lines,
         "",
-        "warnings about the scenario as run, [topic, sentence] pairs: under `compat = \"ns3\"`, each written \
-         field that contradicts what the ns-3 simulator does (shown before the run starts)",
+        "warnings about the scenario as run, [topic, sentence] pairs (shown before the run starts): under \
+         `compat = \"ns3\"`, each written field that contradicts what the ns-3 simulator does; a load balancer \
+         that reorders a flow's packets under go-back-N recovery; an incast with more flows a round than senders",
     ),
     field("packet_trace_dropped", F::Int, "", "packet-trace events not recorded once `max_records` was reached"),
     field(

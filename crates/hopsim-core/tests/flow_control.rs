@@ -209,6 +209,14 @@ fn a_false_positive_root_merges_into_the_real_root() {
     assert!(without > on);
     let counters: std::collections::BTreeMap<_, _> = s.flow_control_counters().into_iter().collect();
     assert!(counters["pyrrha_merges"] >= 1 && counters["pyrrha_soft_merge_moves"] > 0, "{counters:?}");
+    // The summary tells MERGE frames (one per upstream told) from merges.
+    let frames =
+        s.control_frames_sent().into_iter().find(|(k, _)| *k == "pyrrha_merge").map_or(0, |(_, n)| n);
+    let line = s.policy_lines().into_iter().map(|(_, l)| l).collect::<String>();
+    assert!(
+        line.contains(&format!("{frames} MERGE frames sent for {} root merges", counters["pyrrha_merges"])),
+        "{line}"
+    );
     // The victim's host (host 7 behind leaf 1's port 3) is never told to stop, and the
     // victim finishes close to its solo time (within 10 %), no later than without merging.
     assert_eq!(s.port_stats(NodeId(7), 0).pause_received, 0);

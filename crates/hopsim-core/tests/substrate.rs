@@ -315,7 +315,12 @@ fn bad_policy_parameters_name_the_field() {
         ("[switch.flow_control]\nkind = \"per_flow\"\nxoff = 0", "switch.flow_control.xoff:"),
         ("[switch.flow_control]\nkind = \"per_flow\"\nxon = 3", "switch.flow_control.xon:"),
         ("[switch.flow_control]\nkind = \"none\"\nalpha = 1", "switch.flow_control.alpha: unknown field"),
-        ("[switch.flow_control]\nkind = \"pfc\"\n[switch.pfc]\nenabled = false", "switch.pfc.enabled:"),
+        // PFC asked for by name beside another flow control (enabled = false beside kind =
+        // "pfc" turns PFC off: scenario::tests).
+        (
+            "[switch.flow_control]\nkind = \"none\"\n[switch.pfc]\nenabled = true",
+            "switch.pfc.enabled: true asks",
+        ),
         ("[routing]\nload_balancer = \"drill\"\n[routing.drill]\nsamples = 0", "routing.drill.samples:"),
         ("[routing.drill]\nsamples = 2", "routing.drill:"),
         ("[routing]\nload_balancer = \"conga\"", "routing.load_balancer:"),

@@ -12,8 +12,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Mutex;
 
-use pyo3::create_exception;
-use pyo3::exceptions::{PyKeyError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
@@ -22,8 +21,16 @@ use hopsim_core::time::{SimTime, PS_PER_NS};
 use hopsim_core::workload::EmpiricalCdf;
 use hopsim_core::{Scenario, ScenarioError, Simulator};
 
-create_exception!(_core, HopsimScenarioError, PyValueError, "A scenario field or input file is invalid.");
-create_exception!(_core, HopsimInternalError, PyRuntimeError, "hopsim failed: a bug, not bad input.");
+/// The exceptions, named as Python shows them (`hopsim.ScenarioError`, the public class
+/// `hopsim` re-exports; not `_core.HopsimScenarioError`).
+mod exceptions {
+    use pyo3::create_exception;
+    use pyo3::exceptions::{PyRuntimeError, PyValueError};
+
+    create_exception!(hopsim, ScenarioError, PyValueError, "A scenario field or input file is invalid.");
+    create_exception!(hopsim, InternalError, PyRuntimeError, "hopsim failed: a bug, not bad input.");
+}
+use exceptions::{InternalError as HopsimInternalError, ScenarioError as HopsimScenarioError};
 
 fn to_py_err(e: ScenarioError) -> PyErr {
     HopsimScenarioError::new_err(e.to_string())
@@ -140,6 +147,18 @@ impl Simulation {
     #[getter]
     fn last_flow_start_ns(&self) -> f64 {
         self.sim.flow_records().last().map_or(0.0, |f| ns(f.start))
+    }
+
+    /// The workload's progress: `flows_total`, `flows_finished`, `bytes_total` and
+    /// `bytes_acked` (bytes acknowledged to their senders).
+    fn work_done<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let w = self.sim.work_done();
+        let d = PyDict::new_bound(py);
+        d.set_item("flows_total", w.flows_total)?;
+        d.set_item("flows_finished", w.flows_finished)?;
+        d.set_item("bytes_total", w.bytes_total)?;
+        d.set_item("bytes_acked", w.bytes_acked)?;
+        Ok(d)
     }
 
     /// Output table `name` (see `hopsim_core::tables::CATALOG`) as a dict of columns.

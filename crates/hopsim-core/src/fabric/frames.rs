@@ -27,6 +27,11 @@ pub trait Frame: Copy + std::fmt::Debug {
     fn pauses(&self) -> Option<bool>;
     /// The class the frame names in the event log (a priority, a flow, a queue, a root).
     fn subject(&self) -> u32;
+    /// The class whose pause at the receiver this frame ends, if any: a RESUME's own
+    /// subject by default (what lets the event log be replayed into pauses in force).
+    fn resumes(&self) -> Option<u32> {
+        (self.pauses() == Some(false)).then(|| self.subject())
+    }
     /// Bytes on the wire.
     fn wire_bytes(&self) -> u16 {
         MIN_FRAME_BYTES

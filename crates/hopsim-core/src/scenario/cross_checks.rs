@@ -107,6 +107,17 @@ fn pfc_fits_the_buffer(
             "switch.pfc.xoff_bytes",
             format!("expected at most switch.buffer_bytes ({buffer} B), got {xoff} B"),
         )?;
+    } else {
+        check(
+            pfc.resume_offset < buffer,
+            "switch.pfc.resume_offset_bytes",
+            format!(
+                "expected less than switch.buffer_bytes ({} B), got {} B (a paused queue would \
+                 resume only once empty)",
+                count(buffer),
+                count(pfc.resume_offset)
+            ),
+        )?;
     }
     let mut worst: Option<(u64, NodeId, usize)> = None;
     for (n, _) in topo.kinds.iter().enumerate().filter(|(n, _)| !topo.is_host(NodeId(*n as u32))) {

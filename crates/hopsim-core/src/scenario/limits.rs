@@ -32,6 +32,11 @@ pub const MAX_ROUTE_ENTRIES: u64 = 1 << 31;
 /// take hours to days of wall time, so the scenario must bound it with `duration`.
 pub const MAX_PACKETS_WITHOUT_DURATION: u64 = 10_000_000_000;
 
+/// Most rows a sampled output (`[output.queues]`, `[output.throughput]`,
+/// `[output.rate_trace]`, `[output.congestion_trees]`) may be asked for: each row costs
+/// some 30 bytes in memory and more in the written table (~3 GB at the bound).
+pub const MAX_SAMPLE_ROWS: u64 = 100_000_000;
+
 /// Largest input file (topology, flow or CDF file) read into memory.
 pub const MAX_INPUT_FILE_BYTES: u64 = 1 << 31;
 

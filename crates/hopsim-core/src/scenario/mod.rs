@@ -167,14 +167,27 @@ impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for OneOrMany<T> {
 /// error, described by `syntax`.
 fn field_error(path: &str, message: &str, syntax: impl FnOnce() -> String) -> ScenarioError {
     let message = message.trim();
-    match tagged::split_nested(message) {
-        Some((inner, m)) => ScenarioError::Field {
-            path: tagged::join_path(path, inner),
-            message: m.trim().replace('\n', " "),
-        },
-        None if path == "." || path.is_empty() => ScenarioError::Syntax(syntax()),
-        None => ScenarioError::Field { path: path.to_string(), message: message.replace('\n', " ") },
+    let (path, message) = match tagged::split_nested(message) {
+        Some((inner, m)) => (tagged::join_path(path, inner), m.trim().replace('\n', " ")),
+        None if path == "." || path.is_empty() => return ScenarioError::Syntax(syntax()),
+        None => (path.to_string(), message.replace('\n', " ")),
+    };
+    let hint = pfc_field_elsewhere(&path, &message).unwrap_or_default();
+    ScenarioError::Field { path, message: message + &hint }
+}
+
+/// An unknown field of `[switch.flow_control]` that `[switch.pfc]` has (`alpha`,
+/// `threshold`, ...): where it belongs.
+fn pfc_field_elsewhere(path: &str, message: &str) -> Option<String> {
+    let rest = message.strip_prefix("unknown field `")?;
+    let name = &rest[..rest.find('`')?];
+    if !path.starts_with("switch.flow_control") {
+        return None;
     }
+    let schema =
+        serde_json::to_value(schemars::schema_for!(crate::switch::flow_control::pfc_spec::PfcSpec)).ok()?;
+    let known = schema.get("properties")?.get(name).is_some();
+    known.then(|| format!("; `{name}` is PFC's setting: set it as switch.pfc.{name}"))
 }
 
 impl Scenario {
@@ -292,10 +305,44 @@ mod tests {
     fn minimal_scenario_gets_defaults() {
         let s = Scenario::from_toml_str(MINIMAL).unwrap();
         assert_eq!(s.seed, 1);
-        assert!(s.switch.pfc.enabled);
+        assert!(*s.switch.pfc.enabled);
         assert_eq!(s.transport.mtu, 1000);
         assert_eq!(s.transport.irn.rto_low_packets, 3, "IRN's N (IRN §3.1)");
         assert_eq!(s.workload.as_slice().len(), 1);
+    }
+
+    /// Settings written where they have no effect are refused, naming the field; their
+    /// defaults pass.
+    #[test]
+    fn settings_that_would_be_silently_ignored_are_refused() {
+        let err = |text: &str| {
+            let s = Scenario::from_toml_str(text).unwrap();
+            assert!(!s.transport.tcp.written || text.contains("[transport.tcp]"));
+            ValidScenario::new(s).err().map(|e| e.to_string())
+        };
+        assert_eq!(err(MINIMAL), None, "defaults alone");
+        let tcp_under_roce = format!("{MINIMAL}\n[transport.tcp]\nsack = true\n");
+        let e = err(&tcp_under_roce).expect("refused");
+        assert!(
+            e.starts_with("transport.tcp: configures the TCP transport") && e.contains("transport.kind"),
+            "{e}"
+        );
+        // A TCP scenario switched to RoCE by name keeps its table for its TCP runs.
+        let named_roce = format!("{MINIMAL}\n[transport]\nkind = \"roce\"\n[transport.tcp]\nsack = true\n");
+        assert_eq!(err(&named_roce), None);
+        let pfc_beside_pyrrha =
+            format!("{MINIMAL}\n[switch.pfc]\nenabled = true\n[switch.flow_control]\nkind = \"pyrrha\"\n");
+        let e = err(&pfc_beside_pyrrha).expect("refused");
+        assert!(e.starts_with("switch.pfc.enabled: true asks for PFC") && e.contains("\"pyrrha\""), "{e}");
+        let off_beside_pyrrha = pfc_beside_pyrrha.replace("enabled = true", "enabled = false");
+        assert_eq!(err(&off_beside_pyrrha), None);
+        let alpha_beside_pyrrha = pfc_beside_pyrrha.replace("enabled = true", "alpha = 0.25");
+        assert_eq!(err(&alpha_beside_pyrrha), None, "a PFC baseline's table, another kind swapped in");
+        // switch.pfc.enabled = false turns PFC off beside kind = "pfc" too (no flow control).
+        let off_beside_pfc = off_beside_pyrrha.replace("\"pyrrha\"", "\"pfc\"");
+        let v = ValidScenario::new(Scenario::from_toml_str(&off_beside_pfc).unwrap()).unwrap();
+        assert_eq!(v.policies.flow_control.kind(), "none");
+        assert!(v.policies.pfc.is_none());
     }
 
     #[test]
@@ -307,6 +354,20 @@ mod tests {
         let bad = format!("{MINIMAL}\n[switch.pfc]\nenabled = \"yes\"\n");
         let e = Scenario::from_toml_str(&bad).unwrap_err().to_string();
         assert!(e.starts_with("switch.pfc.enabled"), "{e}");
+
+        // A field of [switch.pfc] written in [switch.flow_control] says where it belongs.
+        let bad = format!("{MINIMAL}\n[switch.flow_control]\nkind = \"pfc\"\nalpha = 0.3\n");
+        let e = Scenario::from_toml_str(&bad).unwrap_err().to_string();
+        assert!(e.ends_with("`alpha` is PFC's setting: set it as switch.pfc.alpha"), "{e}");
+        let e = Scenario::from_json_str(
+            &serde_json::to_string(&toml::from_str::<serde_json::Value>(&bad).unwrap()).unwrap(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.starts_with("switch.flow_control.alpha: unknown field") && e.contains("switch.pfc.alpha"),
+            "{e}"
+        );
 
         let bad = format!("{MINIMAL}\n[switch.ecn]\nkmin = \"12 parsecs\"\n");
         let e = Scenario::from_toml_str(&bad).unwrap_err().to_string();

@@ -77,22 +77,29 @@ impl Policies {
     }
 }
 
-/// The flow control of the run: `[switch.flow_control]` when given (which `switch.pfc.enabled
-/// = false` may not contradict), else PFC or none as `switch.pfc.enabled` says.
+/// The flow control of the run: `[switch.flow_control]` when given, else PFC or none as
+/// `switch.pfc.enabled` says. `switch.pfc.enabled = false` turns PFC off on any scenario,
+/// the one way the docs give: beside `kind = "pfc"` it runs without flow control.
 fn flow_control(s: &Scenario) -> Result<FlowControlSpec, ScenarioError> {
     let sw = &s.switch;
     match &sw.flow_control {
-        None if sw.pfc.enabled => Ok(FlowControlSpec::Pfc(NoFields {})),
+        None if *sw.pfc.enabled => Ok(FlowControlSpec::Pfc(NoFields {})),
         None => Ok(FlowControlSpec::None(NoFields {})),
-        Some(spec @ FlowControlSpec::Pfc(_)) => {
+        Some(FlowControlSpec::Pfc(_)) if !*sw.pfc.enabled => Ok(FlowControlSpec::None(NoFields {})),
+        Some(spec @ FlowControlSpec::Pfc(_)) => Ok(spec.clone()),
+        Some(spec) => {
+            // PFC asked for by name beside another flow control would silently not run.
             check(
-                sw.pfc.enabled,
+                !(sw.pfc.enabled.written && *sw.pfc.enabled),
                 "switch.pfc.enabled",
-                "false contradicts switch.flow_control.kind = \"pfc\"; drop one of them",
+                format!(
+                    "true asks for PFC, but switch.flow_control.kind = \"{}\" runs instead of it: \
+                     drop switch.pfc.enabled (or set it to false), or set switch.flow_control.kind = \"pfc\"",
+                    spec.kind()
+                ),
             )?;
             Ok(spec.clone())
         }
-        Some(spec) => Ok(spec.clone()),
     }
 }
 

@@ -49,7 +49,10 @@ impl<'de> Deserialize<'de> for RoutingSpec {
         {
             return Err(tagged::nested(
                 other,
-                format!("given, but routing.load_balancer is \"{kind}\"; set load_balancer = \"{other}\" or drop it"),
+                format!(
+                    "given, but routing.load_balancer is \"{kind}\"; set load_balancer = \"{other}\" or drop \
+                     the table (on the command line: --unset routing.{other})"
+                ),
             ));
         }
         let table = map.remove(&kind);

@@ -123,3 +123,55 @@ pub fn serialize_with_kind<T: Serialize, S: serde::Serializer>(
     }
     Tagged { kind, spec }.serialize(s)
 }
+
+/// A value that remembers whether the scenario wrote it or took its default: what lets a
+/// check refuse a setting written where it has no effect (`[transport.tcp]` under RoCE,
+/// `switch.pfc.enabled = true` beside another flow control) while the defaults pass.
+/// It reads, writes and documents itself as the value alone.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Written<T> {
+    pub value: T,
+    /// Whether the scenario gave it (false: the default).
+    pub written: bool,
+}
+
+impl<T> Written<T> {
+    /// A default, not written by the scenario.
+    pub const fn default_to(value: T) -> Written<T> {
+        Written { value, written: false }
+    }
+}
+
+impl<T> std::ops::Deref for Written<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.value
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Written<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        T::deserialize(d).map(|value| Written { value, written: true })
+    }
+}
+
+impl<T: Serialize> Serialize for Written<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.value.serialize(s)
+    }
+}
+
+impl<T: schemars::JsonSchema> schemars::JsonSchema for Written<T> {
+    fn inline_schema() -> bool {
+        T::inline_schema()
+    }
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        T::schema_name()
+    }
+    fn schema_id() -> std::borrow::Cow<'static, str> {
+        T::schema_id()
+    }
+    fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        T::json_schema(g)
+    }
+}

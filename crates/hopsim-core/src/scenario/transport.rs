@@ -11,7 +11,7 @@ pub use crate::host::cc::CcKind;
 pub struct TransportSpec {
     /// `"roce"` (default) or `"tcp"`.
     #[serde(default)]
-    pub kind: super::TransportKind,
+    pub kind: super::tagged::Written<super::TransportKind>,
     /// The rank data packets carry for rank-aware switches: `"none"`, `"srpt"` (remaining
     /// bytes) or `"las"` (bytes sent). Default: `"srpt"` when a switch policy reads ranks
     /// (Vertigo, AIFO, Preemptive Deflection), else `"none"`.
@@ -22,8 +22,10 @@ pub struct TransportSpec {
     /// paper's artifact runs Vertigo and Preemptive Deflection. Default false.
     #[serde(default)]
     pub rank_retransmit_boost: bool,
+    /// The TCP transport's table (refused when `kind` is left to its default `"roce"`,
+    /// which never reads it; a TCP scenario switched to `kind = "roce"` may keep it).
     #[serde(default)]
-    pub tcp: super::TcpSpec,
+    pub tcp: super::tagged::Written<super::TcpSpec>,
     #[serde(default)]
     pub swift: super::SwiftSpec,
     #[serde(default)]

@@ -84,6 +84,7 @@ impl ValidScenario {
         if let Some(t) = &out.throughput {
             check(t.interval.0 > Delta::ZERO, "output.throughput.interval", "expected a positive duration")?;
         }
+        sampling_fits(&scenario, &topo, &flows)?;
         if let Some(PacketTraceSpec { flows: Some(ids), .. }) = &out.packet_trace {
             for f in ids {
                 check(
@@ -107,17 +108,81 @@ impl ValidScenario {
     }
 }
 
+/// The sampled outputs' rows, over the time limit (or, without one, at least until the
+/// last flow starts), within [`MAX_SAMPLE_ROWS`]: an interval near zero would otherwise
+/// exhaust memory instead of failing with a message.
+fn sampling_fits(s: &Scenario, topo: &Topology, flows: &[FlowSpec]) -> Result<(), ScenarioError> {
+    use super::limits::{count, MAX_SAMPLE_ROWS};
+    let horizon = match s.duration {
+        Some(d) => d.0 .0,
+        None => flows.iter().map(|f| f.start.0).max().unwrap_or(0),
+    };
+    let ports = topo.ports.len() as u64;
+    let out = &s.output;
+    let mut asked: Vec<(&str, Delta, u64, &str)> = Vec::new();
+    if let Some(q) = &out.queues {
+        let per_port = if q.per_queue { s.switch.queues as u64 } else { 1 };
+        asked.push(("output.queues.interval", q.interval.0, ports * per_port, "port"));
+    }
+    if let Some(t) = &out.throughput {
+        asked.push(("output.throughput.interval", t.interval.0, 1, "bin"));
+    }
+    if let Some(t) = &out.rate_trace {
+        asked.push(("output.rate_trace.interval", t.interval.0, t.flows.len() as u64, "traced flow"));
+    }
+    if let Some(i) = out.congestion_trees.as_ref().and_then(|t| t.interval) {
+        asked.push(("output.congestion_trees.interval", i.0, ports, "port"));
+    }
+    for (field, interval, per_sample, what) in asked {
+        if interval <= Delta::ZERO {
+            continue; // refused above with its own message
+        }
+        let samples = horizon / interval.0 + 1;
+        let rows = samples.saturating_mul(per_sample.max(1));
+        let least = Delta((horizon as u128 * per_sample.max(1) as u128 / MAX_SAMPLE_ROWS as u128) as u64 + 1);
+        check(
+            rows <= MAX_SAMPLE_ROWS,
+            field,
+            format!(
+                "{} samples of {} {what}{} would be {} rows, more than {} that fit in memory: \
+                 lengthen the interval to at least {} ns (or shorten the run)",
+                count(samples),
+                count(per_sample.max(1)),
+                if per_sample == 1 { "" } else { "s" },
+                count(rows),
+                count(MAX_SAMPLE_ROWS),
+                least.0.div_ceil(1000)
+            ),
+        )?;
+    }
+    Ok(())
+}
+
 fn switch_config(s: &Scenario, policies: &Policies) -> Result<SwitchConfig, ScenarioError> {
     let sw = &s.switch;
     check(sw.buffer_bytes.0 > 0, "switch.buffer_bytes", "expected a positive size")?;
+    // Traffic classes: a host NIC pauses them in one 64-bit mask (a flow control's own
+    // queues, BFC's or Pyrrha's, are set in its table).
     check(
-        (1..=1024).contains(&sw.queues),
+        (1..=64).contains(&sw.queues),
         "switch.queues",
-        format!("expected 1 to 1024 queues, got {}", sw.queues),
+        format!(
+            "expected 1 to 64 traffic classes, got {} (a flow control's own queues are set in its \
+             table, e.g. switch.flow_control.queues for BFC)",
+            sw.queues
+        ),
     )?;
     let e = &sw.ecn;
     if e.enabled {
-        check(e.kmin.0 <= e.kmax.0, "switch.ecn.kmax", "expected kmin ≤ kmax")?;
+        check(
+            e.kmin.0 <= e.kmax.0,
+            "switch.ecn",
+            format!(
+                "kmin ({} B) is above kmax ({} B); expected kmin ≤ kmax",
+                super::limits::count(e.kmin.0),
+                super::limits::count(e.kmax.0)
+            ),
+        )?;
         fraction(e.pmax, "switch.ecn.pmax", false)?;
         check(e.reference_rate.0 .0 > 0, "switch.ecn.reference_rate", "expected a positive rate")?;
     }
@@ -154,13 +219,13 @@ fn transport_config(
         .chain(t.groups.iter().enumerate().map(|(i, g)| (format!("transport.groups[{i}].cc"), g.cc)))
     {
         check(
-            cc.runs_on(t.kind),
+            cc.runs_on(*t.kind),
             &field,
             format!(
                 "{:?} does not run on transport.kind = \"{}\"; expected {}",
                 cc,
-                kind_name(t.kind),
-                if t.kind == TransportKind::Tcp {
+                kind_name(*t.kind),
+                if *t.kind == TransportKind::Tcp {
                     "\"reno\", \"dctcp\", \"swift\" or \"bolt\""
                 } else {
                     "\"none\", \"dcqcn\", \"hpcc\", \"dctcp\" or \"timely\" (or set transport.kind = \"tcp\")"
@@ -169,7 +234,15 @@ fn transport_config(
             .to_lowercase(),
         )?;
     }
-    let tcp = t.kind == TransportKind::Tcp;
+    let tcp = *t.kind == TransportKind::Tcp;
+    // A TCP table with the transport left to its default: the user meant TCP. (A TCP
+    // scenario switched to kind = "roce" by name may keep its table for its TCP runs.)
+    check(
+        tcp || !t.tcp.written || t.kind.written,
+        "transport.tcp",
+        "configures the TCP transport, but transport.kind is not given and defaults to \"roce\", \
+         which never reads it: set transport.kind = \"tcp\", or remove the table",
+    )?;
     if tcp {
         check(
             t.loss_recovery == crate::scenario::LossRecovery::GoBackN,

@@ -198,7 +198,7 @@ pub fn build(v: ValidScenario) -> Simulator {
                 rto_pending: false,
                 in_active: false,
                 timer_gen: [0; 3],
-                cc: Cc::build(cc, t.kind, &CcBuild { line_rate, window, mss }),
+                cc: Cc::build(cc, *t.kind, &CcBuild { line_rate, window, mss }),
                 ssthresh: u64::MAX / 2,
                 finish: None,
                 retransmitted_bytes: 0,
@@ -290,7 +290,7 @@ pub fn build(v: ValidScenario) -> Simulator {
         rank_order: rank_field.filter(|_| rank_ordered),
     };
     let int_enabled = switches.cfg.int_enabled;
-    let transport_state = Transport::build(t.kind, &transport, flows.len());
+    let transport_state = Transport::build(*t.kind, &transport, flows.len());
     let core = crate::host::HostCore {
         nodes: hosts,
         flows,

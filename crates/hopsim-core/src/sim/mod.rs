@@ -38,6 +38,68 @@ pub use memory::MemoryReport;
 /// measured best on k=16 against 6 and against none).
 const PREFETCH_AHEAD: usize = 0;
 
+/// The workload's progress: what a progress bar measures (simulated time alone says little
+/// about how much is left: a run's last flows may finish long before its time limit).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WorkDone {
+    pub flows_total: u64,
+    /// Flows whose last byte was acknowledged.
+    pub flows_finished: u64,
+    /// The flows' sizes summed.
+    pub bytes_total: u64,
+    /// Bytes acknowledged to their senders, summed over the flows.
+    pub bytes_acked: u64,
+}
+
+/// Valid settings that rarely do what a reader expects, said before the run: a load
+/// balancer that reorders a flow's packets under go-back-N recovery (every reordering
+/// costs a resend from the gap), and an incast asking more flows a round than it has
+/// senders (senders repeat).
+fn traps(v: &ValidScenario) -> Vec<(&'static str, String)> {
+    use crate::scenario::{LossRecovery, TransportKind, WorkloadSpec};
+    let mut out = Vec::new();
+    let t = &v.scenario.transport;
+    let lb = &v.policies.load_balancer;
+    if lb.reorders() && *t.kind == TransportKind::Roce && t.loss_recovery == LossRecovery::GoBackN {
+        out.push((
+            "routing",
+            format!(
+                "routing.load_balancer = \"{}\" sends a flow's packets over several paths, so they arrive \
+                 out of order, and transport.loss_recovery = \"go_back_n\" resends everything from the first \
+                 gap: expect retransmissions and slow flows (\"irn\" keeps what arrives out of order)",
+                lb.kind()
+            ),
+        ));
+    }
+    let hosts = v.topo.hosts.len();
+    for (i, w) in v.scenario.workload.as_slice().iter().enumerate() {
+        let WorkloadSpec::Incast(inc) = w else { continue };
+        let senders = match &inc.senders {
+            Some(list) => {
+                let mut s: Vec<u32> = list.iter().copied().filter(|h| *h != inc.receiver).collect();
+                s.sort_unstable();
+                s.dedup();
+                s.len()
+            }
+            None => hosts.saturating_sub(1),
+        };
+        let fan_in = inc.fan_in as usize;
+        if senders > 0 && fan_in > senders {
+            let (lo, hi) = (fan_in / senders, fan_in.div_ceil(senders));
+            let each = if lo == hi { format!("{lo}") } else { format!("{lo} or {hi}") };
+            out.push((
+                "workload",
+                format!(
+                    "workload[{i}].fan_in = {fan_in} exceeds the {senders} hosts that may send: senders \
+                     repeat, each sending {each} flows a round (an N-to-1 incast of distinct senders needs \
+                     fan_in <= {senders})"
+                ),
+            ));
+        }
+    }
+    out
+}
+
 /// A whole simulation run: the fabric and the components on it.
 pub struct Simulator {
     /// Clock, events, packets, ports, routes, counters and observers: what every
@@ -65,15 +127,18 @@ pub struct Simulator {
 impl Simulator {
     /// Validate `scenario` and build the network.
     pub fn new(scenario: Scenario) -> Result<Simulator, ScenarioError> {
-        let notes = crate::scenario::compat::contradictions(&scenario);
+        let compat = crate::scenario::compat::contradictions(&scenario);
         let valid = ValidScenario::new(scenario)?;
+        let mut notes: Vec<(&'static str, String)> = compat.into_iter().map(|n| ("compat", n)).collect();
+        notes.extend(traps(&valid));
         let mut sim = build::build(valid);
-        sim.notes = notes.into_iter().map(|n| ("compat", n)).collect();
+        sim.notes = notes;
         Ok(sim)
     }
 
     /// Warnings about the scenario as run, as (topic, sentence) pairs: settings that
-    /// contradict its `compat` profile. Front ends show them before the run starts.
+    /// contradict its `compat` profile, and valid settings that rarely do what they read
+    /// as (see [`traps`]). Front ends show them before the run starts.
     pub fn notes(&self) -> &[(&'static str, String)] {
         &self.notes
     }
@@ -421,6 +486,17 @@ impl Simulator {
     /// Frames of kind `name` sent.
     fn frames_sent_of(&self, name: &str) -> u64 {
         frame_kinds().iter().position(|k| *k == name).map_or(0, |i| self.switches.frame_counts.sent[i])
+    }
+
+    /// How much of the workload is done (for progress reporting; one pass over the flows).
+    pub fn work_done(&self) -> WorkDone {
+        let flows = &self.hosts.core.flows;
+        WorkDone {
+            flows_total: flows.len() as u64,
+            flows_finished: self.fab.counters.flows_finished,
+            bytes_total: flows.iter().map(|f| f.size).sum(),
+            bytes_acked: flows.iter().map(|f| f.snd_una.min(f.size)).sum(),
+        }
     }
 
     /// Bytes acknowledged so far and current sending rate (bits/s) of a flow.

@@ -246,6 +246,7 @@ impl Simulator {
             .text("kind", e.iter().map(|e| e.payload.kind_name()))
             .int("subject", e.iter().map(|e| e.payload.subject()))
             .bool("pause", e.iter().map(|e| e.payload.pauses() == Some(true)))
+            .optional_int("resumes", e.iter().map(|e| e.payload.resumes()))
     }
 
     fn iq_usage_table(&self, b: TableBuilder) -> TableBuilder {

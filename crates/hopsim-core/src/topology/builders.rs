@@ -223,6 +223,13 @@ mod tests {
         let t = leaf_spine(4, 10, 16, 1, (Rate::gbps(100), Delta::ZERO), (Rate::gbps(400), Delta::ZERO));
         assert_eq!(t.hosts.len(), 160);
         assert_eq!(t.tiers[160], Tier::Tor);
-        assert_eq!(t.tiers[170], Tier::Agg);
+        assert_eq!(t.tiers[170], Tier::Spine, "a leaf-spine's spines top the fabric");
+    }
+
+    #[test]
+    fn a_fat_trees_middle_tier_is_aggregation() {
+        let t = fat_tree(4, Rate::gbps(100), Rate::gbps(100), Delta::from_us(1));
+        assert_eq!(t.tiers.iter().filter(|x| **x == Tier::Agg).count(), 8);
+        assert!(!t.tiers.contains(&Tier::Spine), "a fat-tree has cores above its aggregation");
     }
 }

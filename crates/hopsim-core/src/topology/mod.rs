@@ -64,8 +64,11 @@ pub enum Tier {
     Host,
     /// A switch with hosts attached (top of rack / leaf / edge).
     Tor,
-    /// A switch one hop above the ToRs (aggregation, or spine in a 2-tier fabric).
+    /// A switch one hop above the ToRs with switches above it (a fat-tree's aggregation).
     Agg,
+    /// A switch one hop above the ToRs with none above it: the top of a two-tier fabric
+    /// (a leaf-spine's spine; the Pyrrha paper's "core" of its Clos, §6).
+    Spine,
     /// A switch two or more hops above the ToRs.
     Core,
 }
@@ -76,6 +79,7 @@ impl Tier {
             Tier::Host => "host",
             Tier::Tor => "tor",
             Tier::Agg => "agg",
+            Tier::Spine => "spine",
             Tier::Core => "core",
         }
     }
@@ -250,8 +254,9 @@ impl Topology {
         dist
     }
 
-    /// Tier of each node: switches by hop distance from the nearest host
-    /// (1 = ToR, 2 = Agg, ≥ 3 = Core).
+    /// Tier of each node: switches by hop distance from the nearest host (1 = ToR,
+    /// 2 = Agg, ≥ 3 = Core), except that a switch two hops up with no switch further up
+    /// tops a two-tier fabric (Spine).
     fn compute_tiers(&self) -> Vec<Tier> {
         let mut level = vec![u32::MAX; self.node_count()];
         let mut frontier = std::collections::VecDeque::new();
@@ -268,12 +273,16 @@ impl Topology {
                 }
             }
         }
-        level
-            .iter()
-            .map(|l| match l {
+        let has_higher_peer = |n: usize| {
+            self.ports_of(NodeId(n as u32))
+                .any(|p| level[self.ports[self.ports[p as usize].peer.idx()].node.idx()] > level[n])
+        };
+        (0..self.node_count())
+            .map(|n| match level[n] {
                 0 => Tier::Host,
                 1 => Tier::Tor,
-                2 => Tier::Agg,
+                2 if has_higher_peer(n) => Tier::Agg,
+                2 => Tier::Spine,
                 _ => Tier::Core,
             })
             .collect()

@@ -516,8 +516,8 @@ impl FlowControlPolicy for Bfc {
     fn summary_line(&self, sent: &dyn Fn(&str) -> u64) -> Option<(&'static str, String)> {
         let (pauses, resumes) = (sent("bfc_pause"), sent("bfc_resume"));
         use crate::scenario::limits::count as thousands;
-        (pauses > 0)
-            .then(|| ("BFC pauses", format!("{} (resumes {})", thousands(pauses), thousands(resumes))))
+        // Printed when zero too: a mechanism that ran and never paused says so.
+        Some(("BFC pauses", format!("{} (resumes {})", thousands(pauses), thousands(resumes))))
     }
 }
 

@@ -113,6 +113,13 @@ macro_rules! flow_control_registry {
                 }
             }
 
+            /// The class whose pause at the receiver the frame ends, if any.
+            pub fn resumes(&self) -> Option<u32> {
+                match self {
+                    $( ControlPayload::$variant(f) => f.resumes(), )+
+                }
+            }
+
             /// The class the frame names (priority, flow, queue, root).
             pub fn subject(&self) -> u32 {
                 match self {

@@ -344,8 +344,8 @@ impl FlowControlPolicy for PerFlow {
     fn summary_line(&self, sent: &dyn Fn(&str) -> u64) -> Option<(&'static str, String)> {
         use crate::scenario::limits::count as thousands;
         let (pauses, resumes) = (sent("flow_pause"), sent("flow_resume"));
-        (pauses > 0)
-            .then(|| ("flow pauses", format!("{} (resumes {})", thousands(pauses), thousands(resumes))))
+        // Printed when zero too: a mechanism that ran and never paused says so.
+        Some(("flow pauses", format!("{} (resumes {})", thousands(pauses), thousands(resumes))))
     }
 }
 

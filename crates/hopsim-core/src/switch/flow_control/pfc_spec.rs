@@ -5,16 +5,23 @@
 use serde::{Deserialize, Serialize};
 
 use crate::scenario::error::{check, fraction, ScenarioError};
-use crate::scenario::units::{yes, Bytes};
+use crate::scenario::tagged::Written;
+use crate::scenario::units::Bytes;
+
+fn enabled_by_default() -> Written<bool> {
+    Written::default_to(true)
+}
 
 /// Priority flow control (IEEE 802.1Qbb).
 #[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PfcSpec {
-    /// PFC on (default) or off, when `[switch.flow_control]` is not given; that table,
-    /// when given, decides (and `enabled = false` with its kind `"pfc"` is an error).
-    #[serde(default = "yes")]
-    pub enabled: bool,
+    /// PFC on (default) or off: `false` turns PFC off on any scenario (beside
+    /// `[switch.flow_control] kind = "pfc"` too: no flow control then runs). Another kind
+    /// of `[switch.flow_control]` decides alone, and `enabled = true` written beside it is
+    /// an error.
+    #[serde(default = "enabled_by_default")]
+    pub enabled: Written<bool>,
     /// How the XOFF threshold is set.
     #[serde(default)]
     pub threshold: PfcThreshold,
@@ -45,7 +52,7 @@ pub struct PfcSpec {
 impl Default for PfcSpec {
     fn default() -> Self {
         PfcSpec {
-            enabled: true,
+            enabled: enabled_by_default(),
             threshold: PfcThreshold::Dynamic,
             alpha: default_pfc_alpha(),
             xoff_bytes: None,

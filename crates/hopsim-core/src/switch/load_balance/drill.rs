@@ -143,6 +143,7 @@ impl Drill {
 
 impl LoadBalancerPolicy for Drill {
     const NAME: &'static str = "drill";
+    const REORDERS: bool = true;
     type Spec = DrillSpec;
 
     fn validate(spec: &DrillSpec) -> Result<(), ScenarioError> {

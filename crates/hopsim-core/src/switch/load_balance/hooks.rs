@@ -64,6 +64,9 @@ pub trait LoadBalancerPolicy: Sized {
     /// Whether its hook is inlined into the event loop (ECMP's is; the others are called
     /// out of line, so runs that do not use them carry none of their code).
     const INLINE: bool = false;
+    /// Whether it spreads one flow's packets over several paths as a matter of course (per
+    /// packet), so they arrive out of order: a run with go-back-N recovery is warned.
+    const REORDERS: bool = false;
 
     /// Check the table; errors name the field (`routing.NAME.<field>`).
     fn validate(_spec: &Self::Spec) -> Result<(), ScenarioError> {

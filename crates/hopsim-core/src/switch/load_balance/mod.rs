@@ -66,6 +66,14 @@ macro_rules! load_balancer_registry {
                 }
             }
 
+            /// Whether it sends one flow's packets over several paths (see
+            /// [`LoadBalancerPolicy::REORDERS`]).
+            pub fn reorders(&self) -> bool {
+                match self {
+                    $( LoadBalancerSpec::$variant(_) => <$policy as LoadBalancerPolicy>::REORDERS, )+
+                }
+            }
+
             /// Kind `kind` with its table (`None`: every field at its default); errors
             /// carry the table's inner path.
             pub fn with_table<E: serde::de::Error>(kind: &str, table: Option<serde_json::Value>) -> Result<Self, E> {

@@ -46,4 +46,13 @@ impl Frame for PyrrhaFrame {
     fn subject(&self) -> u32 {
         self.root
     }
+    /// A MERGE ends the pause of the false-positive root it replaces: the receiver's IQ
+    /// for it soft-merges into the new root's, which it learns resumed (§4.1).
+    fn resumes(&self) -> Option<u32> {
+        match self.signal {
+            RootSignal::Resume => Some(self.root),
+            RootSignal::Merge => Some(self.old_root),
+            RootSignal::Pause | RootSignal::Unassign => None,
+        }
+    }
 }

@@ -1073,18 +1073,21 @@ impl FlowControlPolicy for Pyrrha {
 
     fn summary_line(&self, sent: &dyn Fn(&str) -> u64) -> Option<(&'static str, String)> {
         use crate::scenario::limits::count as thousands;
-        let (pauses, merges) = (sent("pyrrha_pause"), sent("pyrrha_merge"));
-        (pauses > 0 || merges > 0).then(|| {
-            let s = self.stats;
-            let line = format!(
-                "{} pauses, {} merges, {} roots nominated, at most {} isolation queues on a port",
-                thousands(pauses),
-                thousands(merges),
-                thousands(s.roots_nominated),
-                thousands(s.max_iqs_per_port)
-            );
-            ("Pyrrha", line)
-        })
+        let (pauses, merge_frames) = (sent("pyrrha_pause"), sent("pyrrha_merge"));
+        let s = self.stats;
+        // A merge (a false-positive root joining the root downstream) sends one MERGE
+        // frame to each of its upstreams: frames and merges are different counts. Printed
+        // when zero too: a mechanism that ran and never paused says so.
+        let line = format!(
+            "{} PAUSE frames, {} MERGE frames sent for {} root merges, {} roots nominated, \
+             at most {} isolation queues on a port",
+            thousands(pauses),
+            thousands(merge_frames),
+            thousands(s.merges),
+            thousands(s.roots_nominated),
+            thousands(s.max_iqs_per_port)
+        );
+        Some(("Pyrrha", line))
     }
 }
 
