@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -9,10 +10,16 @@ import pytest
 NOTEBOOK = Path(__file__).resolve().parent.parent / "docs" / "examples" / "incast_pfc.ipynb"
 
 
-def test_the_example_notebook_executes(tmp_path):
+def test_the_example_notebook_executes(tmp_path, monkeypatch):
     nbformat = pytest.importorskip("nbformat", reason="needs the test extras (nbformat)")
     nbclient = pytest.importorskip("nbclient", reason="needs the test extras (nbclient)")
     pytest.importorskip("ipykernel", reason="needs the test extras (ipykernel)")
+    # The kernel starts in tmp_path: a relative PYTHONPATH (a checkout's `python`) would
+    # silently fall back to an installed hopsim there.
+    path = os.environ.get("PYTHONPATH")
+    if path:
+        absolute = os.pathsep.join(str(Path(p).resolve()) for p in path.split(os.pathsep) if p)
+        monkeypatch.setenv("PYTHONPATH", absolute)
     nb = nbformat.read(NOTEBOOK, as_version=4)
     client = nbclient.NotebookClient(
         nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}

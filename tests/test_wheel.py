@@ -23,8 +23,17 @@ def test_every_paper_ships_its_scenarios():
         assert bundled.find(paper) == bundled.root() / paper
     assert "quickstart.toml" in shipped
     assert "pyrrha/polarized_clos.txt" in shipped, "input files a scenario reads ship too"
-    # The repository's scenarios/ is the package's folder (one copy, no drift).
-    assert (ROOT / "scenarios").resolve() == bundled.root()
+    # The repository's scenarios/ is the package's folder (one copy, no drift), and the
+    # package in use (from the checkout or installed) ships every file of it, unchanged.
+    assert (ROOT / "scenarios").resolve() == (ROOT / "python" / "hopsim" / "scenarios")
+    here = sorted(
+        str(p.relative_to(ROOT / "scenarios"))
+        for p in (ROOT / "scenarios").rglob("*")
+        if p.is_file() and not p.name.startswith(".")
+    )
+    assert here == sorted(shipped)
+    for rel in here:
+        assert (bundled.root() / rel).read_bytes() == (ROOT / "scenarios" / rel).read_bytes()
 
 
 def test_the_override_is_used_or_refused(tmp_path, monkeypatch):
