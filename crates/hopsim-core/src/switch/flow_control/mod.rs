@@ -154,6 +154,13 @@ macro_rules! flow_control_registry {
                 }
             }
 
+            /// Whether the mechanism keeps PFC's accounting (`[switch.pfc]` applies).
+            pub fn uses_pfc(&self) -> bool {
+                match self {
+                    $( FlowControlSpec::$variant(_) => <$policy as FlowControlPolicy>::USES_PFC, )+
+                }
+            }
+
             /// Check the mechanism's table.
             pub fn validate(&self) -> Result<(), ScenarioError> {
                 match self {
