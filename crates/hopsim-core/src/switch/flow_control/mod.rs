@@ -26,6 +26,7 @@ pub mod bfc;
 pub mod none;
 pub mod per_flow;
 pub mod pfc;
+pub mod pfc_family;
 pub mod pfc_spec;
 pub mod pyrrha;
 
@@ -515,6 +516,10 @@ flow_control_registry! {
     Bfc: bfc::Bfc => Box<bfc::Bfc>,
     Pyrrha: pyrrha::Pyrrha => Box<pyrrha::Pyrrha>,
     Aquarius: aquarius::Aquarius => Box<aquarius::Aquarius>,
+    CaPfc: pfc_family::capfc::CaPfc => Box<pfc_family::capfc::CaPfc>,
+    PPfc: pfc_family::ppfc::PPfc => Box<pfc_family::ppfc::PPfc>,
+    Gfc: pfc_family::gfc::Gfc => Box<pfc_family::gfc::Gfc>,
+    GPfc: pfc_family::gpfc::GPfc => Box<pfc_family::gpfc::GPfc>,
 }
 
 impl FlowControl {
@@ -541,7 +546,11 @@ mod tests {
     fn frame_kinds_are_numbered_over_every_mechanism() {
         let names = frame_kinds();
         assert_eq!(&names[..4], ["pfc_pause", "pfc_resume", "flow_pause", "flow_resume"]);
-        assert_eq!(names.len(), 12, "PFC 2, per-flow 2, BFC 2, Pyrrha 4, Aquarius 2");
+        assert_eq!(
+            names.len(),
+            19,
+            "PFC 2, per-flow 2, BFC 2, Pyrrha 4, Aquarius 2, caPFC 2, P-PFC 2, GFC 1, G-PFC 2"
+        );
         let p = ControlPayload::Pfc(PfcFrame { priority: 3, pause: true });
         assert_eq!(
             (p.kind_index(), p.kind_name(), p.pauses(), p.subject(), p.wire_bytes()),
@@ -576,6 +585,9 @@ mod tests {
         assert!(text.starts_with(r#"{"kind":"bfc","queues":8,"#), "{text}");
         let err = serde_json::from_str::<FlowControlSpec>(r#"{"kind": "bfd"}"#).unwrap_err().to_string();
         assert!(err.contains("unknown kind \"bfd\"") && err.contains("\"pyrrha\""), "{err}");
-        assert_eq!(FlowControlSpec::KINDS, ["none", "pfc", "per_flow", "bfc", "pyrrha", "aquarius"]);
+        assert_eq!(
+            FlowControlSpec::KINDS,
+            ["none", "pfc", "per_flow", "bfc", "pyrrha", "aquarius", "capfc", "ppfc", "gfc", "gpfc"]
+        );
     }
 }
