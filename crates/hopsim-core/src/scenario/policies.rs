@@ -58,6 +58,10 @@ impl Policies {
                 )?;
             }
         }
+        if let Some(d) = &s.output.deadlock {
+            check(d.interval.0 > Delta::ZERO, "output.deadlock.interval", "expected a positive duration")?;
+            check(d.hold.0 >= Delta::ZERO, "output.deadlock.hold", "expected a duration ≥ 0")?;
+        }
         let buffer_rule = buffer_rule(&s.switch.admission)?;
         let (deflection, hop_limit) = deflection(&s.switch.deflection, &flow_control)?;
         Ok(Policies {
