@@ -260,6 +260,12 @@ def test_self_contradicting_configurations(overrides, match):
         ),
         ({"kind": "aquarius", "hrtt": "0us"}, "switch.flow_control.hrtt: expected a positive"),
         ({"kind": "aquarius", "active_queues": "all"}, "switch.flow_control.active_queues"),
+        ({"kind": "capfc", "egress_threshold": 0}, "switch.flow_control.egress_threshold: expected a positive"),
+        ({"kind": "ppfc", "form": "derivative"}, "switch.flow_control.form"),
+        ({"kind": "gpfc", "low_fraction": 0}, "switch.flow_control.low_fraction: expected a fraction in"),
+        ({"kind": "gpfc", "low_priority_from": 64}, "switch.flow_control.low_priority_from: expected a class"),
+        ({"kind": "gfc", "steps": 0}, "switch.flow_control.steps: expected 1 to 16 rate steps"),
+        ({"kind": "gfc", "start_fraction": 1.0}, "switch.flow_control.start_fraction: expected a fraction"),
         ({"kind": "aquarius", "k_pause": 2}, "k_pause"),
     ],
 )
