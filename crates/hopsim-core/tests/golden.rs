@@ -217,6 +217,7 @@ fn matrix() -> Vec<(&'static str, String)> {
         ),
         ("roce-capfc", roce(&format!("{PFC_STATIC}[switch.flow_control]\nkind = \"capfc\"\negress_threshold = \"100KB\"\n"))),
         ("roce-ppfc", roce(&format!("{PFC_STATIC}[switch.flow_control]\nkind = \"ppfc\"\n"))),
+        ("roce-ppfc-derivative", roce(&format!("{PFC_STATIC}[switch.flow_control]\nkind = \"ppfc\"\nform = \"derivative\"\n"))),
         ("roce-gpfc", roce(&format!("{PFC_STATIC}[switch.flow_control]\nkind = \"gpfc\"\nlow_priority_from = 3\n"))),
         ("roce-gfc", roce(&format!("{PFC_STATIC}[switch.flow_control]\nkind = \"gfc\"\n[output]\ncontrol_frames = true\n"))),
         ("roce-faults-deadlock-detector", roce(

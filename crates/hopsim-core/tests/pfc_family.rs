@@ -109,6 +109,47 @@ fn capfc_pauses_by_its_fixed_threshold_ppfc_by_the_average() {
     assert_drained(&low);
 }
 
+/// The time (µs) of the first PAUSE the leaf (node 16) sent.
+fn first_pause_us(s: &Simulator) -> f64 {
+    s.control_events()
+        .iter()
+        .find(|e| e.node == NodeId(16) && e.payload.pauses() == Some(true))
+        .map(|e| e.time.as_ns_f64() / 1000.0)
+        .expect("a PAUSE")
+}
+
+/// P-PFC's own predictive form (`form = "derivative"`): the incast's ingresses, filling
+/// fast, are paused before they reach XOFF — earlier than under PFC — so the leaf's buffer
+/// peaks lower; still lossless. OFC's form pauses at PFC's instant (the incast's egress is
+/// above the average from the start).
+#[test]
+fn ppfc_derivative_pauses_before_xoff() {
+    let pfc = run(&congested_and_mild("kind = \"pfc\""));
+    let ofc = run(&congested_and_mild("kind = \"ppfc\""));
+    // The leaf's host links have 3 µs of delay: the default window (⅛ of the 6 µs hop RTT)
+    // would first close as the first ingress reaches XOFF; 200 ns sees the burst's slope.
+    let derivative =
+        run(&congested_and_mild("kind = \"ppfc\"\nform = \"derivative\"\nslope_window = \"200ns\""));
+    let (t_pfc, t_ofc, t_der) = (first_pause_us(&pfc), first_pause_us(&ofc), first_pause_us(&derivative));
+    let peak = |s: &Simulator| s.summary().max_buffer_bytes;
+    eprintln!(
+        "first PAUSE at {t_pfc:.3} / {t_ofc:.3} / {t_der:.3} us, buffer peak {} / {} / {} B (PFC / OFC's P-PFC / \
+         derivative): {:?}",
+        peak(&pfc),
+        peak(&ofc),
+        peak(&derivative),
+        derivative.flow_control_counters()
+    );
+    assert_eq!(t_ofc, t_pfc);
+    assert!(t_der < t_pfc, "the prediction pauses earlier");
+    let predicted =
+        derivative.flow_control_counters().iter().find(|c| c.0 == "ppfc_predicted_pauses").unwrap().1;
+    assert!(predicted > 0);
+    assert!(peak(&derivative) < peak(&pfc));
+    assert_eq!(derivative.summary().drops.total(), 0);
+    assert_drained(&derivative);
+}
+
 /// G-PFC: a high-priority (class 1) and a low-priority (class 5) sender share an egress.
 /// With 20 or 30 KB each, their ingresses reach half of XOFF but not XOFF: PFC pauses
 /// neither, G-PFC pauses only the low-priority one. With 60 KB both reach XOFF and both
@@ -171,7 +212,7 @@ fn gfc_steps_the_upstream_rate_down_and_never_drops() {
 /// Same seed, same results; each member's counters and frames agree run to run.
 #[test]
 fn each_member_is_deterministic() {
-    for kind in ["capfc", "ppfc", "gpfc", "gfc"] {
+    for kind in ["capfc", "ppfc", "ppfc\"\nform = \"derivative", "gpfc", "gfc"] {
         let text = congested_and_mild(&format!("kind = \"{kind}\""));
         let (a, b) = (run(&text), run(&text));
         let fcts = |s: &Simulator| s.flow_records().iter().map(|r| r.fct()).collect::<Vec<_>>();
@@ -200,7 +241,10 @@ fn bad_parameters_name_their_field() {
         ("kind = \"gpfc\"\nlow_priority_from = 64", "switch.flow_control.low_priority_from"),
         ("kind = \"gfc\"\nsteps = 0", "switch.flow_control.steps"),
         ("kind = \"gfc\"\nstart_fraction = 1.0", "switch.flow_control.start_fraction"),
-        ("kind = \"ppfc\"\nform = \"derivative\"", "form"),
+        ("kind = \"ppfc\"\nform = \"second_derivative\"", "form"),
+        ("kind = \"ppfc\"\nhorizon = \"1us\"", "switch.flow_control.horizon"),
+        ("kind = \"ppfc\"\nform = \"derivative\"\nhorizon = \"0us\"", "switch.flow_control.horizon"),
+        ("kind = \"ppfc\"\nslope_window = \"1us\"", "switch.flow_control.slope_window"),
         ("kind = \"capfc\"\negress = 1", "egress"),
     ] {
         let e = err(fc);

@@ -77,7 +77,7 @@ impl Rule for CaRule {
         with_pfc_mode(&format!("capfc-{}B", spec.egress_threshold.0), pfc)
     }
 
-    fn pause_now(&self, _cx: &FcCx, hop: &Hop, _st: &PfcState, over: bool, queue_bytes: u64) -> bool {
+    fn pause_now(&mut self, _cx: &FcCx, hop: &Hop, _st: &PfcState, over: bool, queue_bytes: u64) -> bool {
         over && queue_bytes + hop.pkt.wire_bytes as u64 > self.egress_threshold
     }
 }

@@ -15,7 +15,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{with_pfc_mode, Family, Names, Rule};
+use super::{with_pfc_mode, Family, Ingress, Names, Rule};
 use crate::scenario::error::{check, ScenarioError};
 use crate::switch::flow_control::hooks::{FcBuild, FcCx, Hop};
 use crate::switch::flow_control::pfc::PfcState;
@@ -102,17 +102,17 @@ impl Rule for GRule {
         )
     }
 
-    fn pause_now(&self, _cx: &FcCx, hop: &Hop, st: &PfcState, over: bool, _queue_bytes: u64) -> bool {
+    fn pause_now(&mut self, _cx: &FcCx, hop: &Hop, st: &PfcState, over: bool, _queue_bytes: u64) -> bool {
         let p = hop.pkt.priority;
         over || (p >= self.low_from
             && st.usage_of(hop.local_in, p) >= self.lower(st, hop.local_in, hop.buffer))
     }
 
-    fn resume_now(&self, st: &PfcState, port: u32, priority: u8, buffer: u64, pfc_resumed: bool) -> bool {
-        if !pfc_resumed || priority < self.low_from {
+    fn resume_now(&mut self, at: Ingress, st: &PfcState, buffer: u64, pfc_resumed: bool) -> bool {
+        if !pfc_resumed || at.priority < self.low_from {
             return pfc_resumed;
         }
-        let usage = st.usage_of(port, priority);
-        usage == 0 || usage + st.resume_margin() <= self.lower(st, port, buffer)
+        let usage = st.usage_of(at.port, at.priority);
+        usage == 0 || usage + st.resume_margin() <= self.lower(st, at.port, buffer)
     }
 }

@@ -94,13 +94,31 @@ pub trait Rule: Clone + std::fmt::Debug + Sized {
     /// The packet of `hop` was admitted and accounted at its ingress, not paused yet;
     /// `over`: the ingress is at or over PFC's XOFF threshold (and not yet back at XON).
     /// `queue_bytes`: its egress queue before it. Pause the upstream now?
-    fn pause_now(&self, cx: &FcCx, hop: &Hop, st: &PfcState, over: bool, queue_bytes: u64) -> bool;
+    fn pause_now(&mut self, cx: &FcCx, hop: &Hop, st: &PfcState, over: bool, queue_bytes: u64) -> bool;
 
-    /// A packet of the paused ingress (`port`, `priority`) left; PFC's XON rule says
-    /// `pfc_resumed`. Resume the upstream now?
-    fn resume_now(&self, _st: &PfcState, _port: u32, _priority: u8, _buffer: u64, pfc_resumed: bool) -> bool {
+    /// A packet of the paused ingress (`port`, `priority`) of switch `sw` left; PFC's XON
+    /// rule says `pfc_resumed`. Resume the upstream now?
+    fn resume_now(&mut self, _at: Ingress, _st: &PfcState, _buffer: u64, pfc_resumed: bool) -> bool {
         pfc_resumed
     }
+
+    /// Every arrival and departure at an ingress, after PFC's accounting (for rules that
+    /// follow the usage over time).
+    fn observe(&mut self, _at: Ingress, _st: &PfcState) {}
+
+    /// The rule's own counters, beyond the family's three.
+    fn extra_counters(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
+}
+
+/// An ingress (port, priority) of a switch, at a time.
+#[derive(Clone, Copy, Debug)]
+pub struct Ingress {
+    pub now: crate::time::SimTime,
+    pub sw: usize,
+    pub port: u32,
+    pub priority: u8,
 }
 
 /// PFC's accounting at every switch plus a member's [`Rule`].
@@ -177,6 +195,8 @@ impl<R: Rule> FlowControlPolicy for Family<R> {
             return Arrival::Refuse(DropCause::HeadroomOverflow);
         }
         let i = hop.local_in as usize * self.classes + pkt.priority as usize;
+        let at = Ingress { now: cx.now, sw: hop.sw, port: hop.local_in, priority: pkt.priority };
+        self.rule.observe(at, &self.states[hop.sw]);
         if self.sent[hop.sw][i] {
             return Arrival::Admit;
         }
@@ -196,17 +216,19 @@ impl<R: Rule> FlowControlPolicy for Family<R> {
         Arrival::AdmitAndSignal
     }
 
-    fn on_dequeue(&mut self, _cx: &mut FcCx, hop: &Hop) -> bool {
+    fn on_dequeue(&mut self, cx: &mut FcCx, hop: &Hop) -> bool {
         let st = &mut self.states[hop.sw];
         let priority = hop.pkt.priority;
         st.on_dequeue(hop.local_in, priority, hop.pkt.wire_bytes as u64);
         st.take_resume(hop.local_in, priority, hop.buffer);
+        let at = Ingress { now: cx.now, sw: hop.sw, port: hop.local_in, priority };
+        self.rule.observe(at, st);
         let i = hop.local_in as usize * self.classes + priority as usize;
         if !self.sent[hop.sw][i] {
             return false;
         }
         let pfc_resumed = !st.is_paused(hop.local_in, priority);
-        if !self.rule.resume_now(st, hop.local_in, priority, hop.buffer, pfc_resumed) {
+        if !self.rule.resume_now(at, st, hop.buffer, pfc_resumed) {
             return false;
         }
         self.sent[hop.sw][i] = false;
@@ -228,7 +250,9 @@ impl<R: Rule> FlowControlPolicy for Family<R> {
 
     fn counters(&self) -> Vec<(&'static str, u64)> {
         let [a, b, c] = R::COUNTERS;
-        vec![(a, self.pauses), (b, self.urgent), (c, self.held_back)]
+        let mut all = vec![(a, self.pauses), (b, self.urgent), (c, self.held_back)];
+        all.extend(self.rule.extra_counters());
+        all
     }
 
     fn summary_line(&self, _sent: &dyn Fn(&str) -> u64) -> Option<(&'static str, String)> {
