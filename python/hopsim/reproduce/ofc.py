@@ -759,7 +759,7 @@ def _fig9_table(runs: list[Run]) -> pd.DataFrame:
 
 def _fig9_draw(metrics: pd.DataFrame, runs: list[Run], path: Path) -> None:
     cols = [("deadlocks", "deadlocked trials")]
-    title = "Fig 9: deadlocks on the CBD leaf-spine (2 failed links), random splits of M flows"
+    title = "Fig 9: deadlocked trials (CBD leaf-spine)"
     bars(metrics, path, cols, title, log=False, colors=_COLORS)
 
 
