@@ -209,6 +209,58 @@ fn gfc_steps_the_upstream_rate_down_and_never_drops() {
     assert_eq!(p.summary().drops.total(), 0);
 }
 
+/// The uplink between the two switches fails mid-incast (at 20 µs, back at 60 µs) while
+/// the right switch holds the left switch's uplink on a GFC rate step. Once it is back, four
+/// later flows (from 100 µs, left hosts to four distinct right hosts, so the 400 Gb/s uplink
+/// is their bottleneck) run as fast as without the incast: the failure took the shaper
+/// with it. Under every member nothing is held at the end.
+#[test]
+fn a_failed_link_leaves_nothing_paused_or_shaped() {
+    let scenario = |kind: &str, incast: bool| {
+        let early: String = if incast {
+            (0..4).map(|i| format!("{{ src = {i}, dst = 4, size = \"500KB\" }}, ")).collect()
+        } else {
+            String::new()
+        };
+        let late: Vec<String> = (0..4)
+            .map(|i| {
+                format!("{{ src = {i}, dst = {}, size = \"1MB\", start = \"100us\", tag = \"late\" }}", 4 + i)
+            })
+            .collect();
+        format!(
+            "seed = 1\n[topology]\nkind = \"dumbbell\"\nleft_hosts = 4\nright_hosts = 4\nbottleneck_rate = \"400Gbps\"\n\
+             [switch]\nbuffer_bytes = \"4MB\"\n\
+             [switch.pfc]\nthreshold = \"static\"\nxoff_bytes = \"80KB\"\nxon_bytes = \"40KB\"\n\
+             [switch.flow_control]\nkind = \"{kind}\"\n[transport]\ncc = \"none\"\n\
+             [[faults]]\nlink = [8, 9]\ndown = \"20us\"\nup = \"60us\"\n\
+             [workload]\nkind = \"flows\"\nflows = [{early}{}]\n",
+            late.join(", ")
+        )
+    };
+    let late_fct = |s: &Simulator| {
+        s.flow_records()
+            .iter()
+            .filter(|r| r.tag == "late")
+            .map(|r| r.fct().unwrap().as_ns_f64())
+            .fold(0.0, f64::max)
+    };
+    for kind in ["gfc", "capfc", "ppfc", "gpfc"] {
+        let s = run(&scenario(kind, true));
+        let sum = s.summary();
+        assert_eq!(sum.flows_finished, sum.flows_total, "{kind}");
+        assert_eq!(s.flow_control_held(), Some(0), "{kind}: nothing held");
+        assert_eq!(sum.packets_in_flight, 0, "{kind}");
+        let alone = run(&scenario(kind, false));
+        let (with, without) = (late_fct(&s), late_fct(&alone));
+        eprintln!(
+            "{kind}: late flows {:.1} us after the failed incast, {:.1} us alone",
+            with / 1e3,
+            without / 1e3
+        );
+        assert!(with < 1.05 * without, "{kind}: the uplink runs at line rate again");
+    }
+}
+
 /// Same seed, same results; each member's counters and frames agree run to run.
 #[test]
 fn each_member_is_deterministic() {

@@ -101,6 +101,8 @@ pub struct Gfc {
     pub states: Vec<PfcState>,
     /// Per switch: the step each (local port × classes + priority) last told its upstream.
     step: Vec<Vec<u8>>,
+    /// Per global port: its switch and local number (`None`: a host's port).
+    local: Vec<Option<(usize, u32)>>,
     classes: usize,
     steps: u8,
     start: f64,
@@ -158,6 +160,7 @@ impl FlowControlPolicy for Gfc {
         Gfc {
             states: PfcState::per_switch(b),
             step: b.switches.iter().map(|&n| vec![0; b.topo.ports_of(n).len() * b.classes]).collect(),
+            local: super::local_ports(b),
             classes: b.classes,
             steps: spec.steps,
             start: spec.start_fraction,
@@ -242,6 +245,25 @@ impl FlowControlPolicy for Gfc {
         !stop
     }
 
+    /// The link of `port` failed: its queues lose their shapers (their downstream is gone,
+    /// and will not send the step back to line rate), and the steps its ingress told the
+    /// upstream are void.
+    fn on_link_down(
+        &mut self,
+        cx: &mut FcCx,
+        port: PortId,
+        _is_host: bool,
+        _host_flows: &[crate::ids::FlowId],
+    ) {
+        let Some((sw, local)) = self.local[port.idx()] else { return };
+        let at = local as usize * self.classes;
+        self.step[sw][at..at + self.classes].fill(0);
+        let queues = &mut cx.ports[port.idx()].queues;
+        for q in 0..self.classes.min(queues.len()) {
+            queues.set_shaper(q, None);
+        }
+    }
+
     /// Ingress bytes accounted and steps not yet back to line rate (0 once drained).
     fn held(&self) -> Option<usize> {
         let bytes: u64 = self.states.iter().map(|s| s.total_ingress_bytes()).sum();
@@ -277,6 +299,7 @@ mod tests {
         Gfc {
             states: Vec::new(),
             step: Vec::new(),
+            local: Vec::new(),
             classes: 8,
             steps,
             start,

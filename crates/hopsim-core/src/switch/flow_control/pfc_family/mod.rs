@@ -130,6 +130,8 @@ pub struct Family<R: Rule> {
     sent: Vec<Vec<bool>>,
     /// Per switch, per local port: headroom a PAUSE's round trip needs (urgent pause).
     margin: Vec<Vec<u64>>,
+    /// Per global port: its switch and local number (`None`: a host's port).
+    local: Vec<Option<(usize, u32)>>,
     classes: usize,
     pub rule: R,
     outbox: Outbox<ClassFrame<R::Names>>,
@@ -137,6 +139,18 @@ pub struct Family<R: Rule> {
     pub pauses: u64,
     pub urgent: u64,
     pub held_back: u64,
+}
+
+/// Per global port: its switch and its number there (`None` for a host's port).
+pub(crate) fn local_ports(b: &FcBuild) -> Vec<Option<(usize, u32)>> {
+    let mut local = vec![None; b.topo.ports.len()];
+    for (sw, &node) in b.switches.iter().enumerate() {
+        let first = b.topo.ports_of(node).start;
+        for p in b.topo.ports_of(node) {
+            local[p as usize] = Some((sw, p - first));
+        }
+    }
+    local
 }
 
 /// Per switch, per local port: bytes a PAUSE's round trip lets in (one-hop BDP + 2 MTU).
@@ -171,6 +185,7 @@ impl<R: Rule> FlowControlPolicy for Family<R> {
             states,
             sent,
             margin: round_trip_margins(b),
+            local: local_ports(b),
             classes: b.classes,
             rule: R::new(spec, b),
             outbox: Outbox::new(),
@@ -239,6 +254,21 @@ impl<R: Rule> FlowControlPolicy for Family<R> {
     fn on_frame(&mut self, cx: &mut FcCx, port: PortId, _is_host: bool, frame: Self::Frame) -> bool {
         let p = &mut cx.ports[port.idx()];
         p.queues.set_paused(frame.priority as usize, frame.pause, cx.now) && !frame.pause
+    }
+
+    /// The link of `port` failed: the pauses its ingress held are void (the fault lifted
+    /// them at the upstream, and the ingress's packets were dropped or left).
+    fn on_link_down(
+        &mut self,
+        _cx: &mut FcCx,
+        port: PortId,
+        _is_host: bool,
+        _host_flows: &[crate::ids::FlowId],
+    ) {
+        if let Some((sw, local)) = self.local[port.idx()] {
+            let at = local as usize * self.classes;
+            self.sent[sw][at..at + self.classes].fill(false);
+        }
     }
 
     /// Ingress bytes accounted and PAUSEs not yet resumed (0 once drained).
