@@ -260,12 +260,37 @@ def test_self_contradicting_configurations(overrides, match):
         ),
         ({"kind": "aquarius", "hrtt": "0us"}, "switch.flow_control.hrtt: expected a positive"),
         ({"kind": "aquarius", "active_queues": "all"}, "switch.flow_control.active_queues"),
+        (
+            {"kind": "capfc", "egress_threshold": 0},
+            "switch.flow_control.egress_threshold: expected a positive",
+        ),
+        ({"kind": "ppfc", "form": "second_derivative"}, "switch.flow_control.form"),
+        (
+            {"kind": "ppfc", "horizon": "1us"},
+            "switch.flow_control.horizon: only the derivative form",
+        ),
+        (
+            {"kind": "gpfc", "low_fraction": 0},
+            "switch.flow_control.low_fraction: expected a fraction in",
+        ),
+        (
+            {"kind": "gpfc", "low_priority_from": 64},
+            "switch.flow_control.low_priority_from: expected a class",
+        ),
+        ({"kind": "gfc", "steps": 0}, "switch.flow_control.steps: expected 1 to 16 rate steps"),
+        (
+            {"kind": "gfc", "start_fraction": 1.0},
+            "switch.flow_control.start_fraction: expected a fraction",
+        ),
         ({"kind": "aquarius", "k_pause": 2}, "k_pause"),
         (
             {"kind": "ofc", "alpha": 0.5},
             "switch.flow_control.alpha: expected X_ON / X_OFF = 0.600 < alpha < 1",
         ),
-        ({"kind": "ofc", "xon_bytes": "80KB"}, "switch.flow_control.xon_bytes: expected X_ON below"),
+        (
+            {"kind": "ofc", "xon_bytes": "80KB"},
+            "switch.flow_control.xon_bytes: expected X_ON below",
+        ),
         ({"kind": "ofc", "local_flows": "all"}, "switch.flow_control.local_flows"),
     ],
 )

@@ -69,7 +69,9 @@ def test_the_schema_names_every_kind_of_every_family():
     def kinds(name: str) -> set[str]:
         return {v["properties"]["kind"]["const"] for v in defs[name]["oneOf"]}
 
-    assert {"none", "pfc", "per_flow", "bfc", "pyrrha", "aquarius", "ofc"} <= kinds("FlowControlSpec")
+    assert {"none", "pfc", "per_flow", "bfc", "pyrrha", "aquarius", "ofc"} <= kinds(
+        "FlowControlSpec"
+    )
     assert {"none", "dibs", "simple", "preemptive", "vertigo", "aifo"} <= kinds("DeflectionSpec")
     assert {"leaf_spine", "fat_tree", "dumbbell", "file"} == kinds("TopologySpec")
     routing = defs["RoutingSpec"]["properties"]

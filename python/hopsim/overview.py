@@ -208,6 +208,8 @@ def describe(result: Result) -> str:
     if done < total:
         started = int((result.flows["start_ns"] <= s.get("sim_time_ns", math.inf)).sum())
         why = "the time limit" if limit else "the end of the run"
+        if "the run was stopped there" in (s.get("deadlock_message") or ""):
+            why = "the deadlock that stopped the run"
         never = f", {total - started:,} never started" if started < total else ""
         lines.append(
             f"WARNING       {total - done:,} flows did not finish before {why}{never}: "

@@ -273,6 +273,10 @@ class Result:
     throughput : DataFrame
         ``[output.throughput]``: payload bytes each flow's receiver accepted per time bin
         (``time_ns`` = bin start, ``flow_id, bytes``; bins without data are absent).
+    deadlocks : DataFrame
+        ``[output.deadlock]``: one row per queue of each deadlock found (a frozen cycle of
+        paused queues, in wait-for order): ``time_ns, deadlock, member, node, port, queue,
+        peer_node, bytes, stuck_since_ns, flows``.
     packets : DataFrame
         ``[output.packet_trace]``: ``time_ns, event (enqueue|tx|drop|rx), node, port,
         kind, flow_id, seq, wire_bytes, queue, port_backlog_bytes, ecn_ce``.
@@ -293,6 +297,7 @@ class Result:
     control_frames: pd.DataFrame
     iq_usage: pd.DataFrame
     congestion_trees: pd.DataFrame
+    deadlocks: pd.DataFrame
 
     def __init__(
         self,

@@ -215,6 +215,7 @@ pub const CATALOG: &[&TableDecl] = &[
     &CONTROL_FRAMES,
     &IQ_USAGE,
     &CONGESTION_TREES,
+    &DEADLOCKS,
 ];
 
 /// The declaration of table `name`.
@@ -458,6 +459,29 @@ pub const IQ_USAGE: TableDecl = TableDecl {
     columns: &[TIME, NODE, PORT, HOP_TIER, col("iqs", Int, "", "isolation queues the port holds")],
 };
 
+pub const DEADLOCKS: TableDecl = TableDecl {
+    name: "deadlocks",
+    doc: "one row per queue of each deadlock found (a frozen cycle of paused queues), in wait-for order",
+    when: "`[output.deadlock]`",
+    columns: &[
+        TIME,
+        col("deadlock", Int, "", "the deadlock's number (0: the first found)"),
+        col(
+            "member",
+            Int,
+            "",
+            "the queue's place in the cycle (each waits on the next, the last on the first)",
+        ),
+        NODE,
+        PORT,
+        col("queue", Int, "", "the paused egress queue"),
+        col("peer_node", Int, "", "the switch that paused it"),
+        col("bytes", Int, "bytes", "bytes it holds"),
+        col("stuck_since_ns", Float, "ns", "since when it has been paused with the same head packet"),
+        col("flows", Text, "", "flows with data packets in it (ids, comma-separated)"),
+    ],
+};
+
 pub const CONGESTION_TREES: TableDecl = TableDecl {
     name: "congestion_trees",
     doc: "Pyrrha: per snapshot, one row per (congestion root, member); drawn by `hopsim.plots.congestion_trees`",
@@ -672,6 +696,21 @@ pub const SUMMARY: &[FieldDecl] = &[
     field("queue_sample_interval_ns", F::OptionalFloat, "ns", "`[output.queues]`'s interval (null: off)"),
     field("throughput_interval_ns", F::OptionalFloat, "ns", "`[output.throughput]`'s interval (null: off)"),
     field("queue_delay_ns", F::TierStats, "ns", "queuing delay of data packets per hop tier"),
+    field("deadlocks", F::Int, "", "deadlocks `[output.deadlock]` found (0 when it is off)"),
+    field(
+        "deadlock_time_ns",
+        F::OptionalFloat,
+        "ns",
+        "when the first deadlock was found (null: none, or the detector is off)",
+    ),
+    field("deadlock_flows", F::Int, "", "flows held in the first deadlock's cycle"),
+    field(
+        "deadlock_message",
+        F::Text,
+        "",
+        "a sentence on the first deadlock (its cycle, since when it froze, the flows it holds, whether the run \
+         was stopped there); empty when none was found",
+    ),
 ];
 
 #[cfg(test)]

@@ -173,6 +173,10 @@ fn tcp(extra: &str) -> String {
     merged(base, extra)
 }
 
+/// PFC with static thresholds, under the PFC family's rows (as `roce-pfc-static`).
+const PFC_STATIC: &str =
+    "[switch.pfc]\nthreshold = \"static\"\nxoff_bytes = \"40KB\"\nxon_bytes = \"20KB\"\n";
+
 const TCP_DCTCP: &str = "[transport]\nkind = \"tcp\"\ncc = \"dctcp\"\nmtu = 1452\nheader_bytes = 48\n";
 
 /// Every scenario of the matrix, by name.
@@ -212,6 +216,15 @@ fn matrix() -> Vec<(&'static str, String)> {
             roce("[switch.flow_control]\nkind = \"aquarius\"\n[output]\ncontrol_frames = true\n"),
         ),
         ("roce-ofc", roce("[switch.flow_control]\nkind = \"ofc\"\n[output]\ncontrol_frames = true\n")),
+        ("roce-capfc", roce(&format!("{PFC_STATIC}[switch.flow_control]\nkind = \"capfc\"\negress_threshold = \"100KB\"\n"))),
+        ("roce-ppfc", roce(&format!("{PFC_STATIC}[switch.flow_control]\nkind = \"ppfc\"\n"))),
+        ("roce-ppfc-derivative", roce(&format!("{PFC_STATIC}[switch.flow_control]\nkind = \"ppfc\"\nform = \"derivative\"\n"))),
+        ("roce-gpfc", roce(&format!("{PFC_STATIC}[switch.flow_control]\nkind = \"gpfc\"\nlow_priority_from = 3\n"))),
+        ("roce-gfc", roce(&format!("{PFC_STATIC}[switch.flow_control]\nkind = \"gfc\"\n[output]\ncontrol_frames = true\n"))),
+        ("roce-faults-deadlock-detector", roce(
+            "[[faults]]\nlink = [16, 20]\ndown = \"50us\"\nup = \"120us\"\n[[faults]]\nlink = [17, 21]\ndown = \"80us\"\n\
+             [output.deadlock]\ninterval = \"5us\"\nhold = \"50us\"\nstop = false\n",
+        )),
         ("roce-pyrrha", roce(
             "[switch.flow_control]\nkind = \"pyrrha\"\n[output]\ncontrol_frames = true\n\
              congestion_trees = { interval = \"20us\" }\n",

@@ -18,14 +18,16 @@ import os
 from collections.abc import Callable, Sequence
 
 from hopsim._core import ScenarioError
-from hopsim.reproduce import aquarius, deflection, pyrrha
+from hopsim.reproduce import aquarius, deflection, ofc, pyrrha
 from hopsim.reproduce.claims import Claim, ClaimResult, count_line
 from hopsim.reproduce.framework import Experiment, Paper, run_paper
 
 __all__ = ["PAPERS", "Claim", "ClaimResult", "Experiment", "Paper", "count_line", "papers", "run"]
 
 #: Every paper `hopsim reproduce` knows, by name.
-PAPERS: dict[str, Paper] = {p.name: p for p in (pyrrha.PAPER, deflection.PAPER, aquarius.PAPER)}
+PAPERS: dict[str, Paper] = {
+    p.name: p for p in (pyrrha.PAPER, deflection.PAPER, aquarius.PAPER, ofc.PAPER)
+}
 
 
 def papers() -> list[Paper]:

@@ -93,6 +93,8 @@ pub enum Event {
     TraceSample,
     /// Snapshot switch queues and buffers (`[output.queues]`).
     QueueSample,
+    /// Look for a frozen cyclic buffer dependency (`[output.deadlock]`).
+    DeadlockCheck,
     /// A per-flow transport / congestion-control timer.
     FlowTimer { kind: TimerKind, flow: FlowId, generation: u32 },
     /// A switch-port or policy timer (target: a port, switch or policy-defined id).

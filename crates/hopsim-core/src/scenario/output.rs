@@ -30,6 +30,37 @@ pub struct OutputSpec {
     /// told to stop) at chosen instants.
     #[serde(default)]
     pub congestion_trees: Option<CongestionTreesSpec>,
+    /// Look for deadlocks (frozen cyclic buffer dependencies of paused queues): the
+    /// `deadlocks` table, the summary's `deadlocks` fields, and optionally end the run.
+    #[serde(default)]
+    pub deadlock: Option<DeadlockSpec>,
+}
+
+/// `[output.deadlock]`: the deadlock detector (off unless this table is given).
+#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DeadlockSpec {
+    /// How often to look. Default 10 µs: hopsim's choice, a few hop RTTs of a datacenter
+    /// fabric (a check reads only ports with a paused queue).
+    #[serde(default = "default_deadlock_interval")]
+    pub interval: Duration,
+    /// How long every queue of a cycle must have been paused without sending (the same
+    /// packet at its head) before the cycle counts as a deadlock. Default 200 µs: hopsim's
+    /// choice, far above a PFC pause's usual length (a few µs) and short beside a run.
+    #[serde(default = "default_deadlock_hold")]
+    pub hold: Duration,
+    /// End the run at the first deadlock (default), with a message saying so; false keeps
+    /// running and records each new deadlock.
+    #[serde(default = "super::units::yes")]
+    pub stop: bool,
+}
+
+fn default_deadlock_interval() -> Duration {
+    Duration::us(10)
+}
+
+fn default_deadlock_hold() -> Duration {
+    Duration::us(200)
 }
 
 /// `[output.congestion_trees]`: when to snapshot Pyrrha's congestion trees.

@@ -21,7 +21,7 @@ pub struct Policies {
     /// The flow control the run builds: `[switch.flow_control]`, else PFC or none as
     /// `switch.pfc.enabled` says.
     pub flow_control: FlowControlSpec,
-    /// PFC's settings, when PFC is the flow control.
+    /// PFC's settings, when the flow control keeps PFC's accounting (PFC, the PFC family).
     pub pfc: Option<PfcConfig>,
     pub buffer_rule: BufferRule,
     pub deflection: DeflectionSpec,
@@ -37,9 +37,9 @@ impl Policies {
     pub fn new(s: &Scenario, topo: &Topology) -> Result<Policies, ScenarioError> {
         let flow_control = flow_control(s)?;
         flow_control.validate()?;
-        let pfc = match flow_control {
-            FlowControlSpec::Pfc(_) => Some(s.switch.pfc.config(s.switch.queues as usize)?),
-            _ => None,
+        let pfc = match flow_control.uses_pfc() {
+            true => Some(s.switch.pfc.config(s.switch.queues as usize)?),
+            false => None,
         };
         if let Some(t) = &s.output.congestion_trees {
             check(
@@ -57,6 +57,10 @@ impl Policies {
                     "expected a time ≥ 0",
                 )?;
             }
+        }
+        if let Some(d) = &s.output.deadlock {
+            check(d.interval.0 > Delta::ZERO, "output.deadlock.interval", "expected a positive duration")?;
+            check(d.hold.0 >= Delta::ZERO, "output.deadlock.hold", "expected a duration ≥ 0")?;
         }
         let buffer_rule = buffer_rule(&s.switch.admission)?;
         let (deflection, hop_limit) = deflection(&s.switch.deflection, &flow_control)?;

@@ -324,6 +324,11 @@ pub fn build(v: ValidScenario) -> Simulator {
             ("deflection", policies.deflection.describe()),
         ],
         notes: Vec::new(),
+        deadlock: scenario
+            .output
+            .deadlock
+            .as_ref()
+            .map(|d| Box::new(super::deadlock::DeadlockDetector::new(d))),
     };
     sim.hosts.core.schedule_next_flow_start(&mut sim.fab);
     if !sim.trace_flows.is_empty() {
@@ -331,6 +336,9 @@ pub fn build(v: ValidScenario) -> Simulator {
     }
     if sim.fab.obs.queues.is_some() {
         sim.fab.events.schedule(SimTime::ZERO, crate::engine::Event::QueueSample);
+    }
+    if let Some(d) = &scenario.output.deadlock {
+        sim.fab.events.schedule(SimTime(d.interval.0 .0), Event::DeadlockCheck);
     }
     sim.switches.fc.on_start(&mut sim.fab);
     for (i, f) in policies.faults.iter().enumerate() {

@@ -7,6 +7,7 @@
 
 mod build;
 mod classify;
+mod deadlock;
 mod faults;
 mod memory;
 mod observe;
@@ -31,6 +32,7 @@ use crate::topology::{Routing, Topology};
 
 pub use crate::scenario::ValidScenario;
 pub use classify::FlowClass;
+pub use deadlock::{Deadlock, DeadlockMember};
 pub use faults::LinkFault;
 pub use memory::MemoryReport;
 
@@ -119,6 +121,8 @@ pub struct Simulator {
     pub(crate) seed: u64,
     /// Each policy family's one-line description of what ran ("bfc-32", "pfc (dynamic)").
     pub(crate) policies: Vec<(&'static str, String)>,
+    /// `[output.deadlock]`'s detector (None: off).
+    pub(crate) deadlock: Option<Box<deadlock::DeadlockDetector>>,
     /// What the user should hear before the run starts: a setting that contradicts the
     /// `compat` profile the scenario asked for (`scenario::compat::contradictions`).
     pub(crate) notes: Vec<(&'static str, String)>,
@@ -263,6 +267,7 @@ impl Simulator {
             Event::LinkFault { fault, up } => self.on_link_fault(fault as usize, up),
             Event::TraceSample => self.on_trace_sample(),
             Event::QueueSample => self.on_queue_sample(),
+            Event::DeadlockCheck => self.on_deadlock_check(),
         }
     }
 
@@ -462,7 +467,8 @@ impl Simulator {
     /// What each mechanism reports of itself in a run's description: (label, line).
     pub fn policy_lines(&self) -> Vec<(&'static str, String)> {
         let sent = |kind: &str| self.frames_sent_of(kind);
-        [self.switches.fc.summary_line(&sent), self.switches.lb.summary_line()]
+        let deadlock = self.deadlock_message().map(|m| ("Deadlock", m));
+        [self.switches.fc.summary_line(&sent), self.switches.lb.summary_line(), deadlock]
             .into_iter()
             .flatten()
             .collect()

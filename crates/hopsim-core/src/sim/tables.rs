@@ -29,6 +29,7 @@ impl Simulator {
                 "control_frames" => self.control_frames_table(b),
                 "iq_usage" => self.iq_usage_table(b),
                 "congestion_trees" => self.congestion_trees_table(b),
+                "deadlocks" => self.deadlocks_table(b),
                 _ => unreachable!("table {name} is declared but not filled"),
             }
             .finish(),
@@ -105,6 +106,10 @@ impl Simulator {
             .optional_float("queue_sample_interval_ns", self.queue_sample_interval().map(|i| i.as_ns_f64()))
             .optional_float("throughput_interval_ns", self.throughput_interval().map(|i| i.as_ns_f64()))
             .set("queue_delay_ns", FieldType::TierStats, serde_json::Value::Object(delay))
+            .int("deadlocks", self.deadlocks().len() as u64)
+            .optional_float("deadlock_time_ns", self.deadlocks().first().map(|d| ns(d.time)))
+            .int("deadlock_flows", self.deadlocks().first().map_or(0, |d| d.flows.len() as u64))
+            .text("deadlock_message", &self.deadlock_message().unwrap_or_default())
             .finish()
     }
 
@@ -256,6 +261,30 @@ impl Simulator {
             .int("port", u.iter().map(|r| self.local(r.port).1))
             .text("hop_tier", u.iter().map(|r| self.hop_tier(r.port).name()))
             .int("iqs", u.iter().map(|r| r.iqs))
+    }
+
+    fn deadlocks_table(&self, b: TableBuilder) -> TableBuilder {
+        let rows: Vec<(usize, usize, &crate::sim::DeadlockMember, SimTime)> = self
+            .deadlocks()
+            .iter()
+            .enumerate()
+            .flat_map(|(i, d)| d.members.iter().enumerate().map(move |(j, m)| (i, j, m, d.time)))
+            .collect();
+        let place: Vec<(u32, u32)> = rows.iter().map(|r| self.local(r.2.port)).collect();
+        let peer = |p: PortId| self.port_node(self.fab.ports[p.idx()].peer).0;
+        b.float("time_ns", rows.iter().map(|r| ns(r.3)))
+            .int("deadlock", rows.iter().map(|r| r.0 as u64))
+            .int("member", rows.iter().map(|r| r.1 as u64))
+            .int("node", place.iter().map(|p| p.0))
+            .int("port", place.iter().map(|p| p.1))
+            .int("queue", rows.iter().map(|r| r.2.queue))
+            .int("peer_node", rows.iter().map(|r| peer(r.2.port)))
+            .int("bytes", rows.iter().map(|r| r.2.bytes))
+            .float("stuck_since_ns", rows.iter().map(|r| ns(r.2.stuck_since)))
+            .text(
+                "flows",
+                rows.iter().map(|r| r.2.flows.iter().map(|f| f.0.to_string()).collect::<Vec<_>>().join(",")),
+            )
     }
 
     fn congestion_trees_table(&self, b: TableBuilder) -> TableBuilder {

@@ -156,6 +156,10 @@ pub trait FlowControlPolicy: Sized {
     /// it carry none of its code in their hot loop.
     const INLINE: bool = false;
 
+    /// Whether it keeps PFC's ingress accounting underneath: `[switch.pfc]` is then
+    /// validated and resolved for it (and handed to [`describe`](Self::describe)).
+    const USES_PFC: bool = false;
+
     /// Check the table; errors name the field (`switch.flow_control.<field>`).
     fn validate(_spec: &Self::Spec) -> Result<(), ScenarioError> {
         Ok(())

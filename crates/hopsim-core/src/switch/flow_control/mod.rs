@@ -27,6 +27,7 @@ pub mod none;
 pub mod ofc;
 pub mod per_flow;
 pub mod pfc;
+pub mod pfc_family;
 pub mod pfc_spec;
 pub mod pyrrha;
 
@@ -159,6 +160,13 @@ macro_rules! flow_control_registry {
             pub fn kind(&self) -> &'static str {
                 match self {
                     $( FlowControlSpec::$variant(_) => <$policy as FlowControlPolicy>::NAME, )+
+                }
+            }
+
+            /// Whether the mechanism keeps PFC's accounting (`[switch.pfc]` applies).
+            pub fn uses_pfc(&self) -> bool {
+                match self {
+                    $( FlowControlSpec::$variant(_) => <$policy as FlowControlPolicy>::USES_PFC, )+
                 }
             }
 
@@ -517,6 +525,10 @@ flow_control_registry! {
     Pyrrha: pyrrha::Pyrrha => Box<pyrrha::Pyrrha>,
     Aquarius: aquarius::Aquarius => Box<aquarius::Aquarius>,
     Ofc: ofc::Ofc => Box<ofc::Ofc>,
+    CaPfc: pfc_family::capfc::CaPfc => Box<pfc_family::capfc::CaPfc>,
+    PPfc: pfc_family::ppfc::PPfc => Box<pfc_family::ppfc::PPfc>,
+    Gfc: pfc_family::gfc::Gfc => Box<pfc_family::gfc::Gfc>,
+    GPfc: pfc_family::gpfc::GPfc => Box<pfc_family::gpfc::GPfc>,
 }
 
 impl FlowControl {
@@ -543,7 +555,11 @@ mod tests {
     fn frame_kinds_are_numbered_over_every_mechanism() {
         let names = frame_kinds();
         assert_eq!(&names[..4], ["pfc_pause", "pfc_resume", "flow_pause", "flow_resume"]);
-        assert_eq!(names.len(), 14, "PFC 2, per-flow 2, BFC 2, Pyrrha 4, Aquarius 2, OFC 2");
+        assert_eq!(
+            names.len(),
+            21,
+            "PFC 2, per-flow 2, BFC 2, Pyrrha 4, Aquarius 2, OFC 2, caPFC 2, P-PFC 2, GFC 1, G-PFC 2"
+        );
         let p = ControlPayload::Pfc(PfcFrame { priority: 3, pause: true });
         assert_eq!(
             (p.kind_index(), p.kind_name(), p.pauses(), p.subject(), p.wire_bytes()),
@@ -578,6 +594,9 @@ mod tests {
         assert!(text.starts_with(r#"{"kind":"bfc","queues":8,"#), "{text}");
         let err = serde_json::from_str::<FlowControlSpec>(r#"{"kind": "bfd"}"#).unwrap_err().to_string();
         assert!(err.contains("unknown kind \"bfd\"") && err.contains("\"pyrrha\""), "{err}");
-        assert_eq!(FlowControlSpec::KINDS, ["none", "pfc", "per_flow", "bfc", "pyrrha", "aquarius", "ofc"]);
+        assert_eq!(
+            FlowControlSpec::KINDS,
+            ["none", "pfc", "per_flow", "bfc", "pyrrha", "aquarius", "ofc", "capfc", "ppfc", "gfc", "gpfc"]
+        );
     }
 }

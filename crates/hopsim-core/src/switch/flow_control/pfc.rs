@@ -56,31 +56,10 @@ impl FlowControlPolicy for Pfc {
     type Spec = NoFields;
     type Frame = PfcFrame;
     const INLINE: bool = true;
+    const USES_PFC: bool = true;
 
     fn build(_spec: &NoFields, b: &mut FcBuild) -> Self {
-        let cfg = b.pfc.config(b.classes).expect("validated");
-        let states = b
-            .switches
-            .iter()
-            .map(|&node| {
-                let per_port: Vec<(u64, f64)> = b
-                    .topo
-                    .ports_of(node)
-                    .map(|p| {
-                        let spec = &b.topo.ports[p as usize];
-                        let alpha = match cfg.mode {
-                            PfcMode::Dynamic { alpha } => {
-                                PfcConfig::alpha_for_rate(alpha, spec.rate, b.nic_rate)
-                            }
-                            PfcMode::Static { .. } => 1.0,
-                        };
-                        (cfg.headroom_for(spec.rate, spec.delay), alpha)
-                    })
-                    .collect();
-                PfcState::new(&cfg, &per_port)
-            })
-            .collect();
-        Pfc { states, outbox: Outbox::new() }
+        Pfc { states: PfcState::per_switch(b), outbox: Outbox::new() }
     }
 
     /// "pfc (dynamic)" or "pfc (static)": the threshold `[switch.pfc]` chose.
@@ -156,6 +135,33 @@ pub struct PfcState {
 }
 
 impl PfcState {
+    /// One state per switch of the run, from `[switch.pfc]` (validated): each port's
+    /// headroom and alpha (PFC itself, and the mechanisms that keep PFC's accounting
+    /// underneath, e.g. the PFC family).
+    pub fn per_switch(b: &FcBuild) -> Vec<PfcState> {
+        let cfg = b.pfc.config(b.classes).expect("validated");
+        b.switches
+            .iter()
+            .map(|&node| {
+                let per_port: Vec<(u64, f64)> = b
+                    .topo
+                    .ports_of(node)
+                    .map(|p| {
+                        let spec = &b.topo.ports[p as usize];
+                        let alpha = match cfg.mode {
+                            PfcMode::Dynamic { alpha } => {
+                                PfcConfig::alpha_for_rate(alpha, spec.rate, b.nic_rate)
+                            }
+                            PfcMode::Static { .. } => 1.0,
+                        };
+                        (cfg.headroom_for(spec.rate, spec.delay), alpha)
+                    })
+                    .collect();
+                PfcState::new(&cfg, &per_port)
+            })
+            .collect()
+    }
+
     /// `ports` lists each local port's (headroom, alpha).
     pub fn new(cfg: &PfcConfig, ports: &[(u64, f64)]) -> PfcState {
         let n = ports.len() * cfg.classes;
@@ -279,6 +285,31 @@ impl PfcState {
     pub fn ingress_bytes(&self, port: u32, priority: u8) -> u64 {
         let g = &self.ingress[self.slot(port, priority)];
         g.bytes + g.hdrm
+    }
+
+    /// What ingress (`port`, `priority`) holds against its XOFF threshold: shared-pool
+    /// bytes (dynamic) or all its bytes (static). (For mechanisms built on PFC's
+    /// accounting, e.g. the PFC family.)
+    pub fn usage_of(&self, port: u32, priority: u8) -> u64 {
+        self.usage(self.slot(port, priority))
+    }
+
+    /// The XOFF threshold of `port` now (`buffer`: the switch's shared buffer).
+    pub fn threshold_of(&self, port: u32, buffer: u64) -> u64 {
+        self.threshold(port, buffer)
+    }
+
+    /// Headroom bytes in use by (`port`, `priority`), and the port's headroom size.
+    pub fn headroom_of(&self, port: u32, priority: u8) -> (u64, u64) {
+        (self.ingress[self.slot(port, priority)].hdrm, self.port[port as usize].0)
+    }
+
+    /// The XON rule's margin: `resume_offset` (dynamic) or XOFF − XON (static).
+    pub fn resume_margin(&self) -> u64 {
+        match self.mode {
+            PfcMode::Dynamic { .. } => self.resume_offset,
+            PfcMode::Static { xoff, xon } => xoff - xon,
+        }
     }
 
     pub fn is_paused(&self, port: u32, priority: u8) -> bool {
