@@ -12,7 +12,9 @@
 
 mod common;
 
-use common::{assert_drained, fct_us, incast_with_victim, run, victim_fct, INCAST_32};
+use common::{
+    assert_drained, assert_flow_control_fields_named, fct_us, incast_with_victim, run, victim_fct, INCAST_32,
+};
 use hopsim_core::ids::NodeId;
 use hopsim_core::switch::flow_control::pyrrha::frame::{PyrrhaFrame, RootSignal};
 use hopsim_core::switch::ControlPayload;
@@ -594,26 +596,17 @@ fn aquarius_is_deterministic() {
 /// Bad parameters are refused with their field's full path.
 #[test]
 fn aquarius_bad_parameters_name_their_field() {
-    for (field, value) in [
-        ("queues", "0"),
-        ("mapping_queues", "9"),
-        ("ewma_weight", "1.5"),
-        ("hrtt", "\"0us\""),
-        ("active_queues", "\"all\""),
-        ("q_high", "3"),
-    ] {
-        let text = format!(
-            "[topology]\nkind = \"dumbbell\"\nleft_hosts = 1\nright_hosts = 1\n\
-             [switch.flow_control]\nkind = \"aquarius\"\n{field} = {value}\n\
-             [workload]\nkind = \"flows\"\nflows = [{{ src = 0, dst = 1, size = \"10KB\" }}]\n"
-        );
-        let err = match hopsim_core::Scenario::from_toml_str(&text) {
-            Err(e) => e.to_string(),
-            Ok(sc) => hopsim_core::Simulator::new(sc).err().map(|e| e.to_string()).expect("refused"),
-        };
-        eprintln!("{field} = {value}: {err}");
-        assert!(err.contains(&format!("switch.flow_control.{field}")), "{field} = {value}: {err}");
-    }
+    assert_flow_control_fields_named(
+        "aquarius",
+        &[
+            ("queues", "0"),
+            ("mapping_queues", "9"),
+            ("ewma_weight", "1.5"),
+            ("hrtt", "\"0us\""),
+            ("active_queues", "\"all\""),
+            ("q_high", "3"),
+        ],
+    );
 }
 
 /// The link between two switches fails mid-incast, at several moments, and comes back:

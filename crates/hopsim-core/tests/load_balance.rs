@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{assert_drained, fct_us, run, sim};
+use common::{assert_drained, fct_us, refusal, run, sim};
 use hopsim_core::ids::{NodeId, PortId};
 use hopsim_core::topology::FiveTuple;
 use hopsim_core::Simulator;
@@ -191,10 +191,7 @@ fn letflow_parameters_name_the_field() {
         ("timeout = \"1us\"", "routing.letflow.timeout: unknown field"),
     ] {
         let text = bursty(1, "letflow", &format!("[routing.letflow]\n{table}"));
-        let err = match hopsim_core::Scenario::from_toml_str(&text) {
-            Err(e) => e.to_string(),
-            Ok(s) => Simulator::new(s).err().map(|e| e.to_string()).unwrap_or_default(),
-        };
+        let err = refusal(&text);
         assert!(err.starts_with(field), "{table:?}: {err}");
     }
 }

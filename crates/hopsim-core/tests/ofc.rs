@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::{assert_drained, fct_us, run};
+use common::{assert_drained, assert_flow_control_fields_named, fct_us, run};
 use hopsim_core::ids::{FlowId, NodeId, PortId};
 use hopsim_core::switch::flow_control::ofc::{Ofc, OfcRecord, Trigger};
 use hopsim_core::Simulator;
@@ -196,28 +196,19 @@ fn ofc_recovers_from_a_failed_link() {
 /// Bad parameters are refused with their field's full path.
 #[test]
 fn ofc_bad_parameters_name_their_field() {
-    for (field, value) in [
-        ("xoff_bytes", "0"),
-        ("xon_bytes", "\"80KB\""),
-        ("alpha", "0.5"),
-        ("alpha", "1.0"),
-        ("flow_entry_bytes", "0"),
-        ("headroom_bytes", "0"),
-        ("local_flows", "\"all\""),
-        ("x_off", "3"),
-    ] {
-        let text = format!(
-            "[topology]\nkind = \"dumbbell\"\nleft_hosts = 1\nright_hosts = 1\n\
-             [switch.flow_control]\nkind = \"ofc\"\n{field} = {value}\n\
-             [workload]\nkind = \"flows\"\nflows = [{{ src = 0, dst = 1, size = \"10KB\" }}]\n"
-        );
-        let err = match hopsim_core::Scenario::from_toml_str(&text) {
-            Err(e) => e.to_string(),
-            Ok(sc) => hopsim_core::Simulator::new(sc).err().map(|e| e.to_string()).expect("refused"),
-        };
-        eprintln!("{field} = {value}: {err}");
-        assert!(err.contains(&format!("switch.flow_control.{field}")), "{field} = {value}: {err}");
-    }
+    assert_flow_control_fields_named(
+        "ofc",
+        &[
+            ("xoff_bytes", "0"),
+            ("xon_bytes", "\"80KB\""),
+            ("alpha", "0.5"),
+            ("alpha", "1.0"),
+            ("flow_entry_bytes", "0"),
+            ("headroom_bytes", "0"),
+            ("local_flows", "\"all\""),
+            ("x_off", "3"),
+        ],
+    );
 }
 
 /// `q_in ≥ X_OFF` keeps PFC's guarantee: one server of S_c starts 32 flows to R1 a

@@ -113,3 +113,25 @@ pub fn tcp_incast_leaf_spine(cc: &str, kind: &str, extra: &str) -> String {
          [[workload]]\nkind = \"flows\"\nflows = [{incast}{{ src = 2, dst = 12, size = \"2MB\", tag = \"long\" }}]\n"
     )
 }
+
+/// The error `toml` is refused with, when parsed or when built ("" if it is accepted).
+pub fn refusal(toml: &str) -> String {
+    match hopsim_core::Scenario::from_toml_str(toml) {
+        Err(e) => e.to_string(),
+        Ok(s) => Simulator::new(s).err().map(|e| e.to_string()).unwrap_or_default(),
+    }
+}
+
+/// Each `field = value` of `[switch.flow_control] kind = kind` on a one-flow dumbbell is
+/// refused with an error naming `switch.flow_control.<field>`.
+pub fn assert_flow_control_fields_named(kind: &str, cases: &[(&str, &str)]) {
+    for (field, value) in cases {
+        let text = format!(
+            "[topology]\nkind = \"dumbbell\"\nleft_hosts = 1\nright_hosts = 1\n\
+             [switch.flow_control]\nkind = \"{kind}\"\n{field} = {value}\n\
+             [workload]\nkind = \"flows\"\nflows = [{{ src = 0, dst = 1, size = \"10KB\" }}]\n"
+        );
+        let err = refusal(&text);
+        assert!(err.contains(&format!("switch.flow_control.{field}")), "{kind}: {field} = {value}: {err:?}");
+    }
+}
