@@ -38,6 +38,36 @@ pub trait Frame: Copy + std::fmt::Debug {
     }
 }
 
+/// [`Frame`] for a PAUSE / RESUME payload with a `pause: bool` field: kinds
+/// `[pause_name, resume_name]` (index `!pause`), `pauses() = Some(pause)`, `subject` the class
+/// it names, and optionally its size on the wire (a minimum frame otherwise). Every
+/// pause/resume mechanism's frame is written this way, so the kind numbering cannot drift.
+macro_rules! pause_resume_frame {
+    ($ty:ty, [$pause:literal, $resume:literal], subject = |$f:ident| $subject:expr
+     $(, wire_bytes = |$w:ident| $wire:expr)? $(,)?) => {
+        impl $crate::fabric::frames::Frame for $ty {
+            const KINDS: &'static [&'static str] = &[$pause, $resume];
+            fn kind(&self) -> usize {
+                !self.pause as usize
+            }
+            fn pauses(&self) -> Option<bool> {
+                Some(self.pause)
+            }
+            fn subject(&self) -> u32 {
+                let $f = self;
+                $subject
+            }
+            $(
+                fn wire_bytes(&self) -> u16 {
+                    let $w = self;
+                    $wire
+                }
+            )?
+        }
+    };
+}
+pub(crate) use pause_resume_frame;
+
 /// The payload of a mechanism that sends no frames (uninhabited).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NoFrame {}

@@ -56,7 +56,7 @@ use serde::{Deserialize, Serialize};
 
 use super::hooks::{Arrival, FcBuild, FcCx, FlowControlPolicy, Hop, Outbox};
 use super::keymap::KeyMap;
-use crate::fabric::frames::Frame;
+use crate::fabric::frames::pause_resume_frame;
 use crate::fabric::headers::{Field, HeaderLayout, Headers};
 use crate::fabric::packet::{Packet, PacketKind};
 use crate::fabric::port::Port;
@@ -140,18 +140,7 @@ pub struct AquariusFrame {
     pub pause: bool,
 }
 
-impl Frame for AquariusFrame {
-    const KINDS: &'static [&'static str] = &["aquarius_pause", "aquarius_resume"];
-    fn kind(&self) -> usize {
-        !self.pause as usize
-    }
-    fn pauses(&self) -> Option<bool> {
-        Some(self.pause)
-    }
-    fn subject(&self) -> u32 {
-        self.flow.0
-    }
-}
+pause_resume_frame!(AquariusFrame, ["aquarius_pause", "aquarius_resume"], subject = |f| f.flow.0,);
 
 /// The header fields an Aquarius packet carries: the queue it left at the previous hop,
 /// and whether it is congested here (counted in its flow's pause count).

@@ -29,7 +29,7 @@ use serde::{Deserialize, Serialize};
 use super::hooks::{Arrival, FcBuild, FcCx, FlowControlPolicy, Hop, Outbox};
 use super::keymap::{pair, KeyMap};
 use crate::engine::{pick_below, RngStream};
-use crate::fabric::frames::Frame;
+use crate::fabric::frames::pause_resume_frame;
 use crate::fabric::headers::{Field, HeaderLayout, Headers};
 use crate::fabric::packet::{Packet, PacketKind};
 use crate::fabric::port::Port;
@@ -77,18 +77,7 @@ pub struct BfcFrame {
     pub pause: bool,
 }
 
-impl Frame for BfcFrame {
-    const KINDS: &'static [&'static str] = &["bfc_pause", "bfc_resume"];
-    fn kind(&self) -> usize {
-        !self.pause as usize
-    }
-    fn pauses(&self) -> Option<bool> {
-        Some(self.pause)
-    }
-    fn subject(&self) -> u32 {
-        self.queue
-    }
-}
+pause_resume_frame!(BfcFrame, ["bfc_pause", "bfc_resume"], subject = |f| f.queue,);
 
 /// The header fields a BFC packet carries: the queue it left at the previous hop, and
 /// whether it is counted in that queue's pause counter here.

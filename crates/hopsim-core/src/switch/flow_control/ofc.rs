@@ -70,7 +70,7 @@ use super::hooks::{Arrival, FcBuild, FcCx, FlowControlPolicy, Hop, Outbox};
 use super::keymap::{pair, KeyMap};
 use super::pfc::PfcState;
 use super::pfc_spec::{PfcConfig, PfcMode};
-use crate::fabric::frames::{Frame, ListArena, ListId, MIN_FRAME_BYTES};
+use crate::fabric::frames::{pause_resume_frame, ListArena, ListId, MIN_FRAME_BYTES};
 use crate::fabric::packet::{Packet, PacketKind};
 use crate::fabric::port::Port;
 use crate::fabric::store::{PacketRef, PacketStore};
@@ -171,23 +171,16 @@ pub struct OfcFrame {
 /// (2), padding to 4-byte alignment (4), FCS (4).
 pub const OFC_FRAME_FIXED_BYTES: u16 = 28;
 
-impl Frame for OfcFrame {
-    const KINDS: &'static [&'static str] = &["ofc_pause", "ofc_resume"];
-    fn kind(&self) -> usize {
-        !self.pause as usize
-    }
-    fn pauses(&self) -> Option<bool> {
-        Some(self.pause)
-    }
-    fn subject(&self) -> u32 {
-        self.priority as u32
-    }
-    /// 28 bytes + one entry per flow named, at least a minimum frame.
-    fn wire_bytes(&self) -> u16 {
-        let n = OFC_FRAME_FIXED_BYTES as u32 + self.flows as u32 * self.entry_bytes as u32;
+pause_resume_frame!(
+    OfcFrame,
+    ["ofc_pause", "ofc_resume"],
+    subject = |f| f.priority as u32,
+    wire_bytes = |f| {
+        // 28 bytes + one entry per flow named, at least a minimum frame.
+        let n = OFC_FRAME_FIXED_BYTES as u32 + f.flows as u32 * f.entry_bytes as u32;
         n.clamp(MIN_FRAME_BYTES as u32, u16::MAX as u32) as u16
-    }
-}
+    },
+);
 
 /// Why a PAUSE was sent (Algorithm 1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -912,6 +905,7 @@ impl FlowControlPolicy for Ofc {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fabric::frames::Frame;
     use crate::fabric::packet::test_packet;
     use crate::time::{Delta, Rate};
 

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use super::hooks::{Arrival, FcBuild, FcCx, FlowControlPolicy, Hop, Outbox};
 use super::keymap::KeyMap;
-use crate::fabric::frames::Frame;
+use crate::fabric::frames::pause_resume_frame;
 use crate::fabric::packet::{Packet, PacketKind};
 use crate::fabric::port::Port;
 use crate::host::FlowKey;
@@ -53,18 +53,7 @@ pub struct FlowFrame {
     pub pause: bool,
 }
 
-impl Frame for FlowFrame {
-    const KINDS: &'static [&'static str] = &["flow_pause", "flow_resume"];
-    fn kind(&self) -> usize {
-        !self.pause as usize
-    }
-    fn pauses(&self) -> Option<bool> {
-        Some(self.pause)
-    }
-    fn subject(&self) -> u32 {
-        self.flow.0
-    }
-}
+pause_resume_frame!(FlowFrame, ["flow_pause", "flow_resume"], subject = |f| f.flow.0,);
 
 /// Parameters of per-flow flow control (`[switch.flow_control]` with `kind = "per_flow"`).
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -9,7 +9,7 @@
 
 use super::hooks::{Arrival, FcBuild, FcCx, FlowControlPolicy, Hop, Outbox};
 pub use super::pfc_spec::{PfcConfig, PfcMode};
-use crate::fabric::frames::Frame;
+use crate::fabric::frames::pause_resume_frame;
 use crate::ids::PortId;
 use crate::metrics::DropCause;
 use crate::scenario::tagged::NoFields;
@@ -21,18 +21,7 @@ pub struct PfcFrame {
     pub pause: bool,
 }
 
-impl Frame for PfcFrame {
-    const KINDS: &'static [&'static str] = &["pfc_pause", "pfc_resume"];
-    fn kind(&self) -> usize {
-        !self.pause as usize
-    }
-    fn pauses(&self) -> Option<bool> {
-        Some(self.pause)
-    }
-    fn subject(&self) -> u32 {
-        self.priority as u32
-    }
-}
+pause_resume_frame!(PfcFrame, ["pfc_pause", "pfc_resume"], subject = |f| f.priority as u32,);
 
 /// PFC at every switch: one [`PfcState`] per switch. Hosts obey PAUSE per traffic class.
 #[derive(Clone, Debug)]
