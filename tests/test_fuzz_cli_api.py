@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import warnings
 from pathlib import Path
 
@@ -101,6 +102,9 @@ def test_any_command_line_ends_with_a_status_never_a_traceback(places, data):
     if argv[0] == "reproduce" and "--list" not in argv:
         argv.append("--list")  # never a real reproduction
     err = io.StringIO()
+    # Default output places (view.html, runs/…) are relative: keep them out of the checkout.
+    here = os.getcwd()
+    os.chdir(places)
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -108,6 +112,8 @@ def test_any_command_line_ends_with_a_status_never_a_traceback(places, data):
                 status = main(argv)
             except SystemExit as exc:  # argparse: usage errors exit 2, --help 0
                 status = exc.code
+            finally:
+                os.chdir(here)
     assert status in (0, 1, 2), (argv, status, err.getvalue())
     text = err.getvalue()
     assert "Traceback" not in text, (argv, text)
