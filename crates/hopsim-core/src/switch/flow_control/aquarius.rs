@@ -665,11 +665,7 @@ impl FlowControlPolicy for Aquarius {
     type Frame = AquariusFrame;
 
     fn validate(s: &AquariusSpec) -> Result<(), ScenarioError> {
-        check(
-            (1..=1024).contains(&s.queues),
-            "switch.flow_control.queues",
-            format!("expected 1 to 1024 queues per port, got {}", s.queues),
-        )?;
+        super::hooks::check_queues_per_port(s.queues)?;
         check(
             s.mapping_queues <= s.queues,
             "switch.flow_control.mapping_queues",

@@ -394,11 +394,7 @@ impl FlowControlPolicy for Bfc {
     type Frame = BfcFrame;
 
     fn validate(b: &BfcSpec) -> Result<(), ScenarioError> {
-        check(
-            (1..=1024).contains(&b.queues),
-            "switch.flow_control.queues",
-            format!("expected 1 to 1024 queues per port, got {}", b.queues),
-        )?;
+        super::hooks::check_queues_per_port(b.queues)?;
         check(
             b.fids_per_queue <= 1_000_000,
             "switch.flow_control.fids_per_queue",

@@ -263,3 +263,13 @@ pub trait FlowControlPolicy: Sized {
         None
     }
 }
+
+/// `switch.flow_control.queues` of a mechanism that maps flows onto physical queues per port
+/// (BFC, Aquarius): 1 to 1024.
+pub fn check_queues_per_port(queues: u32) -> Result<(), ScenarioError> {
+    crate::scenario::error::check(
+        (1..=1024).contains(&queues),
+        "switch.flow_control.queues",
+        format!("expected 1 to 1024 queues per port, got {queues}"),
+    )
+}
