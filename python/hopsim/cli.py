@@ -471,17 +471,21 @@ def _cmd_validate_against_ns3(args: argparse.Namespace) -> int:
             doc["transport"]["cc"],
         )
     else:
-        missing = [
-            o
-            for o, v in (("--topology", args.topology), ("--flows", args.flows), ("--cc", args.cc))
-            if not v
-        ]
+        conweave = build is not None and build.flavour == "conweave"
+        needed = [("--topology", args.topology), ("--flows", args.flows)]
+        if not conweave:
+            needed.append(("--cc", args.cc))
+        missing = [o for o, v in needed if not v]
         if missing:
             raise _InputError(f"give --config NS3_CONFIG, or {', '.join(missing)}")
+        if conweave and args.cc not in (None, "dcqcn"):
+            raise _InputError(
+                f"--cc: ConWeave's ns-3 is configured for DCQCN only (its run.py), got {args.cc}"
+            )
         topology, flows, cc = (
             str(Path(args.topology).resolve()),
             str(Path(args.flows).resolve()),
-            args.cc,
+            args.cc or "dcqcn",
         )
         doc = {
             "compat": "ns3",
@@ -491,18 +495,40 @@ def _cmd_validate_against_ns3(args: argparse.Namespace) -> int:
         }
         mapping = []
         config_text = None
+    if args.lb is not None and (build is None or build.flavour != "conweave" or args.config):
+        raise _InputError(
+            "--lb chooses ConWeave's balancer for a generated configuration: it needs a build "
+            "of ConWeave's ns-3 (--ns3 / --binary) and no --config"
+        )
     for option, path in (("--topology", topology), ("--flows", flows), ("--ns3-fct", args.ns3_fct)):
         if path is not None and not Path(path).is_file():
             raise _InputError(f"{option}: {path}: no such file")
     doc = apply_overrides(doc, args.set, option="--set")
     hopsim.validate(doc)
-    name = f"{Path(flows).stem}_{cc}"
+    generate_conweave = build is not None and build.flavour == "conweave" and config_text is None
+    name = f"{Path(flows).stem}_{args.lb or 'ecmp' if generate_conweave else cc}"
     outdir = Path(args.output) if args.output else Path("ns3-validation") / name
     check_outdir(outdir, args.force, hint="use --force")
     check_writable(outdir)
     # ns-3 runs from its simulation/ folder: everything it is told is an absolute path.
     outdir = outdir.resolve()
-    if build is not None and config_text is None:
+    if generate_conweave:
+        # ConWeave's flow files carry no port; its configuration is read back like a user's,
+        # so the scenario hopsim runs is exactly what the mapping says.
+        outdir.mkdir(parents=True, exist_ok=True)
+        cw_flows = ns3_config.write_conweave_flows(flows, outdir / "flows_conweave.txt")
+        generated = ns3_config.write_conweave_config(
+            outdir / "ns3_generated_config.txt",
+            topology=topology,
+            flows=cw_flows,
+            lb=args.lb or "ecmp",
+            out_prefix=outdir / "ns3",
+        )
+        config_text = generated.read_text(encoding="utf-8")
+        doc, mapping = ns3_config.scenario_from_config(ns3_config.read_config(generated))
+        doc = apply_overrides(doc, args.set, option="--set")
+        hopsim.validate(doc)
+    elif build is not None and config_text is None:
         outdir.mkdir(parents=True, exist_ok=True)
         ns3_config.write_config(
             outdir / "ns3_generated_config.txt",
@@ -803,9 +829,15 @@ def _parser() -> argparse.ArgumentParser:
         help="congestion control (with --config: overrides its CC_MODE)",
     )
     va.add_argument(
+        "--lb",
+        choices=["ecmp", "drill", "conga", "letflow"],
+        help="with a build of ConWeave's ns-3: the load balancer both run (default ecmp)",
+    )
+    va.add_argument(
         "--ns3",
         metavar="SIMULATION_DIR",
-        help="ns-3's simulation/ folder, built (build/scratch/third)",
+        help="ns-3's simulation/ folder, built (build/scratch/third), or ConWeave's checkout "
+        "(build/scratch/network-load-balance)",
     )
     va.add_argument(
         "--binary", metavar="THIRD", help="the ns-3 `third` program, if not under --ns3"

@@ -170,10 +170,12 @@ def _node_of_ip(ip: int) -> int:
 
 
 def read_fct(path: str | os.PathLike[str]) -> pd.DataFrame:
-    """An ns-3 ``fct.txt`` (``sip dip sport dport size start_ns fct_ns standalone_fct_ns``,
-    addresses in hex) as a table with ``src`` and ``dst`` node ids; malformed lines are
-    named with ``file:line``."""
-    rows = []
+    """An ns-3 ``fct.txt`` (``sip dip sport dport size start_ns fct_ns standalone_fct_ns``)
+    as a table with ``src`` and ``dst`` node ids; malformed lines are named with
+    ``file:line``. The HPCC simulator prints the addresses as eight hex digits; ConWeave's
+    ns-3 prints the node ids themselves, in decimal (``Settings::ip_to_node_id``): a file
+    whose first two columns are not all eight-digit hex is read so."""
+    parsed: list[list[str]] = []
     for lineno, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
         fields = line.split()
         if not fields:
@@ -182,13 +184,25 @@ def read_fct(path: str | os.PathLike[str]) -> pd.DataFrame:
             raise ValueError(
                 f"{path}:{lineno}: expected {len(_FCT_COLUMNS)} fields, got {len(fields)}"
             )
+        parsed.append([str(lineno), *fields])
+    addresses = all(len(f[1]) == 8 and len(f[2]) == 8 for f in parsed)
+    rows = []
+    for lineno, *fields in parsed:
         try:
-            rows.append([int(fields[0], 16), int(fields[1], 16), *map(int, fields[2:])])
+            if addresses:
+                rows.append([int(fields[0], 16), int(fields[1], 16), *map(int, fields[2:])])
+            else:
+                rows.append([*map(int, fields)])
         except ValueError:
-            raise ValueError(f"{path}:{lineno}: expected hex addresses and integers") from None
+            what = "hex addresses" if addresses else "node ids"
+            raise ValueError(f"{path}:{lineno}: expected {what} and integers") from None
     df = pd.DataFrame(rows, columns=list(_FCT_COLUMNS))
-    df.insert(0, "dst", df["dip"].map(_node_of_ip))
-    df.insert(0, "src", df["sip"].map(_node_of_ip))
+    if addresses:
+        df.insert(0, "dst", df["dip"].map(_node_of_ip))
+        df.insert(0, "src", df["sip"].map(_node_of_ip))
+    else:
+        df.insert(0, "dst", df["dip"])
+        df.insert(0, "src", df["sip"])
     return df
 
 

@@ -2,6 +2,11 @@
 read one into a hopsim scenario with ``compat = "ns3"``, or write one for a topology, a flow
 file and a congestion control with the parameters the simulator's ``run.py`` uses.
 
+ConWeave's ns-3 (conweave-project/conweave-ns3, the ``network-load-balance`` program, of
+the same lineage) reads the same keys plus its own (``LB_MODE``, ``ENABLE_PFC``,
+``ENABLE_IRN``, …): a configuration with ``LB_MODE`` maps to ``compat = "conweave_ns3"``
+with the load balancer it names, and `write_config` writes one with ``flavour="conweave"``.
+
 The file is one ``KEY value...`` per line (``scratch/third.cc`` reads it key by key). Every
 key that changes the model is mapped to a hopsim field or reported as not modelled; output
 and tracing keys are recognised and left aside. `scenario_from_config` returns the mapping
@@ -29,6 +34,8 @@ __all__ = [
     "read_topology_rates",
     "scenario_from_config",
     "write_config",
+    "write_conweave_config",
+    "write_conweave_flows",
 ]
 
 #: ns-3's ``CC_MODE`` numbers (``rdma-hw.cc``) and hopsim's ``transport.cc`` names.
@@ -49,6 +56,43 @@ _OUTPUT_KEYS = {
     "ENABLE_TRACE",
     "SIMULATOR_STOP_TIME",
 }
+#: ConWeave's ``LB_MODE`` numbers (its ``run.py`` ``lb_modes``; ``SwitchNode::GetOutDev``)
+#: and the hopsim balancer with the table that follows its code: DRILL samples 2 ports and
+#: remembers the last best (``DoLbDrill``), LetFlow's flowlets are cut and their paths drawn
+#: at the sender's ToR (``LetflowRouting``).
+CONWEAVE_LB_MODES: dict[int, tuple[str, dict[str, Any]]] = {
+    0: ("ecmp", {}),
+    2: ("drill", {"samples": 2, "memory": 1}),
+    3: ("conga", {}),
+    6: ("letflow", {"path_choice": "source_tor"}),
+}
+_CONWEAVE_LB_OF = {name: mode for mode, (name, _) in CONWEAVE_LB_MODES.items()}
+
+#: Keys ConWeave's ns-3 reads that name outputs, monitors or the traffic generator's
+#: settings: they do not change the simulated network.
+_CONWEAVE_OUTPUT_KEYS = {
+    "FLOW_INPUT_FILE",
+    "CNP_OUTPUT_FILE",
+    "VOQ_MON_FILE",
+    "VOQ_MON_DETAIL_FILE",
+    "UPLINK_MON_FILE",
+    "CONN_MON_FILE",
+    "EST_ERROR_MON_FILE",
+    "SW_MONITORING_INTERVAL",
+    "FLOWGEN_START_TIME",
+    "FLOWGEN_STOP_TIME",
+}
+#: ConWeave's own tuning (its ``run.py``): used by ``LB_MODE 9`` only.
+_CONWEAVE_ONLY_KEYS = {
+    "CONWEAVE_TX_EXPIRY_TIME",
+    "CONWEAVE_REPLY_TIMEOUT_EXTRA",
+    "CONWEAVE_PATH_PAUSE_TIME",
+    "CONWEAVE_EXTRA_VOQ_FLUSH_TIME",
+    "CONWEAVE_DEFAULT_VOQ_WAITING_TIME",
+}
+#: ConWeave's MMU cell (``switch-mmu.h`` ``MTU``): its headroom is 2 × rate × delay + 2 cells.
+CONWEAVE_MMU_CELL = 1048
+
 #: Keys with no effect on what hopsim models, and why.
 _NO_EFFECT = {
     "INT_MULTI": "the unit of INT byte counters; hopsim's are exact",
@@ -177,7 +221,8 @@ def scenario_from_config(
     Raises `ValueError` naming the key for a setting hopsim cannot run faithfully
     (HPCC-PINT, per-hop HPCC rates, sampled feedback, random link errors)."""
     rows: list[MappedKey] = []
-    doc: dict[str, Any] = {"compat": "ns3"}
+    conweave = "LB_MODE" in cfg
+    doc: dict[str, Any] = {"compat": "conweave_ns3" if conweave else "ns3"}
 
     def put(field: str, value: Any) -> None:
         table = doc
@@ -211,16 +256,96 @@ def scenario_from_config(
     if "CC_MODE" in cfg:
         rows.append(MappedKey("CC_MODE", cfg["CC_MODE"], "transport.cc", cc))
 
+    if conweave:
+        _map_conweave_topology(cfg["TOPOLOGY_FILE"].split()[0], rows, put)
     for key, value in cfg.items():
         if key in ("TOPOLOGY_FILE", "FLOW_FILE", "CC_MODE"):
             continue
-        if key in _OUTPUT_KEYS:
+        if key in _OUTPUT_KEYS or (conweave and key in _CONWEAVE_OUTPUT_KEYS):
+            continue
+        if conweave and _map_conweave_key(key, value, cfg, mapped, note):
             continue
         if key in _NO_EFFECT:
             note(key, f"no effect: {_NO_EFFECT[key]}")
             continue
         _map_key(key, value, cc, cfg, mapped, note, put)
     return doc, rows
+
+
+def _map_conweave_topology(topology: str, rows: list[MappedKey], put: Any) -> None:
+    """ConWeave's per-port PFC headroom (``ConfigHdrm``: 2 × rate × delay + 2 MMU cells) as
+    ``switch.pfc.headroom_bytes`` when every link has the same rate and delay (hopsim's
+    headroom is one number); otherwise a note. An unreadable file is left to the run."""
+    try:
+        lines = [ln.split() for ln in Path(topology).read_text(encoding="utf-8").splitlines()]
+    except OSError:
+        return
+    links = {(ln[2], ln[3]) for ln in lines[2:] if len(ln) >= 4}
+    if len(links) != 1:
+        rows.append(
+            MappedKey(
+                "TOPOLOGY_FILE",
+                topology,
+                "",
+                "links of several rates or delays: hopsim's headroom is one size for every port "
+                "(ConWeave's is 2 × rate × delay + 2 cells per port)",
+                False,
+            )
+        )
+        return
+    rate, delay = next(iter(links))
+    m = re.fullmatch(r"([0-9.]+)(ns|us|ms)", delay)
+    if m is None:
+        return
+    delay_s = float(m.group(1)) * {"ns": 1e-9, "us": 1e-6, "ms": 1e-3}[m.group(2)]
+    headroom = int(_rate_bps(rate, "TOPOLOGY_FILE") * delay_s / 8 * 2 + 2 * CONWEAVE_MMU_CELL)
+    put("switch.pfc.headroom_bytes", headroom)
+    rows.append(
+        MappedKey(
+            "TOPOLOGY_FILE",
+            f"{rate} {delay}",
+            "switch.pfc.headroom_bytes",
+            f"{headroom} (2 × rate × delay + 2 × {CONWEAVE_MMU_CELL} B, ConfigHdrm)",
+        )
+    )
+
+
+def _map_conweave_key(key: str, value: str, cfg: Mapping[str, str], mapped: Any, note: Any) -> bool:
+    """One of ConWeave's own keys: mapped or noted (True), or not one of them (False)."""
+    flag = lambda: _number(value, key, int) != 0  # noqa: E731
+    if key == "LB_MODE":
+        mode = _number(value, key, int)
+        if mode not in CONWEAVE_LB_MODES:
+            known = ", ".join(f"{m} ({n})" for m, (n, _) in CONWEAVE_LB_MODES.items())
+            what = " (ConWeave itself is not modelled by hopsim)" if mode == 9 else ""
+            raise ValueError(f"LB_MODE: {mode}{what}; expected one of {known}")
+        name, table = CONWEAVE_LB_MODES[mode]
+        mapped(key, "routing.load_balancer", name)
+        if table:
+            mapped(key, f"routing.{name}", table)
+    elif key == "ENABLE_PFC":
+        if not flag():
+            mapped(key, "switch.pfc.enabled", False)
+        else:
+            note(key, "PFC on (hopsim's default)")
+    elif key == "ENABLE_IRN":
+        if flag():
+            mapped(key, "transport.loss_recovery", "irn")
+        else:
+            note(key, "go-back-N recovery (hopsim's default)")
+    elif key in _CONWEAVE_ONLY_KEYS:
+        note(key, "ConWeave's own setting (LB_MODE 9): no effect on the other balancers")
+    elif key == "LOAD":
+        note(key, "names the load the flow file was generated for: the flow file is the traffic")
+    elif key == "RANDOM_SEED":
+        note(key, "seeds ns-3's streams (srand, SeedManager); hopsim's seed is `seed`")
+    elif key == "BUFFER_SIZE" and _number(value, key) == 0:
+        raise ValueError(
+            "BUFFER_SIZE: 0 (ConWeave's 375 KB per port) is not mapped; expected a size in MiB"
+        )
+    else:
+        return False
+    return True
 
 
 def _map_key(
@@ -486,3 +611,110 @@ def write_config(
     text = "".join(f"{k} {v}\n" for k, v in lines.items())
     Path(path).write_text(text, encoding="utf-8")
     return Path(path)
+
+
+def write_conweave_config(
+    path: str | os.PathLike[str],
+    *,
+    topology: str | os.PathLike[str],
+    flows: str | os.PathLike[str],
+    lb: str,
+    out_prefix: str | os.PathLike[str],
+    buffer_mib: float = 9,
+    stop_s: float = 4.0,
+) -> Path:
+    """Write a ``config.txt`` for ConWeave's ``network-load-balance`` that runs `flows`
+    (ConWeave's form: `write_conweave_flows`) on `topology` under balancer `lb` with the
+    DCQCN parameters its ``run.py`` uses (the only congestion control it configures) at the
+    topology's host rate, PFC on, and its monitors sampling once per millisecond (they
+    only slow the run); results go to ``<out_prefix>_fct.txt`` and ``_pfc.txt``."""
+    if lb not in _CONWEAVE_LB_OF:
+        raise ValueError(f"lb: expected one of {', '.join(_CONWEAVE_LB_OF)}, got {lb!r}")
+    host_rate, rates = read_topology_rates(topology)
+    bw = host_rate / 1e9
+    out = Path(out_prefix).absolute()
+    # run.py: the same ECN thresholds at every rate (KB), pmax 0.2.
+    kmin = " ".join(f"{r:.0f} 100" for r in rates)
+    kmax = " ".join(f"{r:.0f} 400" for r in rates)
+    pmax = " ".join(f"{r:.0f} 0.20" for r in rates)
+    lines: dict[str, Any] = {
+        "TOPOLOGY_FILE": Path(topology).absolute(),
+        "FLOW_FILE": Path(flows).absolute(),
+        "FLOW_INPUT_FILE": f"{out}_in.txt",
+        "CNP_OUTPUT_FILE": f"{out}_cnp.txt",
+        "FCT_OUTPUT_FILE": f"{out}_fct.txt",
+        "PFC_OUTPUT_FILE": f"{out}_pfc.txt",
+        "QLEN_MON_FILE": f"{out}_qlen.txt",
+        "VOQ_MON_FILE": f"{out}_voq.txt",
+        "VOQ_MON_DETAIL_FILE": f"{out}_voq_per_dst.txt",
+        "UPLINK_MON_FILE": f"{out}_uplink.txt",
+        "CONN_MON_FILE": f"{out}_conn.txt",
+        "EST_ERROR_MON_FILE": f"{out}_est_error.txt",
+        "QLEN_MON_START": 0,
+        "QLEN_MON_END": 0,
+        "SW_MONITORING_INTERVAL": 1_000_000,
+        "FLOWGEN_START_TIME": 0,
+        "FLOWGEN_STOP_TIME": f"{stop_s:g}",
+        "BUFFER_SIZE": f"{buffer_mib:g}",
+        "CC_MODE": 1,
+        "LB_MODE": _CONWEAVE_LB_OF[lb],
+        "ENABLE_PFC": 1,
+        "ENABLE_IRN": 0,
+        "CONWEAVE_TX_EXPIRY_TIME": 1000,
+        "CONWEAVE_REPLY_TIMEOUT_EXTRA": 4,
+        "CONWEAVE_PATH_PAUSE_TIME": 16,
+        "CONWEAVE_EXTRA_VOQ_FLUSH_TIME": 64,
+        "CONWEAVE_DEFAULT_VOQ_WAITING_TIME": 400,
+        "ALPHA_RESUME_INTERVAL": 1,
+        "RATE_DECREASE_INTERVAL": 4,
+        "CLAMP_TARGET_RATE": 0,
+        "RP_TIMER": 300,
+        "FAST_RECOVERY_TIMES": 1,
+        "EWMA_GAIN": 0.00390625,
+        "RATE_AI": f"{10 * bw / 25:g}Mb/s",
+        "RATE_HAI": f"{25 * bw / 25:g}Mb/s",
+        "MIN_RATE": "100Mb/s",
+        "DCTCP_RATE_AI": "1000Mb/s",
+        "ERROR_RATE_PER_LINK": "0.0000",
+        "L2_CHUNK_SIZE": 4000,
+        "L2_ACK_INTERVAL": 1,
+        "L2_BACK_TO_ZERO": 0,
+        "RATE_BOUND": 1,
+        "HAS_WIN": 0,
+        "VAR_WIN": 0,
+        "FAST_REACT": 0,
+        "MI_THRESH": 0,
+        "INT_MULTI": 1,
+        "GLOBAL_T": 1,
+        "U_TARGET": 0.95,
+        "MULTI_RATE": 0,
+        "SAMPLE_FEEDBACK": 0,
+        "ENABLE_QCN": 1,
+        "USE_DYNAMIC_PFC_THRESHOLD": 1,
+        "PACKET_PAYLOAD_SIZE": 1000,
+        "LINK_DOWN": "0 0 0",
+        "KMAX_MAP": f"{len(rates)} {kmax}",
+        "KMIN_MAP": f"{len(rates)} {kmin}",
+        "PMAX_MAP": f"{len(rates)} {pmax}",
+        "LOAD": 0,
+        "RANDOM_SEED": 1,
+    }
+    text = "".join(f"{k} {v}\n" for k, v in lines.items())
+    Path(path).write_text(text, encoding="utf-8")
+    return Path(path)
+
+
+def write_conweave_flows(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> Path:
+    """Copy an HPCC flow file (``src dst priority dport size start``) into ConWeave's form
+    (``src dst priority size start``: its ports are numbered by the simulator); a file
+    already in ConWeave's form is copied as it is."""
+    lines = Path(src).read_text(encoding="utf-8").splitlines()
+    out = []
+    for i, line in enumerate(lines):
+        t = line.split()
+        if i == 0 or len(t) != 6:
+            out.append(line)
+        else:
+            out.append(" ".join((t[0], t[1], t[2], t[4], t[5])))
+    Path(dst).write_text("\n".join(out) + "\n", encoding="utf-8")
+    return Path(dst)

@@ -45,41 +45,54 @@ DEFAULT_MIN_CORRELATION = 0.9
 _STATS = ("mean", "p50", "p95")
 
 
+#: The program of each ns-3 build this command drives, under ``build/scratch/``: the HPCC
+#: simulator's ``third`` and ConWeave's ``network-load-balance``.
+PROGRAMS = {"hpcc": "third", "conweave": "network-load-balance"}
+
+
 @dataclass(frozen=True)
 class Ns3Build:
-    """A build of the ns-3 RDMA simulator: its ``third`` program, the folder holding its
-    shared libraries and the ``simulation/`` folder it runs from."""
+    """A build of an ns-3 RDMA simulator: its program, the folder holding its shared
+    libraries, the folder it runs from (HPCC's ``simulation/``, ConWeave's checkout) and
+    which simulator it is (`flavour`: ``"hpcc"`` or ``"conweave"``, see `PROGRAMS`)."""
 
     binary: Path
     lib_dir: Path
     workdir: Path
+    flavour: str = "hpcc"
 
 
 def find_build(simulation_dir: str | None, binary: str | None) -> Ns3Build:
-    """Locate ``third`` from the ``simulation/`` folder (``build/scratch/third`` below it)
-    or from its own path; raise `ValueError` naming the option when it is missing."""
+    """Locate the program from the folder ns-3 runs from (``build/scratch/third``, or
+    ConWeave's ``build/scratch/network-load-balance``, below it) or from its own path;
+    raise `ValueError` naming the option when it is missing."""
     if binary:
         exe = Path(binary)
         option = "--binary"
     elif simulation_dir:
-        exe = Path(simulation_dir) / "build" / "scratch" / "third"
         option = "--ns3"
         if not Path(simulation_dir).is_dir():
             raise ValueError(
-                f"--ns3: {simulation_dir} is not a folder (expected ns-3's simulation/)"
+                f"--ns3: {simulation_dir} is not a folder (expected ns-3's simulation/, or "
+                "ConWeave's checkout)"
             )
+        scratch = Path(simulation_dir) / "build" / "scratch"
+        found = [scratch / p for p in PROGRAMS.values() if (scratch / p).is_file()]
+        exe = found[0] if found else scratch / PROGRAMS["hpcc"]
     else:
         raise ValueError(
             "give --ns3 SIMULATION_DIR or --binary PATH to run ns-3, or --ns3-fct FILE"
         )
     if not exe.is_file() or not os.access(exe, os.X_OK):
+        programs = " or ".join(f"`{p}`" for p in PROGRAMS.values())
         raise ValueError(
-            f"{option}: {exe} is not an executable ns-3 `third` program (build ns-3 first)"
+            f"{option}: {exe} is not an executable ns-3 {programs} program (build ns-3 first)"
         )
-    # build/scratch/third links against build/libns3*.so
+    flavour = next((f for f, p in PROGRAMS.items() if exe.name.startswith(p)), "hpcc")
+    # build/scratch/<program> links against build/libns3*.so
     lib_dir = exe.resolve().parent.parent
     workdir = Path(simulation_dir) if simulation_dir else lib_dir.parent
-    return Ns3Build(exe.resolve(), lib_dir, workdir.resolve())
+    return Ns3Build(exe.resolve(), lib_dir, workdir.resolve(), flavour)
 
 
 @dataclass
@@ -199,6 +212,14 @@ def _redirect_outputs(cfg_text: str, prefix: Path) -> str:
         "PFC_OUTPUT_FILE": "_pfc.txt",
         "QLEN_MON_FILE": "_qlen.txt",
         "TRACE_OUTPUT_FILE": "_mix.tr",
+        # ConWeave's ns-3 writes these too.
+        "CNP_OUTPUT_FILE": "_cnp.txt",
+        "FLOW_INPUT_FILE": "_in.txt",
+        "VOQ_MON_FILE": "_voq.txt",
+        "VOQ_MON_DETAIL_FILE": "_voq_per_dst.txt",
+        "UPLINK_MON_FILE": "_uplink.txt",
+        "CONN_MON_FILE": "_conn.txt",
+        "EST_ERROR_MON_FILE": "_est_error.txt",
     }
     for line in cfg_text.splitlines():
         key = line.split(None, 1)[0] if line.strip() else ""
@@ -514,7 +535,8 @@ def validate(
     scenario = outdir / "scenario.toml"
     scenario.write_text(dumps_toml(doc), encoding="utf-8")
     if mapping:
-        (outdir / "mapping.txt").write_text(_format_mapping(mapping), encoding="utf-8")
+        compat = str(doc.get("compat", "ns3"))
+        (outdir / "mapping.txt").write_text(_format_mapping(mapping, compat), encoding="utf-8")
 
     if ns3_fct is None:
         if build is None or ns3_config_text is None:
@@ -587,9 +609,11 @@ def validate(
     return v
 
 
-def _format_mapping(rows: Sequence[ns3_config.MappedKey]) -> str:
+def _format_mapping(rows: Sequence[ns3_config.MappedKey], compat: str = "ns3") -> str:
     width = max(len(r.key) for r in rows)
-    lines = ['# ns-3 configuration key -> hopsim scenario field (compat = "ns3" fills the rest)']
+    lines = [
+        f'# ns-3 configuration key -> hopsim scenario field (compat = "{compat}" fills the rest)'
+    ]
     for r in rows:
         target = f"{r.field} = {r.hopsim}" if r.field else r.hopsim
         flag = "" if r.modelled else "   [not modelled]"

@@ -20,6 +20,22 @@
 //! | `transport.hpcc.max_stage` | 0 (every update multiplicative) | `MI_THRESH 0` (`run.py` `mi=0`), `UpdateRateHp` |
 //! | `transport.timely.variant` | `"ns3"` | `UpdateRateTimely` |
 //! | DCTCP flows | `dctcp.variant = "ns3"`, `rate_ai` 615 Mb/s, `window = "bdp"`, `window_follows_rate`, ECN step at 300 KB (×4 at 400 Gb/s) | `run.py --cc dctcp`, `HandleAckDctcp`, `VAR_WIN 1` |
+//!
+//! `compat = "conweave_ns3"` follows ConWeave's ns-3 (conweave-project/conweave-ns3, the
+//! RDMA load-balancing simulator of SIGCOMM 2023, built on the same HPCC code): the table
+//! above, except where its `network-load-balance.cc` and `switch-mmu.cc` differ:
+//!
+//! | field | value | ConWeave ns-3 source |
+//! |---|---|---|
+//! | `switch.ack_queue` | `"control"` | `network-load-balance.cc` sets every switch's `AckHighPrio` to 1; `SwitchNode::SendToDevContinue` queues ACKs / NACKs in queue 0, outside admission and PFC |
+//! | `transport.source_ports` | `"per_source"` | `portNumber[src]++` from 10000 per source host (`ScheduleFlowInputs`) |
+//! | `switch.pfc.alpha` | 1/16 | `SwitchMmu` `IngressAlpha` 0.0625 |
+//! | `switch.pfc.reserve_bytes` | 2,096 B | the PG and port guarantees, one 1,048-byte `MTU` cell each (`m_pg_min_cell`, `m_port_min_cell`) |
+//! | `switch.pfc.resume_offset_bytes` | 1 B | `GetResumeClasses`: alpha × 16 bytes (`m_pg_shared_alpha_cell_off_diff`) |
+//!
+//! Its per-port headroom (2 × rate × delay + 2 MTU cells, `ConfigHdrm`) depends on each
+//! port's link: `hopsim validate-against-ns3` writes it as `switch.pfc.headroom_bytes` when
+//! every switch link has the same rate and delay.
 
 use serde_json::{json, Map, Value};
 
@@ -29,14 +45,29 @@ use super::ScenarioError;
 /// `compat` is left as it is.
 pub fn apply(doc: &mut Value) -> Result<(), ScenarioError> {
     let Some(compat) = doc.get("compat") else { return Ok(()) };
-    match compat {
-        Value::String(s) if s == "ns3" => {}
+    let conweave = match compat {
+        Value::String(s) if s == "ns3" => false,
+        Value::String(s) if s == "conweave_ns3" => true,
         other => {
-            return Err(ScenarioError::field("compat", format!("expected \"ns3\", got {other}")));
+            return Err(ScenarioError::field(
+                "compat",
+                format!("expected \"ns3\" or \"conweave_ns3\", got {other}"),
+            ));
         }
-    }
+    };
     let cc = doc.pointer("/transport/cc").and_then(Value::as_str).unwrap_or("dcqcn").to_string();
-    let mut defaults = vec![
+    let mut defaults = Vec::new();
+    if conweave {
+        defaults.extend([
+            ("/switch/ack_queue", json!("control")),
+            ("/transport/source_ports", json!("per_source")),
+            ("/switch/pfc/alpha", json!(0.0625)),
+            ("/switch/pfc/reserve_bytes", json!(2 * CONWEAVE_MMU_CELL)),
+            ("/switch/pfc/resume_offset_bytes", json!(1)),
+        ]);
+    }
+    // Set first, so a ConWeave value above wins over HPCC's below.
+    defaults.extend([
         ("/switch/ack_queue", json!("data")),
         ("/switch/buffer_bytes", json!("32MiB")),
         ("/switch/ecn/random_stream", json!("shared")),
@@ -48,7 +79,7 @@ pub fn apply(doc: &mut Value) -> Result<(), ScenarioError> {
         ("/transport/hpcc/min_rate", json!("1000Mbps")),
         ("/transport/hpcc/max_stage", json!(0)),
         ("/transport/timely/variant", json!("ns3")),
-    ];
+    ]);
     if cc == "dctcp" {
         defaults.extend([
             ("/transport/dctcp/variant", json!("ns3")),
@@ -66,6 +97,9 @@ pub fn apply(doc: &mut Value) -> Result<(), ScenarioError> {
     }
     Ok(())
 }
+
+/// The MMU cell of ConWeave's `switch-mmu.h` (`MTU`: 1,000 payload bytes + headers).
+const CONWEAVE_MMU_CELL: u64 = 1_048;
 
 /// Set `pointer` (a JSON pointer of table keys) to `value` unless it is already set.
 fn set_default(doc: &mut Value, pointer: &str, value: Value) -> Result<(), ScenarioError> {
@@ -110,7 +144,17 @@ mod tests {
         apply(&mut plain).unwrap();
         assert_eq!(plain, json!({"transport": {"cc": "dctcp"}}), "no compat: untouched");
         let mut bad = json!({"compat": "omnet"});
-        assert_eq!(apply(&mut bad).unwrap_err().to_string(), "compat: expected \"ns3\", got \"omnet\"");
+        assert_eq!(
+            apply(&mut bad).unwrap_err().to_string(),
+            "compat: expected \"ns3\" or \"conweave_ns3\", got \"omnet\""
+        );
+        let mut cw = json!({"compat": "conweave_ns3", "switch": {"pfc": {"alpha": 0.125}}});
+        apply(&mut cw).unwrap();
+        assert_eq!(cw["switch"]["ack_queue"], "control", "ConWeave's value beats HPCC's");
+        assert_eq!(cw["transport"]["source_ports"], "per_source");
+        assert_eq!(cw["switch"]["pfc"]["alpha"], 0.125, "a field written wins");
+        assert_eq!(cw["switch"]["pfc"]["reserve_bytes"], 2_096);
+        assert_eq!(cw["routing"]["hash"], "ns3", "the rest is HPCC's profile");
         let mut clash = json!({"compat": "ns3", "switch": 3});
         assert!(apply(&mut clash).unwrap_err().to_string().starts_with("switch: expected a table"));
     }
@@ -125,18 +169,26 @@ mod tests {
 pub fn contradictions(s: &super::Scenario) -> Vec<String> {
     use super::{AckQueue, CcKind, DctcpVariantSpec, EcmpHash, RandomStream, SourcePorts};
     use super::{TimelyVariantSpec, WindowSpec};
-    if s.compat.is_none() {
-        return Vec::new();
-    }
+    let Some(compat) = s.compat else { return Vec::new() };
+    let conweave = compat == super::Compat::ConweaveNs3;
     let t = &s.transport;
     let ccs: Vec<CcKind> = std::iter::once(t.cc).chain(t.groups.iter().map(|g| g.cc)).collect();
     let uses = |cc: CcKind| ccs.contains(&cc);
     let mut out = Vec::new();
+    let name = compat.name();
     let mut say = |field: &str, written: String, ns3: &str| {
-        out.push(format!("compat = \"ns3\": {field} = {written} contradicts ns-3, which {ns3}"));
+        out.push(format!("compat = \"{name}\": {field} = {written} contradicts ns-3, which {ns3}"));
     };
-    if s.switch.ack_queue != AckQueue::Data {
-        say("switch.ack_queue", "\"control\"".into(), "queues ACKs with data (SwitchNode::SendToDev)");
+    match (conweave, s.switch.ack_queue) {
+        (false, AckQueue::Control) => {
+            say("switch.ack_queue", "\"control\"".into(), "queues ACKs with data (SwitchNode::SendToDev)")
+        }
+        (true, AckQueue::Data) => say(
+            "switch.ack_queue",
+            "\"data\"".into(),
+            "queues ACKs at high priority (AckHighPrio 1, network-load-balance.cc)",
+        ),
+        _ => {}
     }
     if s.switch.ecn.random_stream != RandomStream::Shared {
         say("switch.ecn.random_stream", "\"per_switch\"".into(), "draws every mark from one global stream");
@@ -151,8 +203,14 @@ pub fn contradictions(s: &super::Scenario) -> Vec<String> {
     if s.links.serialization != crate::time::Serialization::Ns3 {
         say("links.serialization", "\"exact\"".into(), "truncates serialization times to the ns");
     }
-    if t.source_ports != SourcePorts::PerPair {
-        say("transport.source_ports", "\"per_flow\"".into(), "numbers source ports per host pair (third.cc)");
+    let (ports, ports_how) = if conweave {
+        (SourcePorts::PerSource, "numbers source ports per source host (ScheduleFlowInputs)")
+    } else {
+        (SourcePorts::PerPair, "numbers source ports per host pair (third.cc)")
+    };
+    if t.source_ports != ports {
+        let written = serde_json::to_string(&t.source_ports).expect("a unit variant serializes");
+        say("transport.source_ports", written, ports_how);
     }
     if t.dcqcn.cnp_interval.0 != crate::time::Delta::ZERO && uses(CcKind::Dcqcn) {
         say(
@@ -227,5 +285,22 @@ mod contradiction_tests {
         )
         .expect("valid");
         assert!(super::contradictions(&plain).is_empty(), "no compat, nothing to contradict");
+    }
+
+    /// ConWeave's profile expects its own ACK queue and source ports.
+    #[test]
+    fn conweave_profile_names_its_own_contradictions() {
+        let cw = |extra: &str| {
+            let text = format!(
+                "compat = \"conweave_ns3\"\n[topology]\nkind = \"dumbbell\"\nleft_hosts = 1\nright_hosts = 1\n\
+                 {extra}\n[workload]\nkind = \"flows\"\nflows = [{{ src = 0, dst = 1, size = \"1KB\" }}]\n"
+            );
+            super::contradictions(&Scenario::from_toml_str(&text).expect("valid"))
+        };
+        assert!(cw("").is_empty(), "the profile alone contradicts nothing");
+        let n = cw("[switch]\nack_queue = \"data\"\n[transport]\nsource_ports = \"per_pair\"");
+        assert_eq!(n.len(), 2, "{n:?}");
+        assert!(n[0].starts_with("compat = \"conweave_ns3\": switch.ack_queue = \"data\""), "{}", n[0]);
+        assert!(n[1].contains("transport.source_ports = \"per_pair\"") && n[1].contains("per source host"));
     }
 }

@@ -71,7 +71,9 @@ pub struct Scenario {
     #[serde(default)]
     pub links: LinksSpec,
     /// Follow another simulator's behaviour where the scenario does not say otherwise:
-    /// `"ns3"`, the HPCC ns-3 RDMA simulator (see `compat.rs` and `docs/ns3.md`).
+    /// `"ns3"`, the HPCC ns-3 RDMA simulator; `"conweave_ns3"`, ConWeave's ns-3 (the
+    /// RDMA load-balancing simulator of the same lineage; see `compat.rs` and
+    /// `docs/ns3.md`).
     #[serde(default)]
     pub compat: Option<Compat>,
     #[serde(default)]
@@ -96,7 +98,21 @@ fn default_seed() -> u64 {
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Compat {
+    /// The HPCC ns-3 RDMA simulator (alibaba-edu/High-Precision-Congestion-Control).
     Ns3,
+    /// ConWeave's ns-3 (conweave-project/conweave-ns3, SIGCOMM 2023): HPCC's lineage with
+    /// load balancers, high-priority ACKs and a Broadcom-style MMU.
+    ConweaveNs3,
+}
+
+impl Compat {
+    /// The name a scenario writes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Compat::Ns3 => "ns3",
+            Compat::ConweaveNs3 => "conweave_ns3",
+        }
+    }
 }
 
 /// A single table or an array of tables (`[workload]` or `[[workload]]`).

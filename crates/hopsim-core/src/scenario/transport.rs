@@ -410,6 +410,8 @@ pub enum SourcePorts {
     PerFlow,
     /// Per (source, destination) pair from 10000, in flow order (ns-3's `portNumder`).
     PerPair,
+    /// Per source host from 10000, in flow order (ConWeave's ns-3, `portNumber[src]`).
+    PerSource,
 }
 
 impl<'de> Deserialize<'de> for WindowSpec {

@@ -144,8 +144,13 @@ pub fn build(v: ValidScenario) -> Simulator {
             } as u16;
             let sport = match t.source_ports {
                 SourcePorts::PerFlow => 10_000 + (i % 50_000) as u16,
-                SourcePorts::PerPair => {
-                    let next = pair_ports.entry((s.src, s.dst)).or_insert(10_000);
+                SourcePorts::PerPair | SourcePorts::PerSource => {
+                    let key = if t.source_ports == SourcePorts::PerPair {
+                        (s.src, s.dst)
+                    } else {
+                        (s.src, u32::MAX)
+                    };
+                    let next = pair_ports.entry(key).or_insert(10_000);
                     let port = *next;
                     *next = next.wrapping_add(1);
                     port

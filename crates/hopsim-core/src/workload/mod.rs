@@ -10,6 +10,8 @@ mod moe;
 mod parser_corpus;
 mod trace;
 
+use std::collections::HashMap;
+
 use rand::seq::SliceRandom;
 use rand::Rng;
 
@@ -528,7 +530,10 @@ fn check_flow_line(topo: &Topology, f: &FlowSpec, file: &str, line: usize) -> Re
     })
 }
 
-/// Read an HPCC simulator flow file: a count line, then `src dst priority dport size start_seconds`.
+/// Read an HPCC simulator flow file: a count line, then `src dst priority dport size
+/// start_seconds`, or ConWeave's ns-3 form without the port, `src dst priority size
+/// start_seconds` (its destination ports count up per destination host from 100, as
+/// `ScheduleFlowInputs` in `network-load-balance.cc` assigns them). One form per file.
 pub fn read_hpcc_flows(
     path: &std::path::Path,
     topo: &Topology,
@@ -562,27 +567,44 @@ pub fn parse_hpcc_flows(
     let count = count as usize;
     // Never reserve more than the text can hold (a line per flow).
     let mut flows = Vec::with_capacity(count.min(text.len() / 12));
+    // The form of the first flow line (6 fields: HPCC's; 5: ConWeave's) holds for the file.
+    let mut form: Option<usize> = None;
+    let mut dports: HashMap<u64, u64> = HashMap::new();
     for (ln, l) in lines {
         let t: Vec<&str> = l.split_whitespace().collect();
-        if t.len() != 6 {
-            return Err(err(
-                ln,
-                format!("expected \"src dst priority dport size start_seconds\", got \"{l}\""),
-            ));
+        let fields = *form.get_or_insert(if t.len() == 5 { 5 } else { 6 });
+        if t.len() != fields {
+            let expected = if fields == 6 {
+                "\"src dst priority dport size start_seconds\""
+            } else {
+                "\"src dst priority size start_seconds\" (the file's first flow has no port column)"
+            };
+            return Err(err(ln, format!("expected {expected}, got \"{l}\"")));
         }
         let int = |i: usize, what: &str| -> Result<u64, ScenarioError> {
             t[i].parse::<u64>()
                 .map_err(|_| err(ln, format!("{what}: expected a non-negative integer, got \"{}\"", t[i])))
         };
-        let (src, dst, priority, dport, size) =
-            (int(0, "src")?, int(1, "dst")?, int(2, "priority")?, int(3, "dport")?, int(4, "size")?);
-        let start = parse_seconds_exact(t[5]).ok_or_else(|| {
-            err(ln, format!("start: expected seconds as a non-negative number, got \"{}\"", t[5]))
+        let (src, dst, priority) = (int(0, "src")?, int(1, "dst")?, int(2, "priority")?);
+        let (dport, size, start_at) = if fields == 6 {
+            (int(3, "dport")?, int(4, "size")?, 5)
+        } else {
+            let next = dports.entry(dst).or_insert(100);
+            let port = *next;
+            *next += 1;
+            (port, int(3, "size")?, 4)
+        };
+        let start = parse_seconds_exact(t[start_at]).ok_or_else(|| {
+            err(ln, format!("start: expected seconds as a non-negative number, got \"{}\"", t[start_at]))
         })?;
         if start > crate::scenario::limits::MAX_TIME_PS {
             return Err(err(
                 ln,
-                format!("start: expected at most {}, got {}", crate::scenario::limits::max_time_text(), t[5]),
+                format!(
+                    "start: expected at most {}, got {}",
+                    crate::scenario::limits::max_time_text(),
+                    t[start_at]
+                ),
             ));
         }
         if priority > 255 || dport > 65535 || src > u32::MAX as u64 || dst > u32::MAX as u64 {
@@ -652,6 +674,26 @@ mod tests {
         let e = parse_hpcc_flows("1\n0 5 3 100 -4 2.0\n", "f.txt", &t, "x").unwrap_err();
         assert!(e.to_string().starts_with("f.txt:2: size"), "{e}");
         let _ = build;
+    }
+
+    /// ConWeave's form has no port column: destination ports count per destination from
+    /// 100; a file does not mix the forms.
+    #[test]
+    fn conweave_flow_file_numbers_ports_per_destination() {
+        let t = star();
+        let text = "3\n0 5 3 1000 2.0\n1 5 3 5000 2.0\n0 6 3 700 2.1\n";
+        let f = parse_hpcc_flows(text, "f", &t, "x").unwrap();
+        assert_eq!(
+            f.iter().map(|f| (f.dport, f.size)).collect::<Vec<_>>(),
+            [(100, 1000), (101, 5000), (100, 700)]
+        );
+        let e = parse_hpcc_flows("2\n0 5 3 1000 2.0\n1 5 3 100 5000 2.0\n", "f.txt", &t, "x").unwrap_err();
+        assert!(
+            e.to_string().starts_with("f.txt:3: expected \"src dst priority size start_seconds\""),
+            "{e}"
+        );
+        let e = parse_hpcc_flows("2\n0 5 3 100 1000 2.0\n1 5 3 5000 2.0\n", "f.txt", &t, "x").unwrap_err();
+        assert!(e.to_string().starts_with("f.txt:3: expected \"src dst priority dport"), "{e}");
     }
 }
 
