@@ -32,6 +32,8 @@
 //! | `switch.pfc.alpha` | 1/16 | `SwitchMmu` `IngressAlpha` 0.0625 |
 //! | `switch.pfc.reserve_bytes` | 2,096 B | the PG and port guarantees, one 1,048-byte `MTU` cell each (`m_pg_min_cell`, `m_port_min_cell`) |
 //! | `switch.pfc.resume_offset_bytes` | 1 B | `GetResumeClasses`: alpha × 16 bytes (`m_pg_shared_alpha_cell_off_diff`) |
+//! | `switch.pfc.headroom_from` | `"shared_pool_full"` | `CheckIngressAdmission`: headroom only once the service pool is past its limit |
+//! | `transport.nack_interval` | 4 µs | `RdmaHw` `NACKGenerationInterval` (HPCC's: 500 µs) |
 //!
 //! Its per-port headroom (2 × rate × delay + 2 MTU cells, `ConfigHdrm`) depends on each
 //! port's link: `hopsim validate-against-ns3` writes it as `switch.pfc.headroom_bytes` when
@@ -64,6 +66,8 @@ pub fn apply(doc: &mut Value) -> Result<(), ScenarioError> {
             ("/switch/pfc/alpha", json!(0.0625)),
             ("/switch/pfc/reserve_bytes", json!(2 * CONWEAVE_MMU_CELL)),
             ("/switch/pfc/resume_offset_bytes", json!(1)),
+            ("/switch/pfc/headroom_from", json!("shared_pool_full")),
+            ("/transport/nack_interval", json!("4us")),
         ]);
     }
     // Set first, so a ConWeave value above wins over HPCC's below.

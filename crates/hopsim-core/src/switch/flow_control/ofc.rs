@@ -316,6 +316,7 @@ impl Ofc {
             reserve: 0,
             resume_offset: 0,
             classes,
+            headroom_from: Default::default(),
         };
         let n = headroom.len();
         let mut switch_port = vec![false; n];

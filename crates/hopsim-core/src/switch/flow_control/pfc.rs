@@ -8,7 +8,7 @@
 //! the threshold. In dynamic mode the threshold is `alpha × (free shared pool)`.
 
 use super::hooks::{Arrival, FcBuild, FcCx, FlowControlPolicy, Hop, Outbox};
-pub use super::pfc_spec::{PfcConfig, PfcMode};
+pub use super::pfc_spec::{HeadroomFrom, PfcConfig, PfcMode};
 use crate::fabric::frames::pause_resume_frame;
 use crate::ids::PortId;
 use crate::metrics::DropCause;
@@ -121,6 +121,8 @@ pub struct PfcState {
     /// Buffer set aside: headroom and reserve of every port (once per port, as the HPCC
     /// simulator counts them).
     set_aside: u64,
+    /// Headroom only once the shared pool is full (`HeadroomFrom::SharedPoolFull`).
+    headroom_when_pool_full: bool,
 }
 
 impl PfcState {
@@ -164,6 +166,7 @@ impl PfcState {
             ingress: vec![Ingress::default(); n],
             shared_used: 0,
             set_aside,
+            headroom_when_pool_full: cfg.headroom_from == HeadroomFrom::SharedPoolFull,
         }
     }
 
@@ -211,7 +214,14 @@ impl PfcState {
     pub fn on_arrival(&mut self, port: u32, priority: u8, size: u64, buffer: u64) -> Option<bool> {
         let i = self.slot(port, priority);
         let threshold = self.threshold(port, buffer);
-        if size + self.ingress[i].hdrm > self.port[port as usize].0 && size + self.usage(i) > threshold {
+        // Whether the packet would go past what the shared pool gives this ingress: its
+        // threshold, or (Broadcom-style) the pool's own end.
+        let past = if self.headroom_when_pool_full {
+            self.shared_used + size > buffer.saturating_sub(self.set_aside)
+        } else {
+            size + self.usage(i) > threshold
+        };
+        if size + self.ingress[i].hdrm > self.port[port as usize].0 && past {
             return None;
         }
         let shared_before = self.shared_used;
@@ -220,6 +230,7 @@ impl PfcState {
             self.ingress[i].bytes = new_bytes;
         } else {
             let over = match self.mode {
+                _ if self.headroom_when_pool_full => past,
                 PfcMode::Dynamic { .. } => new_bytes - self.reserve > threshold,
                 PfcMode::Static { xoff, .. } => new_bytes > xoff,
             };
@@ -316,8 +327,51 @@ mod tests {
     use crate::time::{Delta, Rate};
 
     fn state(mode: PfcMode) -> PfcState {
-        let cfg = PfcConfig { mode, headroom: Some(10_000), reserve: 1_000, resume_offset: 500, classes: 8 };
+        let cfg = PfcConfig {
+            mode,
+            headroom: Some(10_000),
+            reserve: 1_000,
+            resume_offset: 500,
+            classes: 8,
+            headroom_from: Default::default(),
+        };
         PfcState::new(&cfg, &[(10_000, 0.125), (10_000, 0.125)])
+    }
+
+    /// Broadcom-style (ConWeave's ns-3): past XOFF a packet still takes the shared pool,
+    /// and headroom only once the pool is full; HPCC's MMU puts it in headroom at once.
+    #[test]
+    fn headroom_from_the_shared_pool_s_end() {
+        let cfg = PfcConfig {
+            mode: PfcMode::Static { xoff: 5_000, xon: 2_000 },
+            headroom: Some(10_000),
+            reserve: 1_000,
+            resume_offset: 500,
+            classes: 8,
+            headroom_from: HeadroomFrom::SharedPoolFull,
+        };
+        let mut s = PfcState::new(&cfg, &[(10_000, 1.0), (10_000, 1.0)]);
+        // Buffer 40 KB: 22 KB set aside, an 18 KB shared pool.
+        let buffer = 40_000;
+        for _ in 0..4 {
+            assert_eq!(s.on_arrival(0, 3, 1_000, buffer), Some(false));
+        }
+        assert_eq!(s.on_arrival(0, 3, 1_000, buffer), Some(true), "XOFF at 5000 B, as before");
+        for _ in 0..14 {
+            assert_eq!(s.on_arrival(0, 3, 1_000, buffer), Some(false));
+        }
+        assert_eq!(s.headroom_of(0, 3).0, 0, "18 KB of shared pool taken, no headroom yet");
+        assert_eq!(s.on_arrival(0, 3, 1_000, buffer), Some(false));
+        assert_eq!(s.headroom_of(0, 3).0, 1_000, "the pool is full: headroom");
+        for _ in 0..9 {
+            assert_eq!(s.on_arrival(0, 3, 1_000, buffer), Some(false));
+        }
+        assert_eq!(s.on_arrival(0, 3, 1_000, buffer), None, "pool and headroom full: refused");
+        let mut hpcc = state(PfcMode::Static { xoff: 5_000, xon: 2_000 });
+        for _ in 0..6 {
+            hpcc.on_arrival(0, 3, 1_000, buffer);
+        }
+        assert_eq!(hpcc.headroom_of(0, 3).0, 1_000, "HPCC's MMU: headroom right after XOFF");
     }
 
     #[test]
@@ -376,6 +430,7 @@ mod tests {
             reserve: 0,
             resume_offset: 0,
             classes: 8,
+            headroom_from: Default::default(),
         };
         assert_eq!(cfg.headroom_for(Rate::gbps(100), Delta::from_us(1)), 37_500);
         assert_eq!(PfcConfig::alpha_for_rate(0.125, Rate::gbps(400), Rate::gbps(100)), 0.5);

@@ -47,6 +47,25 @@ pub struct PfcSpec {
     /// Default 3 KB, as in the HPCC simulator's MMU.
     #[serde(default = "default_resume_offset")]
     pub resume_offset_bytes: Bytes,
+    /// When an arriving packet takes headroom: `"xoff"` (default), once its ingress is past
+    /// the XOFF threshold, as the HPCC simulator's MMU accounts it (`SwitchMmu::UpdateIngressAdmission`);
+    /// `"shared_pool_full"`, only once the shared pool itself is full, as Broadcom-style MMUs
+    /// and ConWeave's ns-3 do (`SwitchMmu::CheckIngressAdmission`: headroom is used only
+    /// when the service pool exceeds its limit) — the XOFF threshold then decides pauses
+    /// alone.
+    #[serde(default)]
+    pub headroom_from: HeadroomFrom,
+}
+
+/// When a packet arriving at a PFC ingress takes headroom (`switch.pfc.headroom_from`).
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum HeadroomFrom {
+    /// Once the ingress is past the XOFF threshold (the HPCC simulator's MMU).
+    #[default]
+    Xoff,
+    /// Once the shared pool is full (ConWeave's ns-3, Broadcom-style MMUs).
+    SharedPoolFull,
 }
 
 impl Default for PfcSpec {
@@ -60,6 +79,7 @@ impl Default for PfcSpec {
             headroom_bytes: None,
             reserve_bytes: default_reserve(),
             resume_offset_bytes: default_resume_offset(),
+            headroom_from: HeadroomFrom::Xoff,
         }
     }
 }
@@ -107,6 +127,7 @@ impl PfcSpec {
             reserve: self.reserve_bytes.0,
             resume_offset: self.resume_offset_bytes.0,
             classes,
+            headroom_from: self.headroom_from,
         })
     }
 }
@@ -131,6 +152,8 @@ pub struct PfcConfig {
     pub resume_offset: u64,
     /// Priority classes per port.
     pub classes: usize,
+    /// When a packet takes headroom.
+    pub headroom_from: HeadroomFrom,
 }
 
 impl PfcConfig {
