@@ -116,6 +116,26 @@ pub struct ProteusSpec {
     /// Algorithm 2 off). Default 3 (§III-B-2, §IV-A); at most 4.
     #[serde(default = "default_alternatives")]
     pub alternatives: u32,
+    /// How Algorithm 1 makes sure a moved flow's packet does not overtake its predecessor:
+    /// `"worst_case"` (default, our choice) or `"measured"` (the paper's comparison of
+    /// measured delays alone, which window averages make fallible; docs/model.md).
+    #[serde(default)]
+    pub order_bound: OrderBound,
+}
+
+/// Algorithm 1's ordering condition for a flow moving to a faster path p' (lines 6–7:
+/// `0 < d(p) − d(p') < gap since the flow's previous packet`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OrderBound {
+    /// The paper's condition, and also: the previous packet's worst delay (the queue ahead
+    /// of it at this ToR, plus the largest delay fed back for its path in the last window)
+    /// less p''s base delay is below the gap; no move while the current path's egress here
+    /// is paused.
+    #[default]
+    WorstCase,
+    /// The paper's condition on the fed-back (window-mean) delays alone.
+    Measured,
 }
 
 impl Default for ProteusSpec {
@@ -127,6 +147,7 @@ impl Default for ProteusSpec {
             state_aging: default_state_aging(),
             flow_aging: default_flow_aging(),
             alternatives: default_alternatives(),
+            order_bound: OrderBound::WorstCase,
         }
     }
 }
@@ -173,6 +194,8 @@ pub fn classify(delay: Delta, util: f64, rtt_low: Delta, full: f64) -> PathClass
 #[derive(Clone, Copy, Debug, Default)]
 struct PathView {
     delay_ns: u32,
+    /// Largest delay of the window.
+    max_ns: u32,
     /// Per mille.
     util: u16,
     /// When the entry arrived (`None`: never).
@@ -196,6 +219,7 @@ struct Pair {
 #[derive(Clone, Copy, Debug, Default)]
 struct Acc {
     sum_ns: u64,
+    max_ns: u32,
     packets: u32,
     /// The path's last link (the port into the destination ToR).
     link: PortId,
@@ -207,6 +231,8 @@ struct Entry {
     path: u16,
     delay_ns: u32,
     util: u16,
+    /// Largest delay (carried in its own field).
+    max_ns: u32,
 }
 
 /// A destination ToR's measurement of one source ToR.
@@ -236,6 +262,8 @@ struct FlowEntry {
     /// Alternative ids + 1 (0: none), 16 bits each, first in the low bits.
     alts: u64,
     last: SimTime,
+    /// What was queued ahead of the last packet at its egress here (drain time).
+    ahead: Delta,
 }
 
 /// Header fields of a Proteus packet.
@@ -255,6 +283,8 @@ struct Fields {
     prev: Field,
     /// Piggybacked feedback: valid (1) | path (16) | util (11) | delay ns (32).
     feedback: Field,
+    /// The feedback entry's largest delay, ns.
+    feedback_max: Field,
 }
 
 fn pack(e: Entry) -> u64 {
@@ -262,10 +292,11 @@ fn pack(e: Entry) -> u64 {
 }
 
 fn unpack(v: u64) -> Option<Entry> {
-    (v & 1 == 1).then(|| Entry {
+    (v & 1 == 1).then_some(Entry {
         path: (v >> 1) as u16,
         util: ((v >> 17) & 0x7ff) as u16,
         delay_ns: (v >> 28) as u32,
+        max_ns: 0,
     })
 }
 
@@ -356,15 +387,20 @@ fn algorithm2(
     Decision::Stay
 }
 
-/// Proteus at every switch.
+/// Proteus at every switch (its state boxed: the balancer enum stays small).
 #[derive(Clone, Debug)]
-pub struct Proteus {
+pub struct Proteus(Box<State>);
+
+/// Proteus's state at every switch.
+#[derive(Clone, Debug)]
+struct State {
     rtt_low_factor: f64,
     full: f64,
     window: Delta,
     state_aging: Delta,
     flow_aging: Delta,
     alternatives: usize,
+    order_bound: OrderBound,
     tor_of_host: Vec<NodeId>,
     host_index: Vec<u32>,
     f: Fields,
@@ -396,7 +432,7 @@ fn pair_key(a: NodeId, b: NodeId) -> u64 {
     (a.0 as u64) << 32 | b.0 as u64
 }
 
-impl Proteus {
+impl State {
     fn tor(&self, host: NodeId) -> NodeId {
         self.tor_of_host[self.host_index[host.idx()] as usize]
     }
@@ -423,7 +459,7 @@ impl Proteus {
                 let hops = routing.table.next_hops(node, dst);
                 let Some(&first) = hops.first() else { break };
                 paths = (paths * hops.len() as u64).min(u16::MAX as u64);
-                latency = latency + ports[first.idx()].arrival_delay;
+                latency += ports[first.idx()].arrival_delay;
                 links.push(first);
                 node = ports[ports[first.idx()].peer.idx()].node;
             }
@@ -462,6 +498,7 @@ impl Proteus {
         }
         let a = m.acc.entry(path).or_default();
         a.sum_ns += delay_ns as u64;
+        a.max_ns = a.max_ns.max(delay_ns);
         a.packets += 1;
         a.link = link;
     }
@@ -492,7 +529,7 @@ impl Proteus {
                     ((busy.0 as u128 * 1000 / elapsed.0.max(1) as u128).min(1000)) as u16
                 };
                 let delay_ns = (a.sum_ns / a.packets.max(1) as u64).min(u32::MAX as u64) as u32;
-                m.feedback.push(Entry { path, delay_ns, util });
+                m.feedback.push(Entry { path, delay_ns, util, max_ns: a.max_ns });
             }
             m.acc.clear();
         }
@@ -506,25 +543,27 @@ impl Proteus {
     /// Source ToR `s` of a packet towards ToR `d`: piggyback the next feedback entry `s`
     /// holds for `d` (or clear the field).
     fn piggyback(&mut self, cx: &mut LbCx, s: NodeId, d: NodeId, slot: usize) {
-        let value = match self.measures.get_mut(&pair_key(s, d)) {
+        let (value, max) = match self.measures.get_mut(&pair_key(s, d)) {
             Some(m) if !m.feedback.is_empty() => {
                 let e = m.feedback[m.next % m.feedback.len()];
                 m.next = (m.next + 1) % m.feedback.len();
                 self.feedback_sent += 1;
-                pack(e)
+                (pack(e), e.max_ns)
             }
-            _ => 0,
+            _ => (0, 0),
         };
         cx.headers.set(slot, self.f.feedback, value);
+        cx.headers.set(slot, self.f.feedback_max, max as u64);
     }
 
     /// Destination ToR `d` of a packet from ToR `s`: apply the feedback it carries.
     fn apply_feedback(&mut self, cx: &mut LbCx, d: NodeId, s: NodeId, pkt: &Packet, slot: usize) {
         let Some(e) = unpack(cx.headers.get(slot, self.f.feedback)) else { return };
+        let max_ns = cx.headers.get(slot, self.f.feedback_max) as u32;
         // The feedback is about paths from `d` (the measured pair's source) to `s`.
         let pair = Self::pair(&mut self.pairs, cx.routing, cx.ports, d, s, pkt.src);
         if let Some(v) = pair.view.get_mut(e.path as usize) {
-            *v = PathView { delay_ns: e.delay_ns, util: e.util, at: Some(cx.now) };
+            *v = PathView { delay_ns: e.delay_ns, max_ns, util: e.util, at: Some(cx.now) };
             self.feedback_applied += 1;
         }
     }
@@ -589,11 +628,29 @@ impl Proteus {
             Some(e) => {
                 let gap = now.since(e.last).0;
                 let current = delay_of(&self.ranked, e.path);
+                // The previous packet's worst delay: the queue ahead of it here plus the
+                // largest delay of its path's last window, and at least `RTT_low` (what a
+                // non-congested path may take); a packet on p' takes at least the base
+                // delay. While the path's egress here is paused, no bound holds.
+                let cur_egress = hops[(e.path as u64 % n0) as usize];
+                let safe = match self.order_bound {
+                    OrderBound::Measured => true,
+                    OrderBound::WorstCase => !paused(&cx.ports[cur_egress.idx()], class),
+                };
+                let worst = {
+                    let v = pair.view.get(e.path as usize).copied().unwrap_or_default();
+                    let max = if v.at.is_some() { Delta(v.max_ns as u64 * PS_PER_NS) } else { base };
+                    (e.ahead + max.max(rtt_low)).0.saturating_sub(base.0)
+                };
+                let bounded = |_r: &(PathClass, u64, u32, u16)| match self.order_bound {
+                    OrderBound::Measured => true,
+                    OrderBound::WorstCase => worst < gap,
+                };
                 // Paths faster than the current one by less than the gap (Algorithm 1,
                 // lines 6–7); the ranking keeps their order of preference. A kicked-out
                 // current path (no delay: inactive) lets any path be chosen.
                 let better = self.ranked.iter().find(|r| match current {
-                    Some(cd) => r.1 < cd && cd - r.1 < gap,
+                    Some(cd) => safe && r.1 < cd && cd - r.1 < gap && bounded(r),
                     None => true,
                 });
                 match better {
@@ -614,7 +671,13 @@ impl Proteus {
             (None, Some(e)) => (e.path, e.alts),
             (None, None) => (0, 0), // every path kicked out: path 0, no alternative
         };
-        self.flows.insert(key(tuple), FlowEntry { path, alts, last: now });
+        let egress = &cx.ports[hops[(path as u64 % n0) as usize].idx()];
+        let ahead = if class < egress.queues.len() {
+            egress.byte_time.tx_time(egress.queues.queue_bytes(class))
+        } else {
+            Delta::ZERO
+        };
+        self.flows.insert(key(tuple), FlowEntry { path, alts, last: now, ahead });
         let ttd = match (alts_of(alts).next(), delay_of(&self.ranked, path)) {
             (Some(a), Some(d)) => delay_of(&self.ranked, a).map_or(0, |da| da.saturating_sub(d)),
             (Some(_), None) => 0,
@@ -739,14 +802,16 @@ impl LoadBalancerPolicy for Proteus {
             ttd: h.field("proteus_ttd", 32),
             prev: h.field("proteus_prev_egress", 32),
             feedback: h.field("proteus_feedback", 60),
+            feedback_max: h.field("proteus_feedback_max", 32),
         };
-        Proteus {
+        Proteus(Box::new(State {
             rtt_low_factor: spec.rtt_low_factor,
             full: spec.full_utilisation,
             window: spec.window.0,
             state_aging: spec.state_aging.0,
             flow_aging: spec.flow_aging.0,
             alternatives: spec.alternatives as usize,
+            order_bound: spec.order_bound,
             tor_of_host,
             host_index: topo.host_index.clone(),
             f,
@@ -765,10 +830,46 @@ impl LoadBalancerPolicy for Proteus {
             stays: 0,
             feedback_sent: 0,
             feedback_applied: 0,
-        }
+        }))
     }
 
     fn select(&mut self, cx: &mut LbCx, node: NodeId, _sw: usize, pkt: &Packet, slot: usize) -> PortId {
+        self.0.select(cx, node, pkt, slot)
+    }
+
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        let p = &self.0;
+        vec![
+            ("proteus_new_flows", p.new_flows),
+            ("proteus_source_reroutes", p.source_reroutes),
+            ("proteus_pause_reroutes", p.pause_reroutes),
+            ("proteus_kickouts", p.kickouts),
+            ("proteus_pause_stays", p.stays),
+            ("proteus_feedback_sent", p.feedback_sent),
+            ("proteus_feedback_applied", p.feedback_applied),
+        ]
+    }
+
+    fn summary_line(&self) -> Option<(&'static str, String)> {
+        use crate::scenario::limits::count as thousands;
+        let p = &self.0;
+        let line = format!(
+            "{} flows placed, {} moved at the source ToR; {} packets rerouted at paused hops \
+             ({} kick-outs, {} stayed without an alternative); {} feedback entries piggybacked",
+            thousands(p.new_flows),
+            thousands(p.source_reroutes),
+            thousands(p.pause_reroutes),
+            thousands(p.kickouts),
+            thousands(p.stays),
+            thousands(p.feedback_sent)
+        );
+        Some(("Proteus", line))
+    }
+}
+
+impl State {
+    /// The balancer's hook (see [`LoadBalancerPolicy::select`]).
+    fn select(&mut self, cx: &mut LbCx, node: NodeId, pkt: &Packet, slot: usize) -> PortId {
         let (s, d) = (self.tor(pkt.src), self.tor(pkt.dst));
         if s != d {
             if node == s {
@@ -790,33 +891,6 @@ impl LoadBalancerPolicy for Proteus {
             return cx.routing.select(node, routing_tuple(pkt));
         }
         self.forward(cx, node, pkt, slot)
-    }
-
-    fn counters(&self) -> Vec<(&'static str, u64)> {
-        vec![
-            ("proteus_new_flows", self.new_flows),
-            ("proteus_source_reroutes", self.source_reroutes),
-            ("proteus_pause_reroutes", self.pause_reroutes),
-            ("proteus_kickouts", self.kickouts),
-            ("proteus_pause_stays", self.stays),
-            ("proteus_feedback_sent", self.feedback_sent),
-            ("proteus_feedback_applied", self.feedback_applied),
-        ]
-    }
-
-    fn summary_line(&self) -> Option<(&'static str, String)> {
-        use crate::scenario::limits::count as thousands;
-        let line = format!(
-            "{} flows placed, {} moved at the source ToR; {} packets rerouted at paused hops \
-             ({} kick-outs, {} stayed without an alternative); {} feedback entries piggybacked",
-            thousands(self.new_flows),
-            thousands(self.source_reroutes),
-            thousands(self.pause_reroutes),
-            thousands(self.kickouts),
-            thousands(self.stays),
-            thousands(self.feedback_sent)
-        );
-        Some(("Proteus", line))
     }
 }
 
@@ -936,7 +1010,7 @@ mod tests {
 
     #[test]
     fn header_words_round_trip() {
-        let e = Entry { path: 65_000, delay_ns: u32::MAX - 3, util: 1000 };
+        let e = Entry { path: 65_000, delay_ns: u32::MAX - 3, util: 1000, max_ns: 0 };
         assert_eq!(unpack(pack(e)), Some(e));
         assert!(pack(e) < 1 << 60, "fits the 60-bit field");
         assert_eq!(unpack(0), None);
