@@ -99,8 +99,8 @@ pub struct ProteusSpec {
     #[serde(default = "default_full")]
     pub full_utilisation: f64,
     /// Measurement window at the destination ToR ("a certain period (e.g., RTT)", §IV-C).
-    /// Default 10 µs: about the base RTT of a 100 Gb/s leaf-spine with 1 µs links (our
-    /// choice).
+    /// Default 10 µs (our choice): one to two base RTTs of this project's default
+    /// leaf-spines (base delay ToR to ToR about 2.2 µs at 100 Gb/s).
     #[serde(default = "default_window")]
     pub window: Duration,
     /// Age after which a path's fed-back state is forgotten at the source ToR (the path
