@@ -6,6 +6,7 @@ mod common;
 
 use common::{assert_drained, refusal, run};
 use hopsim_core::ids::NodeId;
+use hopsim_core::topology::Tier;
 use hopsim_core::Simulator;
 
 /// A 4×4 leaf-spine (100 Gb/s, 8 hosts per leaf) under Poisson web-search traffic at
@@ -178,4 +179,23 @@ fn bad_parameters_name_their_field() {
         assert!(err.contains(&expect), "{field} = {value}: {err:?}");
     }
     assert_eq!(refusal(&loaded(1, "proteus", 0.1, "[routing.proteus]\nalternatives = 4")), "");
+}
+
+/// On a 3-tier fat-tree (k = 4) a path id is (aggregation, core): under web-search load
+/// every core switch carries data, every flow finishes and none is reordered.
+#[test]
+fn fat_tree_paths_reach_every_core() {
+    let text = "seed = 2\n[topology]\nkind = \"fat_tree\"\nk = 4\n[routing]\nload_balancer = \"proteus\"\n\
+                [workload]\nkind = \"poisson\"\nsize_dist = \"websearch\"\nload = 0.5\nstop = \"300us\"\n";
+    let s = run(text);
+    let topo = s.topology();
+    let cores: Vec<usize> = (0..topo.tiers.len()).filter(|&n| topo.tiers[n] == Tier::Core).collect();
+    assert_eq!(cores.len(), 4);
+    for &c in &cores {
+        let ports = topo.node_ports[c + 1] - topo.node_ports[c];
+        let bytes: u64 = (0..ports).map(|p| s.port_stats(NodeId(c as u32), p).tx_bytes).sum();
+        assert!(bytes > 0, "core {c} carries data");
+    }
+    assert_eq!(reordered(&s), 0);
+    assert_drained(&s);
 }
