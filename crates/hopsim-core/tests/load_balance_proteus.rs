@@ -199,3 +199,16 @@ fn fat_tree_paths_reach_every_core() {
     assert_eq!(reordered(&s), 0);
     assert_drained(&s);
 }
+
+/// A leaf-to-spine link that fails mid-run: path ids wrap over the remaining next hops, and
+/// every flow finishes.
+#[test]
+fn a_failed_link_is_routed_around() {
+    // Leaf 0 is node 32 (32 hosts first), spine 0 node 36.
+    let text = loaded(1, "proteus", 0.5, "[[faults]]\nlink = [32, 36]\ndown = \"50us\"\nup = \"150us\"");
+    let s = run(&text);
+    let sum = s.summary();
+    assert_eq!(sum.flows_finished, sum.flows_total);
+    assert_eq!(sum.packets_in_flight, 0);
+    assert!(counter(&s, "proteus_new_flows") > 0);
+}

@@ -12,8 +12,8 @@
 //! - **Algorithm 1 at the source ToR**: a new flow takes the non-congested path with the
 //!   least delay, else the undetermined one with the most utilisation, else the congested
 //!   one with the least delay. A flow already placed moves only to a path whose delay is
-//!   lower than its current one by less than the gap since its previous packet, so the
-//!   packet cannot overtake its predecessor. The packet carries (source routing) its path
+//!   lower than its current one by less than the gap since its previous packet, so that
+//!   the packet does not overtake its predecessor. The packet carries (source routing) its path
 //!   id, up to `alternatives` alternative path ids in the same order of preference, and
 //!   its tolerable delay `t_td` = delay(first alternative) − delay(chosen path).
 //! - **Algorithm 2 at every switch with a choice**: when the packet's egress (its path's
@@ -39,6 +39,11 @@
 //!   flow uses gets no feedback, so a stale "congested" would last for ever); a path with
 //!   no entry counts as idle: base delay, utilisation 0. Base delay: the sum over the
 //!   path's links of propagation, pipeline latency and the packet's own serialisation.
+//! - **Order bound** (`order_bound`). Window-mean delays are stale and averaged: the
+//!   paper's test alone lets packets overtake under load (tested). By default a move also
+//!   needs the previous packet's worst delay — what was queued ahead of it at this ToR plus
+//!   the larger of its path's largest delay in the last window and `RTT_low` — less the
+//!   base delay to be below the gap, and no move while the current egress is paused.
 //! - **Ties** among equal delays (idle paths) are broken by a rotation given by the flow's
 //!   hash, so that new flows spread as with ECMP until feedback arrives.
 //! - **`t_qd`**: the bytes queued ahead of the packet in its class's queue at the egress
@@ -714,11 +719,17 @@ impl State {
             0 => return PortId::NONE,
             1 => hops[0],
             n => {
-                let alts: Vec<u16> = alts_of(h.get(slot, f.alts)).collect();
+                let mut buf = [0u16; MAX_ALTERNATIVES as usize];
+                let mut len = 0;
+                for a in alts_of(h.get(slot, f.alts)) {
+                    buf[len] = a;
+                    len += 1;
+                }
+                let alts = &buf[..len];
                 let class = pkt.priority as usize;
                 let mut e = hops[((path / radix) % n as u64) as usize];
                 if self.alternatives > 0 {
-                    match algorithm2(cx.ports, &mut self.kicked, hops, class, path, radix, ttd, &alts) {
+                    match algorithm2(cx.ports, &mut self.kicked, hops, class, path, radix, ttd, alts) {
                         Decision::Reroute { alt: i, to, kicked_now } => {
                             self.kickouts += kicked_now as u64;
                             self.pause_reroutes += 1;
