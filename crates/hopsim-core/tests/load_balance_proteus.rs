@@ -103,6 +103,8 @@ fn new_flows_avoid_a_congested_path() {
 /// Algorithm 1's order preservation: under web-search load with go-back-N recovery and
 /// no reordering buffer, no Proteus flow sees a packet out of order across seeds (while
 /// flows move between paths at the source ToR), where DRILL's per-packet choice reorders.
+/// (The worst-case bound is conservative, not a guarantee: docs/model.md gives a longer run
+/// where 3 packets of one flow are.)
 #[test]
 fn flows_arrive_in_order_under_load() {
     let mut moved = 0;
