@@ -48,7 +48,8 @@
 //!   hash, so that new flows spread as with ECMP until feedback arrives.
 //! - **`t_qd`**: the bytes queued ahead of the packet in its class's queue at the egress
 //!   over the link rate — the least it waits even if the pause ended at once. A long pause
-//!   fills the queue, so `t_qd` grows with it.
+//!   fills the queue, so `t_qd` grows with it. The decision is taken once, on arrival:
+//!   a packet that waits is not reconsidered.
 //! - **`t_td`** loses, at each switch, the packet's sojourn there: the next switch
 //!   computes (arrival − enqueue time at the previous switch − the previous link's
 //!   serialisation, propagation and pipeline latency). A rerouted packet's `t_td` is 0 (it
