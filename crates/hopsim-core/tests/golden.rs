@@ -208,6 +208,7 @@ fn matrix() -> Vec<(&'static str, String)> {
             "roce-letflow-source-tor",
             roce("[routing]\nload_balancer = \"letflow\"\n[routing.letflow]\nflowlet_timeout = \"5us\"\npath_choice = \"source_tor\"\n"),
         ),
+        ("roce-proteus", roce("[routing]\nload_balancer = \"proteus\"\n")),
         ("roce-per-flow", roce("[switch.flow_control]\nkind = \"per_flow\"\n[output]\ncontrol_frames = true\n")),
         ("roce-bfc8", roce("[switch.flow_control]\nkind = \"bfc\"\nqueues = 8\n[output]\ncontrol_frames = true\n")),
         ("roce-bfc-exact", roce("[switch.flow_control]\nkind = \"bfc\"\nfids_per_queue = 0\n")),

@@ -13,6 +13,7 @@ mod hooks;
 pub mod drill;
 pub mod ecmp;
 pub mod letflow;
+pub mod proteus;
 
 pub use hooks::{LbBuild, LbCx, LoadBalancerPolicy};
 
@@ -190,6 +191,7 @@ load_balancer_registry! {
     Ecmp => ecmp::Ecmp,
     Drill => drill::Drill,
     Letflow => letflow::Letflow,
+    Proteus => proteus::Proteus,
 }
 
 impl Default for LoadBalancerSpec {
