@@ -10,6 +10,7 @@
 
 mod hooks;
 
+pub mod conga;
 pub mod drill;
 pub mod ecmp;
 pub mod letflow;
@@ -190,6 +191,7 @@ load_balancer_registry! {
     Ecmp => ecmp::Ecmp,
     Drill => drill::Drill,
     Letflow => letflow::Letflow,
+    Conga => conga::Conga,
 }
 
 impl Default for LoadBalancerSpec {
