@@ -146,3 +146,130 @@ fn conga_parameters_name_the_field() {
         assert!(err.starts_with(field), "{table:?}: {err}");
     }
 }
+
+/// Three leaves of two hosts, two spines, 10 G links (a spine's port 1 faces leaf 1; leaf 0
+/// is node 6, its uplinks ports 2 and 3): an elephant from leaf 2 to leaf 1 shares one
+/// spine's downlink to leaf 1 with a flow from leaf 0, if that flow lands on it.
+fn shared_downlink(seed: u64, hermes: &str, victim: &str) -> String {
+    format!(
+        "seed = {seed}\n[topology]\nkind = \"leaf_spine\"\nspines = 2\nleaves = 3\nhosts_per_leaf = 2\n\
+         host_rate = \"10Gbps\"\nfabric_rate = \"10Gbps\"\n\
+         [routing]\nload_balancer = \"hermes\"\n[routing.hermes]\n{hermes}\n\
+         [workload]\nkind = \"flows\"\nflows = [{{ src = 4, dst = 3, size = \"20MB\" }}, {victim}]\n"
+    )
+}
+
+/// Thresholds for the 10 G tests below (base RTT at the ToR about 8.7 µs): good below
+/// 10 µs, bad above 20 µs, notably better by 5 µs.
+const TIGHT: &str = "t_rtt_low = \"10us\"\nt_rtt_high = \"20us\"\ndelta_rtt = \"5us\"";
+
+/// Hermes (§3.2): a 2 MB flow from leaf 0 that lands on the spine whose downlink an
+/// elephant from leaf 2 keeps congested sees its path turn bad (RTT above 20 µs, ECN
+/// fraction above 0.3) and, having sent less than S, moves to the other spine, finishing
+/// sooner than when no path is ever bad (T_RTT_high 1 s). In every seed the two flows end
+/// up apart (the elephant, slowed below R by DCQCN, may be the one that moves).
+/// T_RTT_high beyond any RTT: no path is bad, nothing is rerouted.
+const NEVER_BAD: &str = "t_rtt_low = \"10us\"\nt_rtt_high = \"1s\"";
+
+#[test]
+fn hermes_reroutes_a_flow_whose_path_stays_bad() {
+    let victim = "{ src = 0, dst = 2, size = \"2MB\", start = \"200us\", tag = \"victim\" }";
+    let mut moved = 0;
+    for seed in 1..=8 {
+        let s = run(&shared_downlink(seed, TIGHT, victim));
+        let down = [s.port_stats(NodeId(9), 1).tx_bytes, s.port_stats(NodeId(10), 1).tx_bytes];
+        let e = if down[0] > down[1] { 0 } else { 1 };
+        let up = tx(&s, 6, 2..4);
+        let (on, off) = (up[e], up[1 - e]);
+        let reroutes = counter(&s, "hermes_reroutes");
+        eprintln!("seed {seed}: leaf 0 bytes via the elephant's spine {on}, via the other {off}; {reroutes} reroutes");
+        assert!(off > 3 * on, "the flows end up apart: {on} / {off}");
+        if on > 0 {
+            // The victim started beside the elephant and left.
+            moved += 1;
+            assert!(reroutes >= 1);
+            let plain = run(&shared_downlink(seed, NEVER_BAD, victim));
+            assert_eq!(counter(&plain, "hermes_reroutes"), 0, "no path is ever bad");
+            let (fast, slow) = (common::victim_fct(&s), common::victim_fct(&plain));
+            eprintln!("  victim FCT {fast:.0} us, {slow:.0} us when never rerouted");
+            assert!(fast < slow, "rerouting pays");
+        }
+        assert_drained(&s);
+    }
+    assert!(moved >= 2, "the victim left the elephant's path in {moved} seeds");
+}
+
+/// Two leaves of two hosts, two spines, 10 G (leaf 0 is node 4, its uplinks ports 2 and
+/// 3): a 2 MB flow from host 0, then a second flow of `burst` from host 1 at 300 µs. The
+/// second flow joins the first one's path (known good, preferred to the unexplored other)
+/// and both share leaf 0's uplink while it lasts.
+fn burst_on_the_path(seed: u64, burst: &str) -> String {
+    format!(
+        "seed = {seed}\n[topology]\nkind = \"leaf_spine\"\nspines = 2\nleaves = 2\nhosts_per_leaf = 2\n\
+         host_rate = \"10Gbps\"\nfabric_rate = \"10Gbps\"\n\
+         [routing]\nload_balancer = \"hermes\"\n[routing.hermes]\n{TIGHT}\n\
+         [workload]\nkind = \"flows\"\nflows = [{{ src = 0, dst = 2, size = \"2MB\" }}, \
+         {{ src = 1, dst = 3, size = \"{burst}\", start = \"300us\" }}]\n"
+    )
+}
+
+/// Hermes's caution (§3.1–3.2): a 20 KB burst beside the flow raises the RTT of a few
+/// samples (to about 40 µs), but the smoothed RTT stays below T_RTT_high and nothing is
+/// moved: every byte stays on one uplink. The same path loaded for long (a 3 MB second
+/// flow) turns bad and a flow is moved to the other uplink.
+#[test]
+fn hermes_rides_out_a_transient_spike_and_moves_off_a_lasting_one() {
+    for seed in 1..=4 {
+        let spike = run(&burst_on_the_path(seed, "20KB"));
+        let lasting = run(&burst_on_the_path(seed, "3MB"));
+        let (s_up, l_up) = (tx(&spike, 4, 2..4), tx(&lasting, 4, 2..4));
+        eprintln!(
+            "seed {seed}: leaf 0 uplinks with a 20 KB burst {s_up:?} ({} reroutes), with a 3 MB one {l_up:?} ({} reroutes)",
+            counter(&spike, "hermes_reroutes"),
+            counter(&lasting, "hermes_reroutes")
+        );
+        assert_eq!(counter(&spike, "hermes_reroutes"), 0);
+        assert!(s_up.contains(&0), "both flows on one path: {s_up:?}");
+        assert!(counter(&lasting, "hermes_reroutes") >= 1);
+        assert!(l_up.iter().all(|&b| b > 500_000), "the lasting load is split: {l_up:?}");
+        assert_eq!(reordered(&spike), 0);
+        assert_drained(&spike);
+        assert_drained(&lasting);
+    }
+}
+
+/// Same scenario and seed, same result; another seed may place flows otherwise.
+#[test]
+fn hermes_is_deterministic_by_seed() {
+    let victim = "{ src = 0, dst = 2, size = \"2MB\", start = \"200us\" }";
+    let result = |seed: u64| {
+        let s = run(&shared_downlink(seed, TIGHT, victim));
+        (
+            tx(&s, 6, 2..4),
+            s.summary().counters,
+            s.flow_records().iter().map(common::fct_us).collect::<Vec<_>>(),
+        )
+    };
+    assert_eq!(result(1), result(1));
+    assert!((2..10).any(|seed| result(seed).0 != result(1).0));
+}
+
+/// Hermes's table refuses values that would break it, naming the field.
+#[test]
+fn hermes_parameters_name_the_field() {
+    for (table, field) in [
+        ("t_rtt_low = \"0us\"", "routing.hermes.t_rtt_low:"),
+        ("t_rtt_low = \"50us\"\nt_rtt_high = \"20us\"", "routing.hermes.t_rtt_high:"),
+        ("t_ecn = 0.0", "routing.hermes.t_ecn:"),
+        ("t_ecn = 1.5", "routing.hermes.t_ecn:"),
+        ("delta_ecn = -0.1", "routing.hermes.delta_ecn:"),
+        ("rate_threshold = 2.0", "routing.hermes.rate_threshold:"),
+        ("path_aging = \"0us\"", "routing.hermes.path_aging:"),
+        ("cnp_window = \"0us\"", "routing.hermes.cnp_window:"),
+        ("reroute_probability = 0.0", "routing.hermes.reroute_probability:"),
+        ("probes = 3", "routing.hermes.probes: unknown field"),
+    ] {
+        let err = refusal(&shared_downlink(1, table, "{ src = 0, dst = 2, size = \"2MB\" }"));
+        assert!(err.starts_with(field), "{table:?}: {err}");
+    }
+}

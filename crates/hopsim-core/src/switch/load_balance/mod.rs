@@ -13,6 +13,7 @@ mod hooks;
 pub mod conga;
 pub mod drill;
 pub mod ecmp;
+pub mod hermes;
 pub mod letflow;
 
 pub use hooks::{LbBuild, LbCx, LoadBalancerPolicy};
@@ -192,6 +193,7 @@ load_balancer_registry! {
     Drill => drill::Drill,
     Letflow => letflow::Letflow,
     Conga => conga::Conga,
+    Hermes => hermes::Hermes,
 }
 
 impl Default for LoadBalancerSpec {
