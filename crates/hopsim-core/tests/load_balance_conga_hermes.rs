@@ -116,6 +116,48 @@ fn conga_learns_remote_congestion_and_the_metric_ages() {
     }
 }
 
+/// With `piggyback_on_control = false` (ConWeave's ns-3: feedback rides on data only) and
+/// no data flowing back, leaf 0 never hears of the congested downlink: no feedback, and
+/// more of its bytes cross the elephant's spine than when ACKs carry the feedback.
+#[test]
+fn conga_feedback_on_data_only_needs_reverse_data() {
+    let text = remote_congestion(1, "1s").replace("aging = ", "piggyback_on_control = false\naging = ");
+    let data_only = run(&text);
+    let with_acks = run(&remote_congestion(1, "1s"));
+    assert_eq!(counter(&data_only, "conga_feedback"), 0);
+    let (blind, _) = toward_elephant(&data_only);
+    let (informed, _) = toward_elephant(&with_acks);
+    eprintln!("leaf 0 bytes via the elephant's spine: {blind} without feedback, {informed} with");
+    assert!(blind > 4 * informed);
+    assert_drained(&data_only);
+}
+
+/// CONGA and Hermes on a k = 4 fat-tree (three tiers): the source ToR chooses the uplink,
+/// the aggregation switches ECMP; window-paced flows between pods finish in order, and
+/// CONGA's ACKs bring feedback back.
+#[test]
+fn conga_and_hermes_run_on_three_tiers() {
+    for lb in ["conga", "hermes"] {
+        let text = format!(
+            "seed = 3\n[topology]\nkind = \"fat_tree\"\nk = 4\ndelay = \"20us\"\n\
+             [routing]\nload_balancer = \"{lb}\"\n\
+             [transport]\ncc = \"none\"\nwindow = \"32KB\"\n\
+             [workload]\nkind = \"flows\"\nflows = [{{ src = 0, dst = 15, size = \"1MB\" }}, \
+             {{ src = 1, dst = 14, size = \"1MB\" }}]\n"
+        );
+        let s = run(&text);
+        assert_eq!(reordered(&s), 0, "{lb}");
+        assert_drained(&s);
+        if lb == "conga" {
+            assert!(counter(&s, "conga_feedback") > 0);
+            assert!(counter(&s, "conga_flowlets") > 2, "window-paced bursts are flowlets");
+        } else {
+            assert!(counter(&s, "hermes_rtt_samples") > 0);
+            assert_eq!(counter(&s, "hermes_flows"), 2);
+        }
+    }
+}
+
 /// Same scenario and seed, same result; the tie-breaks come from the seed.
 #[test]
 fn conga_is_deterministic_by_seed() {

@@ -54,7 +54,9 @@ use crate::time::{Delta, SimTime};
 use crate::topology::routing::routing_tuple;
 use crate::topology::{Tier, Topology};
 
-/// `[routing.hermes]`.
+/// `[routing.hermes]`. Defaults from the authors' README and simulator
+/// (`snowzjx/ns3-load-balance`, TCP at 10 G) where they give one; the RTT thresholds, when
+/// unset, derived from the fabric's base RTT as that README describes (docs/model.md).
 #[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HermesSpec {
