@@ -637,4 +637,47 @@ mod tests {
         assert!(!f.live(at_us(601), aging));
         assert!(!FromLeaf::default().live(SimTime::ZERO, aging), "never set");
     }
+
+    /// A leaf-spine with 3 spines and 2 leaves of one host: CONGA's state at both leaves.
+    fn conga() -> Conga {
+        use crate::fabric::headers::HeaderLayout;
+        use crate::topology::builders::leaf_spine;
+        let link = (Rate::gbps(100), Delta::from_us(1));
+        let topo = leaf_spine(3, 2, 1, 1, link, link);
+        let switches: Vec<NodeId> = (2..7).map(NodeId).collect();
+        let mut headers = HeaderLayout::default();
+        let mut b = LbBuild { topo: &topo, switches: &switches, seed: 1, headers: &mut headers };
+        Conga::build(&CongaSpec::default(), &mut b)
+    }
+
+    /// §3.3: the destination leaf feeds back round robin, entries changed since they were
+    /// last fed back first, then the other live ones; an entry older than the aging is not
+    /// fed back.
+    #[test]
+    fn feedback_is_round_robin_favouring_changed_entries() {
+        let mut c = conga();
+        assert_eq!((c.leaves, c.width), (2, 3));
+        // At leaf 1 (the destination), about paths from leaf 0: uplinks 0 and 2 measured.
+        let base = c.leaves * c.width; // (dl = 1, sl = 0)
+        let set = |c: &mut Conga, u: usize, metric: u8, at: u64| {
+            c.from_leaf[base + u] = FromLeaf { metric, valid: true, changed: true, updated: at_us(at) };
+        };
+        set(&mut c, 0, 5, 10);
+        set(&mut c, 2, 1, 10);
+        assert_eq!(c.feedback(at_us(20), 1, 0), Some((0, 5)));
+        assert_eq!(c.feedback(at_us(20), 1, 0), Some((2, 1)));
+        // Nothing changed since: round robin over the live entries.
+        assert_eq!(c.feedback(at_us(20), 1, 0), Some((0, 5)));
+        // Entry 2 changes: it goes first although the round is at entry 0.
+        set(&mut c, 2, 7, 30);
+        let at = c.leaves; // (dl = 1, sl = 0)
+        c.fb_next[at] = 0;
+        assert_eq!(c.feedback(at_us(30), 1, 0), Some((2, 7)));
+        // Past the aging (500 µs) entry 0 (set at 10 µs) is no longer fed back; entry 2 is.
+        assert_eq!(c.feedback(at_us(520), 1, 0), Some((2, 7)));
+        assert_eq!(c.feedback(at_us(520), 1, 0), Some((2, 7)));
+        assert_eq!(c.feedback(at_us(531), 1, 0), None, "every entry stale");
+        // Leaf 0 has measured nothing about paths from leaf 1.
+        assert_eq!(c.feedback(at_us(20), 0, 1), None);
+    }
 }
