@@ -737,4 +737,53 @@ mod tests {
         // The authors' 10 G setting: 10 µs links, one-way 40 µs host to host → README's 60 µs.
         assert_eq!(derived_rtt_thresholds(Delta::from_us(80)).0, Delta::from_us(60));
     }
+
+    /// Karn-style RTT sampling at the source ToR: one open sample per flow, closed by the
+    /// first cumulative ACK covering it; a retransmission drops it; ACKs echoing
+    /// congestion and CNPs feed the ECN fraction of the flow's path.
+    #[test]
+    fn rtt_samples_follow_karn() {
+        use crate::fabric::headers::HeaderLayout;
+        use crate::fabric::packet::{test_packet, PacketFlags};
+        let link = (Rate::gbps(100), Delta::from_us(1));
+        let topo = leaf_spine(2, 2, 1, 1, link, link);
+        let switches: Vec<NodeId> = (2..6).map(NodeId).collect();
+        let mut headers = HeaderLayout::default();
+        let mut b = LbBuild { topo: &topo, switches: &switches, seed: 1, headers: &mut headers };
+        let mut h = Hermes::build(&HermesSpec::default(), &mut b);
+        let hops: Vec<PortId> = topo.ports_of(NodeId(2)).skip(1).map(PortId).collect();
+        let st = &mut *h.0;
+        let data = |seq: u64| test_packet(seq); // host 0 -> host 1, 1000 B
+        let ack = |seq: u64, flags: PacketFlags| Packet {
+            kind: PacketKind::Ack,
+            flags,
+            src: NodeId(1),
+            dst: NodeId(0),
+            ..test_packet(seq)
+        };
+        let p = st.data(at_us(0), 0, 0, 1, &data(0), &hops);
+        assert_eq!(st.data(at_us(1), 0, 0, 1, &data(1000), &hops), p, "a flow keeps its path");
+        let u = st.uplink_of_port[p.idx()] as usize;
+        let path = |st: &State| st.paths[(st.width) + u]; // (sl 0, dl 1, u)
+                                                          // The ACK of the first packet closes the sample opened at 0: RTT 10 µs.
+        st.feedback(at_us(10), 0, 1, &ack(1000, PacketFlags::NONE));
+        assert_eq!(st.n_rtt_samples, 1);
+        assert_eq!(path(st).rtt, Delta::from_us(10).0 as f64);
+        assert_eq!(path(st).ecn, 0.0);
+        // A new sample opens at 11 µs (bytes 2000..3000); a retransmission drops it.
+        st.data(at_us(11), 0, 0, 1, &data(2000), &hops);
+        let mut retx = data(1000);
+        retx.flags = PacketFlags::RETRANSMIT;
+        st.data(at_us(12), 0, 0, 1, &retx, &hops);
+        st.feedback(at_us(40), 0, 1, &ack(3000, PacketFlags::CNP_ECHO));
+        assert_eq!(st.n_rtt_samples, 1, "no sample across a retransmission");
+        assert_eq!(path(st).ecn, 1.0 / 16.0, "an echoing ACK counts as marked");
+        // A CNP colours the ACKs of the next 50 µs.
+        st.feedback(at_us(41), 0, 1, &Packet { kind: PacketKind::Cnp, ..ack(0, PacketFlags::NONE) });
+        st.feedback(at_us(90), 0, 1, &ack(3000, PacketFlags::NONE));
+        let after = path(st).ecn;
+        assert!(after > 1.0 / 16.0, "{after}");
+        st.feedback(at_us(92), 0, 1, &ack(3000, PacketFlags::NONE));
+        assert!(path(st).ecn < after, "52 µs after the CNP an unmarked ACK counts 0");
+    }
 }
