@@ -104,7 +104,7 @@ def test_the_schema_refuses_what_the_parser_refuses():
     }
     jsonschema.validate(base, _schema())
     for bad in (
-        {"routing": {"load_balancer": "conga"}},
+        {"routing": {"load_balancer": "no_such_balancer"}},
         {"switch": {"flow_control": {"kind": "credit"}}},
         {"switch": {"flow_control": {"kind": "none", "alpha": 1}}},
         {"seeds": 3},

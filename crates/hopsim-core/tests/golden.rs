@@ -209,6 +209,8 @@ fn matrix() -> Vec<(&'static str, String)> {
             roce("[routing]\nload_balancer = \"letflow\"\n[routing.letflow]\nflowlet_timeout = \"5us\"\npath_choice = \"source_tor\"\n"),
         ),
         ("roce-proteus", roce("[routing]\nload_balancer = \"proteus\"\n")),
+        ("roce-conga", roce("[routing]\nload_balancer = \"conga\"\n[routing.conga]\nflowlet_timeout = \"5us\"\n")),
+        ("roce-hermes", roce("[routing]\nload_balancer = \"hermes\"\n[routing.hermes]\nt_rtt_low = \"5us\"\nt_rtt_high = \"8us\"\ndelta_rtt = \"2us\"\n")),
         ("roce-per-flow", roce("[switch.flow_control]\nkind = \"per_flow\"\n[output]\ncontrol_frames = true\n")),
         ("roce-bfc8", roce("[switch.flow_control]\nkind = \"bfc\"\nqueues = 8\n[output]\ncontrol_frames = true\n")),
         ("roce-bfc-exact", roce("[switch.flow_control]\nkind = \"bfc\"\nfids_per_queue = 0\n")),

@@ -323,7 +323,7 @@ fn bad_policy_parameters_name_the_field() {
         ),
         ("[routing]\nload_balancer = \"drill\"\n[routing.drill]\nsamples = 0", "routing.drill.samples:"),
         ("[routing.drill]\nsamples = 2", "routing.drill:"),
-        ("[routing]\nload_balancer = \"conga\"", "routing.load_balancer:"),
+        ("[routing]\nload_balancer = \"no_such_balancer\"", "routing.load_balancer:"),
         ("[switch.deflection]\nkind = \"dibs\"", "switch.deflection.kind: deflection acts on packets"),
         (
             "[switch.flow_control]\nkind = \"none\"\n[switch.deflection]\nkind = \"dibs\"\nhop_limit = 0",

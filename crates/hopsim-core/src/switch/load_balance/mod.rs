@@ -10,8 +10,10 @@
 
 mod hooks;
 
+pub mod conga;
 pub mod drill;
 pub mod ecmp;
+pub mod hermes;
 pub mod letflow;
 pub mod proteus;
 
@@ -192,6 +194,8 @@ load_balancer_registry! {
     Drill => drill::Drill,
     Letflow => letflow::Letflow,
     Proteus => proteus::Proteus,
+    Conga => conga::Conga,
+    Hermes => hermes::Hermes,
 }
 
 impl Default for LoadBalancerSpec {
