@@ -111,3 +111,30 @@ def test_a_conweave_build_is_found_and_lb_needs_one(tmp_path, capsys):
     cfg = ns3_config.read_config(out / "ns3_generated_config.txt")
     assert cfg["LB_MODE"] == "2" and Path(cfg["FLOW_FILE"]) == out / "flows_conweave.txt"
     assert 'compat = "conweave_ns3"' in (out / "mapping.txt").read_text()
+
+
+def test_the_correlation_bar_is_the_noise_floor_where_that_is_lower():
+    """Random marking: a run agrees flow by flow when it agrees with ns-3 about as well as
+    each simulator agrees with itself under another seed (issue 25, item 5)."""
+    import pandas as pd
+
+    v = ns3_validate.Validation(
+        name="x",
+        table=pd.DataFrame(),
+        agreement={"correlation": 0.78, "flows": 10},
+        joined=pd.DataFrame(),
+        hopsim=ns3_validate.SideRun("hopsim"),
+        ns3=ns3_validate.SideRun("ns-3"),
+        ns3_flows=10,
+        hopsim_flows=10,
+    )
+    assert v.correlation_bar() == 0.9
+    assert any("correlation 0.780 < 0.900" in f for f in v.failures())
+    v.floor = {"correlation": 0.77}
+    assert v.correlation_bar() == pytest.approx(0.75)
+    assert v.failures() == []
+    v.ns3_floor = {"correlation": 0.85}
+    assert v.correlation_bar() == pytest.approx(0.75), "the lower floor"
+    v.floor = {"correlation": 0.95}
+    assert v.correlation_bar() == pytest.approx(0.83)
+    assert "the noise floor less 0.02" in v.failures()[0]

@@ -58,12 +58,13 @@ _OUTPUT_KEYS = {
 }
 #: ConWeave's ``LB_MODE`` numbers (its ``run.py`` ``lb_modes``; ``SwitchNode::GetOutDev``)
 #: and the hopsim balancer with the table that follows its code: DRILL samples 2 ports and
-#: remembers the last best (``DoLbDrill``), LetFlow's flowlets are cut and their paths drawn
-#: at the sender's ToR (``LetflowRouting``).
+#: remembers the last best (``DoLbDrill``), CONGA feeds congestion back on data packets only
+#: (``CongaRouting``), LetFlow's flowlets are cut and their paths drawn at the sender's ToR
+#: (``LetflowRouting``).
 CONWEAVE_LB_MODES: dict[int, tuple[str, dict[str, Any]]] = {
     0: ("ecmp", {}),
     2: ("drill", {"samples": 2, "memory": 1}),
-    3: ("conga", {}),
+    3: ("conga", {"piggyback_on_control": False}),
     6: ("letflow", {"path_choice": "source_tor"}),
 }
 _CONWEAVE_LB_OF = {name: mode for mode, (name, _) in CONWEAVE_LB_MODES.items()}
