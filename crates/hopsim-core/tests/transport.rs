@@ -248,3 +248,83 @@ fn ordering_layer_delivers_every_flow_in_order_despite_reordering() {
     assert!(hist.iter().skip(2).sum::<u64>() > 0, "deflected packets took extra hops: {hist:?}");
     assert_eq!(hist.get(1).copied().unwrap_or(0), 0, "a detour is a round trip: {hist:?}");
 }
+
+/// RoCE over DRILL behind PFC: eight 1 MB flows across a leaf-spine, sprayed per packet.
+fn roce_drill(extra: &str) -> String {
+    let flows: String =
+        (0..8).map(|i| format!("{{ src = {i}, dst = {}, size = \"1MB\" }}, ", 8 + i)).collect();
+    format!(
+        "seed = 2\n[topology]\nkind = \"leaf_spine\"\nspines = 4\nleaves = 2\nhosts_per_leaf = 8\n\
+         [routing]\nload_balancer = \"drill\"\n[routing.drill]\nsamples = 1\nmemory = 0\n\
+         [transport]\ncc = \"none\"\n{extra}\n\
+         [workload]\nkind = \"flows\"\nflows = [{flows}]\n"
+    )
+}
+
+/// The go-back-N receiver's reorder buffer (`transport.reorder_buffer`): under per-packet
+/// spraying packets overtake each other; without the buffer every overtaking costs a NACK
+/// and a resend from the gap; with it the receiver holds them (never more than its bound)
+/// and delivers in order, with nothing resent. Reordering is counted at arrival either
+/// way. A one-packet buffer overflows and falls back to NACKs; a gap timeout shorter than
+/// the overtaking NACKs it.
+#[test]
+fn reorder_buffer_masks_reordering_from_go_back_n() {
+    let without = run(&roce_drill(""));
+    assert_drained(&without);
+    let w = without.summary();
+    assert!(w.reordering_ratio > 0.0, "DRILL reorders");
+    assert!(w.retransmitted_bytes > 0, "go-back-N resends from every gap");
+    assert_eq!(w.counter("reorder_buffer_held"), None, "no buffer, no counters");
+
+    let with = run(&roce_drill("[transport.reorder_buffer]\nenabled = true\npackets = 64"));
+    assert_drained(&with);
+    let s = with.summary();
+    let held = s.counter("reorder_buffer_held").unwrap();
+    let max = s.counter("reorder_buffer_max_held").unwrap();
+    eprintln!(
+        "without: ratio {:.4}, {} B resent; with: ratio {:.4}, {} B resent, {held} held, max {max}, \
+         {:?} full / {:?} timeout NACKs",
+        w.reordering_ratio,
+        w.retransmitted_bytes,
+        s.reordering_ratio,
+        s.retransmitted_bytes,
+        s.counter("reorder_buffer_full_nacks"),
+        s.counter("reorder_buffer_timeout_nacks"),
+    );
+    assert!(s.reordering_ratio > 0.0, "reordering is counted at arrival, buffer or not");
+    assert!(held > 0 && max <= 64, "{held} held, at most {max} at once");
+    assert_eq!(s.counter("reorder_buffer_full_nacks"), Some(0));
+    assert_eq!(s.counter("reorder_buffer_timeout_nacks"), Some(0));
+    assert_eq!(s.retransmitted_bytes, 0, "every held packet delivered in order, nothing resent");
+    assert!(with.notes().iter().all(|(topic, _)| *topic != "routing"), "no go-back-N warning with the buffer");
+    assert!(without.notes().iter().any(|(topic, _)| *topic == "routing"), "the warning without it");
+
+    let tiny = run(&roce_drill("[transport.reorder_buffer]\nenabled = true\npackets = 1"));
+    assert_drained(&tiny);
+    let t = tiny.summary();
+    assert!(t.counter("reorder_buffer_full_nacks").unwrap() > 0, "a one-packet buffer overflows");
+    assert_eq!(t.counter("reorder_buffer_max_held"), Some(1));
+    assert!(t.retransmitted_bytes > 0);
+
+    let impatient = run(&roce_drill("[transport.reorder_buffer]\nenabled = true\ntimeout = \"1ns\""));
+    assert_drained(&impatient);
+    assert!(impatient.summary().counter("reorder_buffer_timeout_nacks").unwrap() > 0);
+
+    // Deterministic.
+    let again = run(&roce_drill("[transport.reorder_buffer]\nenabled = true\npackets = 64"));
+    assert_eq!(format!("{:?}", again.flow_records()), format!("{:?}", with.flow_records()));
+}
+
+/// Bad reorder-buffer settings are refused naming the field.
+#[test]
+fn reorder_buffer_refuses_bad_settings_by_name() {
+    use common::refusal;
+    let base = |extra: &str| roce_drill(&format!("[transport.reorder_buffer]\nenabled = true\n{extra}"));
+    assert!(refusal(&base("packets = 0")).contains("transport.reorder_buffer.packets"));
+    assert!(refusal(&base("timeout = \"0us\"")).contains("transport.reorder_buffer.timeout"));
+    assert!(refusal(&base("bogus = 1")).contains("bogus"));
+    let irn = roce_drill("loss_recovery = \"irn\"\n[transport.reorder_buffer]\nenabled = true");
+    assert!(refusal(&irn).contains("transport.reorder_buffer.enabled"), "{}", refusal(&irn));
+    assert!(refusal(&roce_drill("[transport.reorder_buffer]\npackets = 0")).contains("packets"), "checked even off");
+    assert_eq!(refusal(&roce_drill("[transport.reorder_buffer]\npackets = 8")), "");
+}

@@ -86,6 +86,9 @@ pub struct TransportSpec {
     pub timely: TimelySpec,
     #[serde(default)]
     pub irn: IrnSpec,
+    /// A receiver reorder buffer for go-back-N (off by default).
+    #[serde(default)]
+    pub reorder_buffer: crate::host::transport::reorder_buffer::ReorderBufferSpec,
     /// Congestion control per group of sending hosts (`[[transport.groups]]`), overriding
     /// `cc` for flows whose source is in the group: mixed deployments in one run.
     #[serde(default)]
@@ -283,6 +286,7 @@ impl Default for TransportSpec {
             dctcp: DctcpSpec::default(),
             timely: TimelySpec::default(),
             irn: IrnSpec::default(),
+            reorder_buffer: Default::default(),
             groups: Vec::new(),
         }
     }

@@ -320,6 +320,19 @@ fn transport_config(
         check(low > Delta::ZERO, "transport.irn.rto_low", "expected a positive duration")?;
         check(low <= high, "transport.irn.rto_high", "expected rto_low ≤ rto_high")?;
     }
+    let reorder_buffer = t.reorder_buffer.resolve()?;
+    if reorder_buffer.is_some() {
+        check(
+            !tcp,
+            "transport.reorder_buffer.enabled",
+            "is the RoCE receiver's; TCP's ordering layer is transport.tcp.reorder_timeout",
+        )?;
+        check(
+            t.loss_recovery == crate::scenario::LossRecovery::GoBackN,
+            "transport.reorder_buffer.enabled",
+            "is for transport.loss_recovery = \"go_back_n\"; IRN's receiver already keeps out-of-order packets",
+        )?;
+    }
     let timely = timely_params(&t.timely)?;
     let dc = &t.dctcp;
     fraction(dc.g, "transport.dctcp.g", true)?;
@@ -340,6 +353,7 @@ fn transport_config(
             rto_high: irn_timeouts(t, lossless).1,
             rto_low_packets: t.irn.rto_low_packets,
         }),
+        reorder_buffer,
         ttl,
         serialization: Default::default(),
         tcp: if tcp { Some(super::tcp::tcp_params(&t.tcp)?) } else { None },

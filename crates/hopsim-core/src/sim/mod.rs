@@ -62,13 +62,18 @@ fn traps(v: &ValidScenario) -> Vec<(&'static str, String)> {
     let mut out = Vec::new();
     let t = &v.scenario.transport;
     let lb = &v.policies.load_balancer;
-    if lb.reorders() && *t.kind == TransportKind::Roce && t.loss_recovery == LossRecovery::GoBackN {
+    if lb.reorders()
+        && *t.kind == TransportKind::Roce
+        && t.loss_recovery == LossRecovery::GoBackN
+        && !t.reorder_buffer.enabled
+    {
         out.push((
             "routing",
             format!(
                 "routing.load_balancer = \"{}\" sends a flow's packets over several paths, so they arrive \
                  out of order, and transport.loss_recovery = \"go_back_n\" resends everything from the first \
-                 gap: expect retransmissions and slow flows (\"irn\" keeps what arrives out of order)",
+                 gap: expect retransmissions and slow flows (\"irn\", or transport.reorder_buffer.enabled = true, \
+                 keeps what arrives out of order)",
                 lb.kind()
             ),
         ));

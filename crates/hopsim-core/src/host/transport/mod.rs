@@ -15,6 +15,7 @@
 mod hooks;
 
 pub mod irn;
+pub mod reorder_buffer;
 pub mod roce;
 pub mod tcp;
 
