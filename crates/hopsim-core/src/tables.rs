@@ -270,6 +270,13 @@ pub const FLOWS: TableDecl = TableDecl {
         col("path_hops", Int, "", "links on the flow's routed path"),
         col("reordered_packets", Int, "", "data packets that arrived out of order (not retransmissions)"),
         col("deflections", Int, "", "times a packet of the flow (data or ACK) was deflected"),
+        col(
+            "hol_blocked",
+            Bool,
+            "",
+            "a pause held one of its data packets in a switch egress queue for at least `output.hol_threshold` \
+             (head-of-line blocking, see docs/model.md)",
+        ),
         col("sport", Int, "", "UDP source port (ECMP hashes it)"),
         col("dport", Int, "", "UDP destination port"),
     ],
@@ -662,6 +669,8 @@ pub const SUMMARY: &[FieldDecl] = &[
     field("cnps", F::Int, "", "congestion notifications senders received"),
     field("ecn_marks", F::Int, "", "packets marked CE"),
     field("reordering_ratio", F::Float, "", "data packets that arrived out of order, over data packets delivered"),
+    field("hol_blocked_flows", F::Int, "", "flows with `hol_blocked` (a pause held a packet for `output.hol_threshold`)"),
+    field("hol_blocked_ratio", F::Float, "", "… over `flows_total`"),
     field("reorder_held", F::Int, "", "TCP's ordering layer: out-of-order segments it held"),
     field("reorder_released", F::Int, "", "… and those it handed on out of order when its timeout expired"),
     field("bolt_srcs", F::Int, "", "source congestion notifications Bolt's switches sent"),

@@ -349,7 +349,11 @@ impl Simulator {
 
     /// One record per flow, in flow-id order.
     pub fn flow_records(&self) -> Vec<FlowRecord> {
-        self.hosts.flow_records(&self.fab.flow_deflections)
+        let mut records = self.hosts.flow_records(&self.fab.flow_deflections);
+        for r in &mut records {
+            r.hol_blocked = self.fab.obs.hol.is_blocked(crate::ids::FlowId(r.flow_id));
+        }
+        records
     }
 
     /// One record per port.
@@ -442,6 +446,7 @@ impl Simulator {
                     / self.fab.counters.data_packets_delivered as f64
             },
             packet_trace_dropped: self.fab.obs.packet_trace.as_ref().map_or(0, |t| t.dropped),
+            hol_blocked_flows: self.fab.obs.hol.flows,
             reorder_held: self.transport_counter("reorder_held"),
             reorder_released: self.transport_counter("reorder_released"),
             bolt_srcs: self.signal_counter("bolt_srcs"),
