@@ -39,7 +39,13 @@ impl HolBlocking {
     /// Port `port`'s queues 0–63 went from paused mask `before` to `after` at `now`; returns
     /// the queues resumed after a pause of at least the threshold (to walk, with since
     /// when they were paused).
-    pub fn on_pause_change(&mut self, port: PortId, before: u64, after: u64, now: SimTime) -> Vec<(usize, SimTime)> {
+    pub fn on_pause_change(
+        &mut self,
+        port: PortId,
+        before: u64,
+        after: u64,
+        now: SimTime,
+    ) -> Vec<(usize, SimTime)> {
         let key = |q: u32| port.0 as u64 * 64 + q as u64;
         let mut paused = after & !before;
         while paused != 0 {

@@ -163,7 +163,8 @@ fn hol_blocking_marks_the_flows_a_pause_held() {
         s.flow_records().into_iter().map(|r| (r.tag, r.hol_blocked)).collect()
     };
     let with_threshold = |fc: &str, incast: bool, threshold: &str| {
-        incast_with_victim(fc, incast).replace("[output]\n", &format!("[output]\nhol_threshold = \"{threshold}\"\n"))
+        incast_with_victim(fc, incast)
+            .replace("[output]\n", &format!("[output]\nhol_threshold = \"{threshold}\"\n"))
     };
     let pfc = run(&incast_with_victim("kind = \"pfc\"", true));
     assert_drained(&pfc);

@@ -296,7 +296,10 @@ fn reorder_buffer_masks_reordering_from_go_back_n() {
     assert_eq!(s.counter("reorder_buffer_full_nacks"), Some(0));
     assert_eq!(s.counter("reorder_buffer_timeout_nacks"), Some(0));
     assert_eq!(s.retransmitted_bytes, 0, "every held packet delivered in order, nothing resent");
-    assert!(with.notes().iter().all(|(topic, _)| *topic != "routing"), "no go-back-N warning with the buffer");
+    assert!(
+        with.notes().iter().all(|(topic, _)| *topic != "routing"),
+        "no go-back-N warning with the buffer"
+    );
     assert!(without.notes().iter().any(|(topic, _)| *topic == "routing"), "the warning without it");
 
     let tiny = run(&roce_drill("[transport.reorder_buffer]\nenabled = true\npackets = 1"));
@@ -325,6 +328,9 @@ fn reorder_buffer_refuses_bad_settings_by_name() {
     assert!(refusal(&base("bogus = 1")).contains("bogus"));
     let irn = roce_drill("loss_recovery = \"irn\"\n[transport.reorder_buffer]\nenabled = true");
     assert!(refusal(&irn).contains("transport.reorder_buffer.enabled"), "{}", refusal(&irn));
-    assert!(refusal(&roce_drill("[transport.reorder_buffer]\npackets = 0")).contains("packets"), "checked even off");
+    assert!(
+        refusal(&roce_drill("[transport.reorder_buffer]\npackets = 0")).contains("packets"),
+        "checked even off"
+    );
     assert_eq!(refusal(&roce_drill("[transport.reorder_buffer]\npackets = 8")), "");
 }

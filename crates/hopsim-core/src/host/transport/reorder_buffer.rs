@@ -70,7 +70,11 @@ impl ReorderBufferSpec {
     pub fn resolve(&self) -> Result<Option<ReorderBufferParams>, crate::scenario::ScenarioError> {
         use crate::scenario::error::check;
         check(self.packets > 0, "transport.reorder_buffer.packets", "expected a positive packet count")?;
-        check(self.timeout.0 > Delta::ZERO, "transport.reorder_buffer.timeout", "expected a positive duration")?;
+        check(
+            self.timeout.0 > Delta::ZERO,
+            "transport.reorder_buffer.timeout",
+            "expected a positive duration",
+        )?;
         if !self.enabled {
             return Ok(None);
         }

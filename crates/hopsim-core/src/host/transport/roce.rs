@@ -178,7 +178,8 @@ impl TransportPolicy for Roce {
             (roce.unacked_packets >= t.ack_every || last || released).then_some(PacketKind::Ack)
         } else if data.seq > flow.rcv_nxt {
             // With the reorder buffer, NACK only when it is full or the gap timed out.
-            let nack = self.reorder.as_mut().is_none_or(|b| b.on_out_of_order(data.flow, data.seq / mtu, now).nack);
+            let nack =
+                self.reorder.as_mut().is_none_or(|b| b.on_out_of_order(data.flow, data.seq / mtu, now).nack);
             let repeat = roce.last_nack_seq == Some(flow.rcv_nxt) && now < roce.nack_timer;
             (nack && !repeat).then(|| {
                 roce.last_nack_seq = Some(flow.rcv_nxt);
