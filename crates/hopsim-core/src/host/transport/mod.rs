@@ -92,6 +92,13 @@ macro_rules! transport_registry {
             }
 
             #[inline(always)]
+            pub fn source_port(&mut self, f: FlowId, flow: &Flow, seq: u64) -> u16 {
+                match self {
+                    $( Transport::$variant(t) => t.source_port(f, flow, seq), )+
+                }
+            }
+
+            #[inline(always)]
             pub fn first_rto(&self, f: FlowId, default: Delta) -> Delta {
                 match self {
                     $( Transport::$variant(t) => t.first_rto(f, default), )+
