@@ -313,6 +313,20 @@ fn reorder_buffer_masks_reordering_from_go_back_n() {
     assert_drained(&impatient);
     assert!(impatient.summary().counter("reorder_buffer_timeout_nacks").unwrap() > 0);
 
+    // Real losses (no flow control, a small buffer): the gaps that never fill are NACKed once
+    // they outlive the timeout, or the buffer fills; every flow still completes.
+    let lossy = run(&roce_drill(
+        "[transport.reorder_buffer]\nenabled = true\n[switch]\nbuffer_bytes = \"200KB\"\n\
+         [switch.flow_control]\nkind = \"none\"",
+    ));
+    assert_drained(&lossy);
+    let l = lossy.summary();
+    assert!(l.drops.total() > 0, "the small buffer drops");
+    let nacks =
+        l.counter("reorder_buffer_timeout_nacks").unwrap() + l.counter("reorder_buffer_full_nacks").unwrap();
+    eprintln!("lossy: {} drops, {nacks} NACKs from the buffer, {} timeouts", l.drops.total(), l.timeouts);
+    assert!(nacks > 0, "lost packets' gaps are NACKed");
+
     // Deterministic.
     let again = run(&roce_drill("[transport.reorder_buffer]\nenabled = true\npackets = 64"));
     assert_eq!(format!("{:?}", again.flow_records()), format!("{:?}", with.flow_records()));
