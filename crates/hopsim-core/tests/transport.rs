@@ -348,3 +348,123 @@ fn reorder_buffer_refuses_bad_settings_by_name() {
     );
     assert_eq!(refusal(&roce_drill("[transport.reorder_buffer]\npackets = 8")), "");
 }
+
+/// Leaf-spine with 4 spines, MP-RDMA (or `kind`) flows `flows` (TOML entries), `extra` TOML.
+fn leaf_spine_flows(kind: &str, flows: &str, extra: &str) -> String {
+    format!(
+        "seed = 1\n[topology]\nkind = \"leaf_spine\"\nspines = 4\nleaves = 2\nhosts_per_leaf = 4\n\
+         [transport]\nkind = \"{kind}\"\ncc = \"none\"\n{extra}\n\
+         [workload]\nkind = \"flows\"\nflows = [{flows}]\n"
+    )
+}
+
+/// MP-RDMA (`transport.kind = "mp_rdma"`): one flow's packets take many virtual paths
+/// (source ports), so ECMP spreads the flow over every uplink of its leaf where RoCE's one
+/// port pins it to one; the receiver never sees a packet more than Δ beyond its cumulative
+/// point (nothing dropped beyond Δ); an incast of MP-RDMA flows behind PFC completes without
+/// loss; deterministic.
+#[test]
+fn mp_rdma_spreads_a_flow_over_virtual_paths_within_delta() {
+    let one = "{ src = 0, dst = 4, size = \"2MB\" }";
+    let uplinks = |s: &hopsim_core::Simulator| -> Vec<u64> {
+        (4..8).map(|p| s.port_stats(hopsim_core::ids::NodeId(8), p).tx_bytes).collect()
+    };
+    let roce = run(&leaf_spine_flows("roce", one, ""));
+    let mp = run(&leaf_spine_flows("mp_rdma", one, ""));
+    assert_drained(&mp);
+    let (r, m) = (uplinks(&roce), uplinks(&mp));
+    let s = mp.summary();
+    eprintln!(
+        "uplink bytes: roce {r:?}, mp_rdma {m:?}; fct roce {:.1} us, mp_rdma {:.1} us; counters {:?}",
+        fct_us(&roce.flow_records()[0]),
+        fct_us(&mp.flow_records()[0]),
+        s.counters
+    );
+    assert_eq!(r.iter().filter(|&&b| b > 100_000).count(), 1, "RoCE: one path");
+    assert!(m.iter().all(|&b| b > 100_000), "MP-RDMA: every uplink carries the flow: {m:?}");
+    assert!(s.counter("mp_rdma_virtual_paths").unwrap() > 4);
+    assert!(s.counter("mp_rdma_max_out_of_order").unwrap() < 64, "within Δ = 64");
+    assert_eq!(s.counter("mp_rdma_beyond_delta"), Some(0));
+    assert_eq!(mp.flow_records()[0].loss_recovery, "mp_rdma");
+
+    // A 7-to-1 incast of MP-RDMA flows, four across the spines, behind PFC: lossless, complete.
+    let incast: String =
+        [0, 1, 2, 3, 5, 6, 7].iter().map(|i| format!("{{ src = {i}, dst = 4, size = \"1MB\" }}, ")).collect();
+    let ecn = "[switch.ecn]\nkmin = \"30KB\"\nkmax = \"30KB\"\npmax = 1.0\nscale_with_rate = false";
+    let toml =
+        leaf_spine_flows("mp_rdma", &incast, "").replace("[transport]", &format!("{ecn}\n[transport]"));
+    let inc = run(&toml);
+    let unmarked = run(&leaf_spine_flows("mp_rdma", &incast, ""));
+    // Mean queuing delay at the receiver's ToR port, where the incast queues.
+    let dst_tor_delay = |s: &hopsim_core::Simulator| {
+        s.queue_delay_stats()
+            .iter()
+            .find(|d| d.tier == hopsim_core::observe::HopTier::DstTor)
+            .map(|d| d.mean_ns)
+            .unwrap()
+    };
+    let (with, without) = (dst_tor_delay(&inc), dst_tor_delay(&unmarked));
+    eprintln!(
+        "incast mean queuing delay at the receiver's ToR: {without:.0} ns unmarked, {with:.0} ns marked"
+    );
+    assert!(with < 0.7 * without, "marked ACKs shrink the windows and the queue");
+    assert_drained(&inc);
+    let si = inc.summary();
+    eprintln!(
+        "incast: {} ECN marks, {} PAUSEs, {} B resent, {:?}",
+        si.ecn_marks, si.pfc_pause_frames, si.retransmitted_bytes, si.counters
+    );
+    assert_eq!(si.drops.total(), 0, "lossless behind PFC");
+    assert!(si.ecn_marks > 0, "the incast marks");
+    let ooo = si.counter("mp_rdma_max_out_of_order").unwrap();
+    assert!(ooo > 0 && ooo < 64, "congested paths reorder, within Δ = 64: {ooo}");
+    assert_eq!(si.counter("mp_rdma_beyond_delta"), Some(0));
+    let again = run(&toml);
+    assert_eq!(format!("{:?}", again.flow_records()), format!("{:?}", inc.flow_records()), "deterministic");
+
+    // The unmarked incast into a small buffer behind PFC: paused, lossless, complete.
+    let paused = run(&leaf_spine_flows("mp_rdma", &incast, "")
+        .replace("[transport]", "[switch]\nbuffer_bytes = \"450KB\"\n[transport]"));
+    assert_drained(&paused);
+    let sp = paused.summary();
+    assert!(
+        sp.pfc_pause_frames > 0 && sp.drops.total() == 0,
+        "{} PAUSEs, {} drops",
+        sp.pfc_pause_frames,
+        sp.drops.total()
+    );
+
+    // The unmarked incast into a small lossy buffer: packets are lost, recovery resends them
+    // (the head of a Δ window missing, or a timeout) and every flow completes.
+    let lossy = run(&leaf_spine_flows("mp_rdma", &incast, "").replace(
+        "[transport]",
+        "[switch]\nbuffer_bytes = \"150KB\"\n[switch.flow_control]\nkind = \"none\"\n[transport]",
+    ));
+    assert_drained(&lossy);
+    let sl = lossy.summary();
+    eprintln!(
+        "lossy incast: {} drops, {} B resent, {} timeouts, {:?}",
+        sl.drops.total(),
+        sl.retransmitted_bytes,
+        sl.timeouts,
+        sl.counters
+    );
+    assert!(sl.drops.total() > 0 && sl.retransmitted_bytes > 0);
+    assert!(sl.counter("mp_rdma_recoveries").unwrap() > 0);
+}
+
+/// MP-RDMA's bad settings are refused naming the field.
+#[test]
+fn mp_rdma_refuses_bad_settings_by_name() {
+    use common::refusal;
+    let one = "{ src = 0, dst = 4, size = \"10KB\" }";
+    let bad = |extra: &str| refusal(&leaf_spine_flows("mp_rdma", one, extra));
+    assert!(bad("[transport.mp_rdma]\ndelta = 0").contains("transport.mp_rdma.delta"));
+    assert!(bad("[transport.mp_rdma]\ndelta = 8\nprune_lag = 8").contains("transport.mp_rdma.prune_lag"));
+    assert!(bad("[transport.mp_rdma]\ninitial_window = 0").contains("transport.mp_rdma.initial_window"));
+    assert!(bad("[transport.mp_rdma]\nbogus = 1").contains("bogus"));
+    assert!(bad("loss_recovery = \"irn\"").contains("transport.loss_recovery"));
+    let dcqcn = refusal(&leaf_spine_flows("mp_rdma", one, "").replace("cc = \"none\"", "cc = \"dcqcn\""));
+    assert!(dcqcn.contains("transport.cc"), "{dcqcn}");
+    assert_eq!(bad(""), "");
+}

@@ -86,6 +86,9 @@ pub struct TransportSpec {
     pub timely: TimelySpec,
     #[serde(default)]
     pub irn: IrnSpec,
+    /// MP-RDMA's settings (`kind = "mp_rdma"`).
+    #[serde(default)]
+    pub mp_rdma: crate::host::transport::mp_rdma::MpRdmaSpec,
     /// A receiver reorder buffer for go-back-N (off by default).
     #[serde(default)]
     pub reorder_buffer: crate::host::transport::reorder_buffer::ReorderBufferSpec,
@@ -286,6 +289,7 @@ impl Default for TransportSpec {
             dctcp: DctcpSpec::default(),
             timely: TimelySpec::default(),
             irn: IrnSpec::default(),
+            mp_rdma: Default::default(),
             reorder_buffer: Default::default(),
             groups: Vec::new(),
         }
