@@ -9,7 +9,7 @@ pub use crate::host::cc::CcKind;
 #[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TransportSpec {
-    /// `"roce"` (default) or `"tcp"`.
+    /// `"roce"` (default), `"tcp"` or `"mp_rdma"`.
     #[serde(default)]
     pub kind: super::tagged::Written<super::TransportKind>,
     /// The rank data packets carry for rank-aware switches: `"none"`, `"srpt"` (remaining
