@@ -112,7 +112,7 @@ pub struct FlowRecord {
     pub query_id: Option<u32>,
     /// Congestion control of the flow (`none`, `dcqcn`, `hpcc`, `dctcp`, `timely`).
     pub cc: &'static str,
-    /// Loss recovery (`go_back_n` or `irn`).
+    /// Loss recovery (`go_back_n`, `go_back_n+reorder_buffer`, `irn`, `tcp`, `mp_rdma`).
     pub loss_recovery: &'static str,
     pub priority: u8,
     pub retransmitted_bytes: u64,

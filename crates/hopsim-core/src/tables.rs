@@ -262,7 +262,7 @@ pub const FLOWS: TableDecl = TableDecl {
         col("query_id", OptionalInt, "", "the query the flow answers (query workloads)"),
         col("class", Text, "", "`congested`, `vulnerable` or `background` (see docs/analysis.md)"),
         col("cc", Text, "", "the flow's congestion control"),
-        col("loss_recovery", Text, "", "`go_back_n` or `irn` (RoCE), `tcp`"),
+        col("loss_recovery", Text, "", "`go_back_n`, `go_back_n+reorder_buffer` or `irn` (RoCE), `tcp`, `mp_rdma`"),
         col("priority", Int, "", "the flow's priority class"),
         col("retransmitted_bytes", Int, "bytes", "payload bytes sent more than once"),
         col("timeouts", Int, "", "retransmission timeouts"),

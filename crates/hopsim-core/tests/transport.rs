@@ -296,6 +296,7 @@ fn reorder_buffer_masks_reordering_from_go_back_n() {
     assert_eq!(s.counter("reorder_buffer_full_nacks"), Some(0));
     assert_eq!(s.counter("reorder_buffer_timeout_nacks"), Some(0));
     assert_eq!(s.retransmitted_bytes, 0, "every held packet delivered in order, nothing resent");
+    assert_eq!(with.flow_records()[0].loss_recovery, "go_back_n+reorder_buffer");
     assert!(
         with.notes().iter().all(|(topic, _)| *topic != "routing"),
         "no go-back-N warning with the buffer"

@@ -341,6 +341,8 @@ impl TransportPolicy for Roce {
     fn loss_recovery(&self, _f: FlowId) -> &'static str {
         if self.irn {
             "irn"
+        } else if self.reorder.is_some() {
+            "go_back_n+reorder_buffer"
         } else {
             "go_back_n"
         }
