@@ -423,6 +423,14 @@ fn mp_rdma_spreads_a_flow_over_virtual_paths_within_delta() {
     let again = run(&toml);
     assert_eq!(format!("{:?}", again.flow_records()), format!("{:?}", inc.flow_records()), "deterministic");
 
+    // Marking nearly every packet (a 1 KB threshold) drives the windows to their floor of one
+    // packet; the clock never stalls and every flow completes.
+    let harsh = "[switch.ecn]\nkmin = \"1KB\"\nkmax = \"1KB\"\npmax = 1.0\nscale_with_rate = false";
+    let floor =
+        run(&leaf_spine_flows("mp_rdma", &incast, "")
+            .replace("[transport]", &format!("{harsh}\n[transport]")));
+    assert_drained(&floor);
+
     // The unmarked incast into a small buffer behind PFC: paused, lossless, complete.
     let paused = run(&leaf_spine_flows("mp_rdma", &incast, "")
         .replace("[transport]", "[switch]\nbuffer_bytes = \"450KB\"\n[transport]"));

@@ -344,6 +344,11 @@ impl TransportPolicy for MpRdma {
             if slow {
                 self.pruned += 1;
             }
+            // A window of at least one packet: with nothing in flight and nothing clocked
+            // (a marked ACK's half packet), one packet still goes, on the ACK's VP.
+            if self.flows[f.idx()].quota.is_empty() && flow.snd_nxt <= flow.snd_una {
+                self.flows[f.idx()].quota.push_back(vp);
+            }
             // The head is missing while the rest of the Δ window is acknowledged: lost.
             let s = &mut self.flows[f.idx()];
             if s.recovery_end.is_none() && s.snd_ooh >= flow.snd_una / mss + self.p.delta {
