@@ -426,7 +426,7 @@ TCP = {"transport.kind": "tcp", "transport.cc": "reno", "switch.pfc.enabled": Fa
     [
         (
             {"transport.kind": "udp"},
-            "transport.kind: unknown variant `udp`, expected `roce` or `tcp`",
+            "transport.kind: unknown variant `udp`, expected one of `roce`, `tcp`, `mp_rdma`",
         ),
         (
             {"transport.kind": "tcp", "transport.cc": "reno"},

@@ -640,6 +640,8 @@ def compare(
             m[f"queuing delay p99 {tier} (ns)"] = row["p99_ns"]
         if "reordering_ratio" in s:
             m["reordering ratio"] = s["reordering_ratio"]
+        if "hol_blocked_ratio" in s:
+            m["HoL-blocked flows ratio"] = s["hol_blocked_ratio"]
         columns[label] = m
     metrics: list[str] = []
     for m in columns.values():

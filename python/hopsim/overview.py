@@ -272,12 +272,14 @@ def describe(result: Result) -> str:
         reordered > 0
         and s.get("retransmitted_bytes")
         and "go_back_n" in str(setup.get("loss_recovery", ""))
+        and "reorder_buffer" not in str(setup.get("loss_recovery", ""))
     ):
         lines.append(
             f"WARNING       {reordered:.1%} of data packets arrived out of order and go-back-N "
             "resends from the first gap it sees, so reordering costs retransmissions here "
             f"(load balancer {setup.get('load_balancer')}): selective retransmission "
-            '(transport.loss_recovery = "irn") tolerates it'
+            '(transport.loss_recovery = "irn") or a receiver reorder buffer '
+            "(transport.reorder_buffer.enabled = true) tolerates it"
         )
     table = result.slowdown_by_size()
     finished = "finished flows" if done == total else f"the {done:,} finished flows only"

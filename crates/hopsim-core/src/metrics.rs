@@ -112,7 +112,7 @@ pub struct FlowRecord {
     pub query_id: Option<u32>,
     /// Congestion control of the flow (`none`, `dcqcn`, `hpcc`, `dctcp`, `timely`).
     pub cc: &'static str,
-    /// Loss recovery (`go_back_n` or `irn`).
+    /// Loss recovery (`go_back_n`, `go_back_n+reorder_buffer`, `irn`, `tcp`, `mp_rdma`).
     pub loss_recovery: &'static str,
     pub priority: u8,
     pub retransmitted_bytes: u64,
@@ -123,6 +123,8 @@ pub struct FlowRecord {
     pub reordered_packets: u32,
     /// Times a packet of this flow (data or ACK) was deflected.
     pub deflections: u32,
+    /// A pause held one of its data packets in a switch queue for `output.hol_threshold`.
+    pub hol_blocked: bool,
 }
 
 impl FlowRecord {
@@ -195,6 +197,9 @@ pub struct Summary {
     pub ecn_marks: u64,
     /// Data packets that arrived out of order, over data packets delivered.
     pub reordering_ratio: f64,
+    /// Flows a pause held in a switch queue for `output.hol_threshold` (flows table
+    /// `hol_blocked`).
+    pub hol_blocked_flows: u64,
     /// TCP's ordering layer: out-of-order segments it held, and those it handed to TCP
     /// out of order when its timeout expired (0 and 0 without the layer).
     pub reorder_held: u64,

@@ -1,6 +1,7 @@
-//! Measurements beyond the counters: per-hop queuing delay (always on), and the opt-in
-//! samplers of `[output]` — queue and buffer occupancy, delivered bytes per flow per time
-//! bin, and a per-packet trace for debugging small runs.
+//! Measurements beyond the counters: per-hop queuing delay (always on), head-of-line
+//! blocking by pauses (always on, touched only when a control frame pauses or resumes a
+//! queue), and the opt-in samplers of `[output]` — queue and buffer occupancy, delivered
+//! bytes per flow per time bin, and a per-packet trace for debugging small runs.
 //!
 //! Every recorder here is written on the hot path only through a cheap `Option` check, so
 //! a run that asks for nothing pays for nothing but the delay histogram (a few
@@ -10,6 +11,82 @@ use crate::fabric::packet::{Packet, PacketKind};
 use crate::ids::{FlowId, NodeId, PortId};
 use crate::time::{Delta, SimTime};
 use crate::topology::{Tier, Topology};
+
+/// Head-of-line blocking by pauses (Proteus §V-C, Fig 12a's "HoL blocking flows"; the
+/// definition is hopsim's, see docs/model.md): a flow is HoL-blocked when one of its data
+/// packets sat in a switch egress queue that a control frame (a PFC PAUSE, or any flow
+/// control's) had paused, for at least `threshold` of one pause. Kept per switch queue
+/// 0–63 from frame to frame: a PAUSE arriving notes when the queue stopped; a RESUME
+/// arriving after at least `threshold` walks the queue once and marks the flows of the
+/// packets that waited that long in the pause (all of the pause for those queued before
+/// it, since their arrival for the others). Nothing is done per packet.
+#[derive(Clone, Debug, Default)]
+pub struct HolBlocking {
+    pub threshold: Delta,
+    /// When each paused (port, queue) stopped, keyed `port × 64 + queue`.
+    since: std::collections::BTreeMap<u64, SimTime>,
+    /// Per flow, a bitmap.
+    blocked: Vec<u64>,
+    /// Flows marked.
+    pub flows: u64,
+}
+
+impl HolBlocking {
+    pub fn new(threshold: Delta, flows: usize) -> HolBlocking {
+        HolBlocking { threshold, since: Default::default(), blocked: vec![0; flows.div_ceil(64)], flows: 0 }
+    }
+
+    /// Port `port`'s queues 0–63 went from paused mask `before` to `after` at `now`; returns
+    /// the queues resumed after a pause of at least the threshold (to walk, with since
+    /// when they were paused).
+    pub fn on_pause_change(
+        &mut self,
+        port: PortId,
+        before: u64,
+        after: u64,
+        now: SimTime,
+    ) -> Vec<(usize, SimTime)> {
+        let key = |q: u32| port.0 as u64 * 64 + q as u64;
+        let mut paused = after & !before;
+        while paused != 0 {
+            let q = paused.trailing_zeros();
+            paused &= paused - 1;
+            self.since.insert(key(q), now);
+        }
+        let mut resumed = before & !after;
+        let mut walk = Vec::new();
+        while resumed != 0 {
+            let q = resumed.trailing_zeros();
+            resumed &= resumed - 1;
+            if let Some(start) = self.since.remove(&key(q)) {
+                if now.since(start) >= self.threshold {
+                    walk.push((q as usize, start));
+                }
+            }
+        }
+        walk
+    }
+
+    /// A data packet of flow `f`, queued at `enq_ns` (wrapping ns), waited in a pause from
+    /// `start` to `now`.
+    pub fn on_waited(&mut self, f: FlowId, enq_ns: u32, start: SimTime, now: SimTime) {
+        let since_enqueue = now.as_ns_wrapping().wrapping_sub(enq_ns) as u64;
+        let paused = Delta::from_ns(since_enqueue).min(now.since(start));
+        if paused < self.threshold {
+            return;
+        }
+        let (w, b) = (f.idx() / 64, 1u64 << (f.idx() % 64));
+        if self.blocked[w] & b == 0 {
+            self.blocked[w] |= b;
+            self.flows += 1;
+        }
+    }
+
+    /// Whether flow `f` was HoL-blocked.
+    pub fn is_blocked(&self, f: FlowId) -> bool {
+        self.blocked.get(f.idx() / 64).is_some_and(|w| w & (1 << (f.idx() % 64)) != 0)
+    }
+}
 
 /// Role of an egress port along a path, for per-tier queue and delay metrics
 /// (Pyrrha §6 reports queuing per SrcToR / Agg / Core / DstToR).
@@ -354,6 +431,7 @@ pub struct Observers {
     /// Hop tier of every port (global port id).
     pub hop_tier: Vec<HopTier>,
     pub queue_delay: QueueDelay,
+    pub hol: HolBlocking,
     pub queues: Option<QueueSampler>,
     pub throughput: Option<Throughput>,
     pub packet_trace: Option<PacketTrace>,

@@ -203,6 +203,11 @@ fn matrix() -> Vec<(&'static str, String)> {
         )),
         ("roce-lossy-gbn", roce("[switch]\nbuffer_bytes = \"600KB\"\n[switch.flow_control]\nkind = \"none\"\n")),
         ("roce-drill", roce("[routing]\nload_balancer = \"drill\"\n")),
+        ("mp-rdma", roce("[transport]\nkind = \"mp_rdma\"\ncc = \"none\"\n")),
+        (
+            "roce-drill-reorder-buffer",
+            roce("[routing]\nload_balancer = \"drill\"\n[transport.reorder_buffer]\nenabled = true\n"),
+        ),
         ("roce-letflow", roce("[routing]\nload_balancer = \"letflow\"\n[routing.letflow]\nflowlet_timeout = \"5us\"\n")),
         (
             "roce-letflow-source-tor",

@@ -1,10 +1,11 @@
 //! Behaviour of the measurements: queuing delay, queue and buffer samplers, throughput
 //! bins and the packet trace agree with each other and with the counters; flows are
-//! classified congested, vulnerable or background by what they shared with an incast.
+//! classified congested, vulnerable or background by what they shared with an incast;
+//! head-of-line blocking marks the flows a pause held.
 
 mod common;
 
-use common::{assert_drained, run};
+use common::{assert_drained, incast_with_victim, run};
 use hopsim_core::fabric::packet::PacketKind;
 use hopsim_core::ids::NodeId;
 use hopsim_core::observe::{HopTier, PacketEvent};
@@ -149,4 +150,47 @@ fn flows_are_classified_congested_vulnerable_background() {
     assert_eq!(by_tag("victim"), [FlowClass::Vulnerable]);
     assert_eq!(by_tag("late"), [FlowClass::Background]);
     assert_eq!(by_tag("elsewhere"), [FlowClass::Background]);
+}
+
+/// Head-of-line blocking (flows `hol_blocked`, summary `hol_blocked_flows`): a 4-to-1 incast
+/// behind PFC pauses the switch uplink it shares with a victim flow to another receiver; the
+/// victim waits in the paused queue and is marked. Per-flow flow control pauses only the
+/// incast's own queues: the victim is not marked. Without the incast, or with a threshold
+/// longer than any pause, or without flow control, no flow is.
+#[test]
+fn hol_blocking_marks_the_flows_a_pause_held() {
+    let blocked = |s: &hopsim_core::Simulator| -> Vec<(String, bool)> {
+        s.flow_records().into_iter().map(|r| (r.tag, r.hol_blocked)).collect()
+    };
+    let with_threshold = |fc: &str, incast: bool, threshold: &str| {
+        incast_with_victim(fc, incast)
+            .replace("[output]\n", &format!("[output]\nhol_threshold = \"{threshold}\"\n"))
+    };
+    let pfc = run(&incast_with_victim("kind = \"pfc\"", true));
+    assert_drained(&pfc);
+
+    let b = blocked(&pfc);
+    let sum = pfc.summary();
+    eprintln!("pfc: {b:?}, {} PAUSEs", sum.pfc_pause_frames);
+    assert!(b.iter().any(|(tag, hol)| tag == "victim" && *hol), "the victim waited behind the pause: {b:?}");
+    assert_eq!(sum.hol_blocked_flows, b.iter().filter(|(_, hol)| *hol).count() as u64);
+    let again = run(&incast_with_victim("kind = \"pfc\"", true));
+    assert_eq!(blocked(&again), b, "deterministic");
+
+    let per_flow = run(&incast_with_victim("kind = \"per_flow\"", true));
+    let b = blocked(&per_flow);
+    eprintln!("per_flow: {b:?}");
+    assert!(b.iter().any(|(tag, hol)| tag == "victim" && !*hol), "per-flow queues spare the victim: {b:?}");
+
+    for (name, s) in [
+        ("no incast", run(&incast_with_victim("kind = \"pfc\"", false))),
+        ("1 s threshold", run(&with_threshold("kind = \"pfc\"", true, "1s"))),
+        ("no flow control", run(&incast_with_victim("kind = \"none\"", true))),
+    ] {
+        assert_eq!(s.summary().hol_blocked_flows, 0, "{name}");
+        assert!(s.flow_records().iter().all(|r| !r.hol_blocked), "{name}");
+    }
+    // A threshold of 0 marks every flow a pause held at all: at least those of 5 µs.
+    let eager = run(&with_threshold("kind = \"pfc\"", true, "0s")).summary().hol_blocked_flows;
+    assert!(eager >= sum.hol_blocked_flows);
 }

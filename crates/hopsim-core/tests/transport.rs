@@ -248,3 +248,232 @@ fn ordering_layer_delivers_every_flow_in_order_despite_reordering() {
     assert!(hist.iter().skip(2).sum::<u64>() > 0, "deflected packets took extra hops: {hist:?}");
     assert_eq!(hist.get(1).copied().unwrap_or(0), 0, "a detour is a round trip: {hist:?}");
 }
+
+/// RoCE over DRILL behind PFC: eight 1 MB flows across a leaf-spine, sprayed per packet.
+fn roce_drill(extra: &str) -> String {
+    let flows: String =
+        (0..8).map(|i| format!("{{ src = {i}, dst = {}, size = \"1MB\" }}, ", 8 + i)).collect();
+    format!(
+        "seed = 2\n[topology]\nkind = \"leaf_spine\"\nspines = 4\nleaves = 2\nhosts_per_leaf = 8\n\
+         [routing]\nload_balancer = \"drill\"\n[routing.drill]\nsamples = 1\nmemory = 0\n\
+         [transport]\ncc = \"none\"\n{extra}\n\
+         [workload]\nkind = \"flows\"\nflows = [{flows}]\n"
+    )
+}
+
+/// The go-back-N receiver's reorder buffer (`transport.reorder_buffer`): under per-packet
+/// spraying packets overtake each other; without the buffer every overtaking costs a NACK
+/// and a resend from the gap; with it the receiver holds them (never more than its bound)
+/// and delivers in order, with nothing resent. Reordering is counted at arrival either
+/// way. A one-packet buffer overflows and falls back to NACKs; a gap timeout shorter than
+/// the overtaking NACKs it.
+#[test]
+fn reorder_buffer_masks_reordering_from_go_back_n() {
+    let without = run(&roce_drill(""));
+    assert_drained(&without);
+    let w = without.summary();
+    assert!(w.reordering_ratio > 0.0, "DRILL reorders");
+    assert!(w.retransmitted_bytes > 0, "go-back-N resends from every gap");
+    assert_eq!(w.counter("reorder_buffer_held"), None, "no buffer, no counters");
+
+    let with = run(&roce_drill("[transport.reorder_buffer]\nenabled = true\npackets = 64"));
+    assert_drained(&with);
+    let s = with.summary();
+    let held = s.counter("reorder_buffer_held").unwrap();
+    let max = s.counter("reorder_buffer_max_held").unwrap();
+    eprintln!(
+        "without: ratio {:.4}, {} B resent; with: ratio {:.4}, {} B resent, {held} held, max {max}, \
+         {:?} full / {:?} timeout NACKs",
+        w.reordering_ratio,
+        w.retransmitted_bytes,
+        s.reordering_ratio,
+        s.retransmitted_bytes,
+        s.counter("reorder_buffer_full_nacks"),
+        s.counter("reorder_buffer_timeout_nacks"),
+    );
+    assert!(s.reordering_ratio > 0.0, "reordering is counted at arrival, buffer or not");
+    assert!(held > 0 && max <= 64, "{held} held, at most {max} at once");
+    assert_eq!(s.counter("reorder_buffer_full_nacks"), Some(0));
+    assert_eq!(s.counter("reorder_buffer_timeout_nacks"), Some(0));
+    assert_eq!(s.retransmitted_bytes, 0, "every held packet delivered in order, nothing resent");
+    assert_eq!(with.flow_records()[0].loss_recovery, "go_back_n+reorder_buffer");
+    assert!(
+        with.notes().iter().all(|(topic, _)| *topic != "routing"),
+        "no go-back-N warning with the buffer"
+    );
+    assert!(without.notes().iter().any(|(topic, _)| *topic == "routing"), "the warning without it");
+
+    let tiny = run(&roce_drill("[transport.reorder_buffer]\nenabled = true\npackets = 1"));
+    assert_drained(&tiny);
+    let t = tiny.summary();
+    assert!(t.counter("reorder_buffer_full_nacks").unwrap() > 0, "a one-packet buffer overflows");
+    assert_eq!(t.counter("reorder_buffer_max_held"), Some(1));
+    assert!(t.retransmitted_bytes > 0);
+
+    let impatient = run(&roce_drill("[transport.reorder_buffer]\nenabled = true\ntimeout = \"1ns\""));
+    assert_drained(&impatient);
+    assert!(impatient.summary().counter("reorder_buffer_timeout_nacks").unwrap() > 0);
+
+    // Real losses (no flow control, a small buffer): the gaps that never fill are NACKed once
+    // they outlive the timeout, or the buffer fills; every flow still completes.
+    let lossy = run(&roce_drill(
+        "[transport.reorder_buffer]\nenabled = true\n[switch]\nbuffer_bytes = \"200KB\"\n\
+         [switch.flow_control]\nkind = \"none\"",
+    ));
+    assert_drained(&lossy);
+    let l = lossy.summary();
+    assert!(l.drops.total() > 0, "the small buffer drops");
+    let nacks =
+        l.counter("reorder_buffer_timeout_nacks").unwrap() + l.counter("reorder_buffer_full_nacks").unwrap();
+    eprintln!("lossy: {} drops, {nacks} NACKs from the buffer, {} timeouts", l.drops.total(), l.timeouts);
+    assert!(nacks > 0, "lost packets' gaps are NACKed");
+
+    // Deterministic.
+    let again = run(&roce_drill("[transport.reorder_buffer]\nenabled = true\npackets = 64"));
+    assert_eq!(format!("{:?}", again.flow_records()), format!("{:?}", with.flow_records()));
+}
+
+/// Bad reorder-buffer settings are refused naming the field.
+#[test]
+fn reorder_buffer_refuses_bad_settings_by_name() {
+    use common::refusal;
+    let base = |extra: &str| roce_drill(&format!("[transport.reorder_buffer]\nenabled = true\n{extra}"));
+    assert!(refusal(&base("packets = 0")).contains("transport.reorder_buffer.packets"));
+    assert!(refusal(&base("timeout = \"0us\"")).contains("transport.reorder_buffer.timeout"));
+    assert!(refusal(&base("bogus = 1")).contains("bogus"));
+    let irn = roce_drill("loss_recovery = \"irn\"\n[transport.reorder_buffer]\nenabled = true");
+    assert!(refusal(&irn).contains("transport.reorder_buffer.enabled"), "{}", refusal(&irn));
+    assert!(
+        refusal(&roce_drill("[transport.reorder_buffer]\npackets = 0")).contains("packets"),
+        "checked even off"
+    );
+    assert_eq!(refusal(&roce_drill("[transport.reorder_buffer]\npackets = 8")), "");
+}
+
+/// Leaf-spine with 4 spines, MP-RDMA (or `kind`) flows `flows` (TOML entries), `extra` TOML.
+fn leaf_spine_flows(kind: &str, flows: &str, extra: &str) -> String {
+    format!(
+        "seed = 1\n[topology]\nkind = \"leaf_spine\"\nspines = 4\nleaves = 2\nhosts_per_leaf = 4\n\
+         [transport]\nkind = \"{kind}\"\ncc = \"none\"\n{extra}\n\
+         [workload]\nkind = \"flows\"\nflows = [{flows}]\n"
+    )
+}
+
+/// MP-RDMA (`transport.kind = "mp_rdma"`): one flow's packets take many virtual paths
+/// (source ports), so ECMP spreads the flow over every uplink of its leaf where RoCE's one
+/// port pins it to one; the receiver never sees a packet more than Δ beyond its cumulative
+/// point (nothing dropped beyond Δ); an incast of MP-RDMA flows behind PFC completes without
+/// loss; deterministic.
+#[test]
+fn mp_rdma_spreads_a_flow_over_virtual_paths_within_delta() {
+    let one = "{ src = 0, dst = 4, size = \"2MB\" }";
+    let uplinks = |s: &hopsim_core::Simulator| -> Vec<u64> {
+        (4..8).map(|p| s.port_stats(hopsim_core::ids::NodeId(8), p).tx_bytes).collect()
+    };
+    let roce = run(&leaf_spine_flows("roce", one, ""));
+    let mp = run(&leaf_spine_flows("mp_rdma", one, ""));
+    assert_drained(&mp);
+    let (r, m) = (uplinks(&roce), uplinks(&mp));
+    let s = mp.summary();
+    eprintln!(
+        "uplink bytes: roce {r:?}, mp_rdma {m:?}; fct roce {:.1} us, mp_rdma {:.1} us; counters {:?}",
+        fct_us(&roce.flow_records()[0]),
+        fct_us(&mp.flow_records()[0]),
+        s.counters
+    );
+    assert_eq!(r.iter().filter(|&&b| b > 100_000).count(), 1, "RoCE: one path");
+    assert!(m.iter().all(|&b| b > 100_000), "MP-RDMA: every uplink carries the flow: {m:?}");
+    assert!(s.counter("mp_rdma_virtual_paths").unwrap() > 4);
+    assert!(s.counter("mp_rdma_max_out_of_order").unwrap() < 64, "within Δ = 64");
+    assert_eq!(s.counter("mp_rdma_beyond_delta"), Some(0));
+    assert_eq!(mp.flow_records()[0].loss_recovery, "mp_rdma");
+
+    // A 7-to-1 incast of MP-RDMA flows, four across the spines, behind PFC: lossless, complete.
+    let incast: String =
+        [0, 1, 2, 3, 5, 6, 7].iter().map(|i| format!("{{ src = {i}, dst = 4, size = \"1MB\" }}, ")).collect();
+    let ecn = "[switch.ecn]\nkmin = \"30KB\"\nkmax = \"30KB\"\npmax = 1.0\nscale_with_rate = false";
+    let toml =
+        leaf_spine_flows("mp_rdma", &incast, "").replace("[transport]", &format!("{ecn}\n[transport]"));
+    let inc = run(&toml);
+    let unmarked = run(&leaf_spine_flows("mp_rdma", &incast, ""));
+    // Mean queuing delay at the receiver's ToR port, where the incast queues.
+    let dst_tor_delay = |s: &hopsim_core::Simulator| {
+        s.queue_delay_stats()
+            .iter()
+            .find(|d| d.tier == hopsim_core::observe::HopTier::DstTor)
+            .map(|d| d.mean_ns)
+            .unwrap()
+    };
+    let (with, without) = (dst_tor_delay(&inc), dst_tor_delay(&unmarked));
+    eprintln!(
+        "incast mean queuing delay at the receiver's ToR: {without:.0} ns unmarked, {with:.0} ns marked"
+    );
+    assert!(with < 0.7 * without, "marked ACKs shrink the windows and the queue");
+    assert_drained(&inc);
+    let si = inc.summary();
+    eprintln!(
+        "incast: {} ECN marks, {} PAUSEs, {} B resent, {:?}",
+        si.ecn_marks, si.pfc_pause_frames, si.retransmitted_bytes, si.counters
+    );
+    assert_eq!(si.drops.total(), 0, "lossless behind PFC");
+    assert!(si.ecn_marks > 0, "the incast marks");
+    let ooo = si.counter("mp_rdma_max_out_of_order").unwrap();
+    assert!(ooo > 0 && ooo < 64, "congested paths reorder, within Δ = 64: {ooo}");
+    assert_eq!(si.counter("mp_rdma_beyond_delta"), Some(0));
+    let again = run(&toml);
+    assert_eq!(format!("{:?}", again.flow_records()), format!("{:?}", inc.flow_records()), "deterministic");
+
+    // Marking nearly every packet (a 1 KB threshold) drives the windows to their floor of one
+    // packet; the clock never stalls and every flow completes.
+    let harsh = "[switch.ecn]\nkmin = \"1KB\"\nkmax = \"1KB\"\npmax = 1.0\nscale_with_rate = false";
+    let floor =
+        run(&leaf_spine_flows("mp_rdma", &incast, "")
+            .replace("[transport]", &format!("{harsh}\n[transport]")));
+    assert_drained(&floor);
+
+    // The unmarked incast into a small buffer behind PFC: paused, lossless, complete.
+    let paused = run(&leaf_spine_flows("mp_rdma", &incast, "")
+        .replace("[transport]", "[switch]\nbuffer_bytes = \"450KB\"\n[transport]"));
+    assert_drained(&paused);
+    let sp = paused.summary();
+    assert!(
+        sp.pfc_pause_frames > 0 && sp.drops.total() == 0,
+        "{} PAUSEs, {} drops",
+        sp.pfc_pause_frames,
+        sp.drops.total()
+    );
+
+    // The unmarked incast into a small lossy buffer: packets are lost, recovery resends them
+    // (the head of a Δ window missing, or a timeout) and every flow completes.
+    let lossy = run(&leaf_spine_flows("mp_rdma", &incast, "").replace(
+        "[transport]",
+        "[switch]\nbuffer_bytes = \"150KB\"\n[switch.flow_control]\nkind = \"none\"\n[transport]",
+    ));
+    assert_drained(&lossy);
+    let sl = lossy.summary();
+    eprintln!(
+        "lossy incast: {} drops, {} B resent, {} timeouts, {:?}",
+        sl.drops.total(),
+        sl.retransmitted_bytes,
+        sl.timeouts,
+        sl.counters
+    );
+    assert!(sl.drops.total() > 0 && sl.retransmitted_bytes > 0);
+    assert!(sl.counter("mp_rdma_recoveries").unwrap() > 0);
+}
+
+/// MP-RDMA's bad settings are refused naming the field.
+#[test]
+fn mp_rdma_refuses_bad_settings_by_name() {
+    use common::refusal;
+    let one = "{ src = 0, dst = 4, size = \"10KB\" }";
+    let bad = |extra: &str| refusal(&leaf_spine_flows("mp_rdma", one, extra));
+    assert!(bad("[transport.mp_rdma]\ndelta = 0").contains("transport.mp_rdma.delta"));
+    assert!(bad("[transport.mp_rdma]\ndelta = 8\nprune_lag = 8").contains("transport.mp_rdma.prune_lag"));
+    assert!(bad("[transport.mp_rdma]\ninitial_window = 0").contains("transport.mp_rdma.initial_window"));
+    assert!(bad("[transport.mp_rdma]\nbogus = 1").contains("bogus"));
+    assert!(bad("loss_recovery = \"irn\"").contains("transport.loss_recovery"));
+    let dcqcn = refusal(&leaf_spine_flows("mp_rdma", one, "").replace("cc = \"none\"", "cc = \"dcqcn\""));
+    assert!(dcqcn.contains("transport.cc"), "{dcqcn}");
+    assert_eq!(bad(""), "");
+}

@@ -584,6 +584,11 @@ impl EgressQueues {
         self.blocked & bit(queue) == 0
     }
 
+    /// Which of queues (or host classes) 0–63 flow control paused, as a bitmap.
+    pub fn paused_mask0(&self) -> u64 {
+        self.more.paused0
+    }
+
     pub fn any_paused(&self) -> bool {
         self.more.paused_count > 0
     }

@@ -124,6 +124,7 @@ impl Flow {
             path_hops: self.path_hops,
             reordered_packets: self.reorder.reordered,
             deflections,
+            hol_blocked: false,
         }
     }
 }

@@ -64,6 +64,10 @@ pub struct TransportConfig {
     pub int_ack_bytes: u32,
     /// IRN loss recovery (`None`: go-back-N).
     pub irn: Option<IrnParams>,
+    /// MP-RDMA's settings (`transport.kind = "mp_rdma"`).
+    pub mp_rdma: Option<transport::mp_rdma::MpRdmaParams>,
+    /// The go-back-N receiver's reorder buffer (`None`: off).
+    pub reorder_buffer: Option<transport::reorder_buffer::ReorderBufferParams>,
     /// 0: echo congestion in ACKs; otherwise send a CNP at most once per interval.
     pub cnp_interval: Delta,
     /// Hop limit (IP TTL) of every packet a host sends.

@@ -142,6 +142,7 @@ impl Hosts {
         let payload = (flow.size - seq).min(t.mtu as u64) as u32;
         let wire = payload + t.header_bytes + t.int_data_bytes; // ≤ MAX_WIRE_BYTES (checked)
         let retransmit = hole || seq < flow.high_water;
+        let sport = self.transport.source_port(f, flow, seq);
         let pkt = Packet {
             kind: PacketKind::Data,
             priority: flow.priority,
@@ -151,7 +152,7 @@ impl Hosts {
             flow: f,
             src: flow.src,
             dst: flow.dst,
-            sport: flow.sport,
+            sport,
             dport: flow.dport,
             seq,
             payload: payload as u16,

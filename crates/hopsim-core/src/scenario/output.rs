@@ -34,7 +34,18 @@ pub struct OutputSpec {
     /// `deadlocks` table, the summary's `deadlocks` fields, and optionally end the run.
     #[serde(default)]
     pub deadlock: Option<DeadlockSpec>,
+    /// How long one pause must hold a data packet in a switch egress queue for its flow to
+    /// count as head-of-line blocked (flows table `hol_blocked`, summary
+    /// `hol_blocked_ratio`). Default 5 µs: hopsim's choice, about half a base RTT of the
+    /// Proteus paper's 100 G leaf-spine, between the "short transient" pauses Proteus waits
+    /// out and the "long continuous" ones it reroutes around (§II-B); the paper does not
+    /// define its metric (docs/model.md).
+    #[serde(default)]
+    pub hol_threshold: Option<Duration>,
 }
+
+/// `output.hol_threshold`'s default.
+pub const DEFAULT_HOL_THRESHOLD: Duration = Duration(crate::time::Delta(5 * crate::time::PS_PER_US));
 
 /// `[output.deadlock]`: the deadlock detector (off unless this table is given).
 #[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]

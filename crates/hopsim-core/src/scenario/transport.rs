@@ -9,7 +9,7 @@ pub use crate::host::cc::CcKind;
 #[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TransportSpec {
-    /// `"roce"` (default) or `"tcp"`.
+    /// `"roce"` (default), `"tcp"` or `"mp_rdma"`.
     #[serde(default)]
     pub kind: super::tagged::Written<super::TransportKind>,
     /// The rank data packets carry for rank-aware switches: `"none"`, `"srpt"` (remaining
@@ -86,6 +86,12 @@ pub struct TransportSpec {
     pub timely: TimelySpec,
     #[serde(default)]
     pub irn: IrnSpec,
+    /// MP-RDMA's settings (`kind = "mp_rdma"`).
+    #[serde(default)]
+    pub mp_rdma: crate::host::transport::mp_rdma::MpRdmaSpec,
+    /// A receiver reorder buffer for go-back-N (off by default).
+    #[serde(default)]
+    pub reorder_buffer: crate::host::transport::reorder_buffer::ReorderBufferSpec,
     /// Congestion control per group of sending hosts (`[[transport.groups]]`), overriding
     /// `cc` for flows whose source is in the group: mixed deployments in one run.
     #[serde(default)]
@@ -283,6 +289,8 @@ impl Default for TransportSpec {
             dctcp: DctcpSpec::default(),
             timely: TimelySpec::default(),
             irn: IrnSpec::default(),
+            mp_rdma: Default::default(),
+            reorder_buffer: Default::default(),
             groups: Vec::new(),
         }
     }

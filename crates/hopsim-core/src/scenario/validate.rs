@@ -214,7 +214,7 @@ fn transport_config(
 ) -> Result<TransportConfig, ScenarioError> {
     use crate::scenario::TransportKind;
     check(t.mtu > 0, "transport.mtu", "expected a positive payload size")?;
-    let kind_name = |k: TransportKind| if k == TransportKind::Tcp { "tcp" } else { "roce" };
+    let kind_name = |k: TransportKind| k.name();
     for (field, cc) in std::iter::once(("transport.cc".to_string(), t.cc))
         .chain(t.groups.iter().enumerate().map(|(i, g)| (format!("transport.groups[{i}].cc"), g.cc)))
     {
@@ -227,6 +227,8 @@ fn transport_config(
                 kind_name(*t.kind),
                 if *t.kind == TransportKind::Tcp {
                     "\"reno\", \"dctcp\", \"swift\" or \"bolt\""
+                } else if *t.kind == TransportKind::MpRdma {
+                    "\"none\" (MP-RDMA's window reacts to ECN itself)"
                 } else {
                     "\"none\", \"dcqcn\", \"hpcc\", \"dctcp\" or \"timely\" (or set transport.kind = \"tcp\")"
                 }
@@ -320,6 +322,30 @@ fn transport_config(
         check(low > Delta::ZERO, "transport.irn.rto_low", "expected a positive duration")?;
         check(low <= high, "transport.irn.rto_high", "expected rto_low ≤ rto_high")?;
     }
+    let reorder_buffer = t.reorder_buffer.resolve()?;
+    if reorder_buffer.is_some() {
+        check(
+            !tcp,
+            "transport.reorder_buffer.enabled",
+            "is the RoCE receiver's; TCP's ordering layer is transport.tcp.reorder_timeout",
+        )?;
+        check(
+            t.loss_recovery == crate::scenario::LossRecovery::GoBackN,
+            "transport.reorder_buffer.enabled",
+            "is for transport.loss_recovery = \"go_back_n\"; IRN's receiver already keeps out-of-order packets",
+        )?;
+    }
+    let mp_rdma = t.mp_rdma.resolve()?;
+    let mp_rdma = if *t.kind == TransportKind::MpRdma {
+        check(
+            t.loss_recovery == crate::scenario::LossRecovery::GoBackN,
+            "transport.loss_recovery",
+            "is the RoCE transport's; MP-RDMA recovers losses itself",
+        )?;
+        Some(mp_rdma)
+    } else {
+        None
+    };
     let timely = timely_params(&t.timely)?;
     let dc = &t.dctcp;
     fraction(dc.g, "transport.dctcp.g", true)?;
@@ -340,6 +366,8 @@ fn transport_config(
             rto_high: irn_timeouts(t, lossless).1,
             rto_low_packets: t.irn.rto_low_packets,
         }),
+        reorder_buffer,
+        mp_rdma,
         ttl,
         serialization: Default::default(),
         tcp: if tcp { Some(super::tcp::tcp_params(&t.tcp)?) } else { None },

@@ -388,6 +388,10 @@ fn observers(out: &OutputSpec, topo: &Topology, flows: usize) -> Observers {
     Observers {
         hop_tier: HopTier::of_ports(topo),
         queue_delay: Default::default(),
+        hol: crate::observe::HolBlocking::new(
+            out.hol_threshold.unwrap_or(crate::scenario::output::DEFAULT_HOL_THRESHOLD).0,
+            flows,
+        ),
         queues: out.queues.as_ref().map(|q| QueueSampler {
             interval: q.interval.0,
             per_queue: q.per_queue,

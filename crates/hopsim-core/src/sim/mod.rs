@@ -62,13 +62,18 @@ fn traps(v: &ValidScenario) -> Vec<(&'static str, String)> {
     let mut out = Vec::new();
     let t = &v.scenario.transport;
     let lb = &v.policies.load_balancer;
-    if lb.reorders() && *t.kind == TransportKind::Roce && t.loss_recovery == LossRecovery::GoBackN {
+    if lb.reorders()
+        && *t.kind == TransportKind::Roce
+        && t.loss_recovery == LossRecovery::GoBackN
+        && !t.reorder_buffer.enabled
+    {
         out.push((
             "routing",
             format!(
                 "routing.load_balancer = \"{}\" sends a flow's packets over several paths, so they arrive \
                  out of order, and transport.loss_recovery = \"go_back_n\" resends everything from the first \
-                 gap: expect retransmissions and slow flows (\"irn\" keeps what arrives out of order)",
+                 gap: expect retransmissions and slow flows (\"irn\", or transport.reorder_buffer.enabled = true, \
+                 keeps what arrives out of order)",
                 lb.kind()
             ),
         ));
@@ -344,7 +349,11 @@ impl Simulator {
 
     /// One record per flow, in flow-id order.
     pub fn flow_records(&self) -> Vec<FlowRecord> {
-        self.hosts.flow_records(&self.fab.flow_deflections)
+        let mut records = self.hosts.flow_records(&self.fab.flow_deflections);
+        for r in &mut records {
+            r.hol_blocked = self.fab.obs.hol.is_blocked(crate::ids::FlowId(r.flow_id));
+        }
+        records
     }
 
     /// One record per port.
@@ -437,6 +446,7 @@ impl Simulator {
                     / self.fab.counters.data_packets_delivered as f64
             },
             packet_trace_dropped: self.fab.obs.packet_trace.as_ref().map_or(0, |t| t.dropped),
+            hol_blocked_flows: self.fab.obs.hol.flows,
             reorder_held: self.transport_counter("reorder_held"),
             reorder_released: self.transport_counter("reorder_released"),
             bolt_srcs: self.signal_counter("bolt_srcs"),

@@ -95,6 +95,11 @@ impl Simulator {
             .int("cnps", s.cnps)
             .int("ecn_marks", s.ecn_marks)
             .float("reordering_ratio", s.reordering_ratio)
+            .int("hol_blocked_flows", s.hol_blocked_flows)
+            .float(
+                "hol_blocked_ratio",
+                if s.flows_total == 0 { 0.0 } else { s.hol_blocked_flows as f64 / s.flows_total as f64 },
+            )
             .int("reorder_held", s.reorder_held)
             .int("reorder_released", s.reorder_released)
             .int("bolt_srcs", s.bolt_srcs)
@@ -143,6 +148,7 @@ impl Simulator {
             .int("path_hops", r.iter().map(|r| r.path_hops))
             .int("reordered_packets", r.iter().map(|r| r.reordered_packets))
             .int("deflections", r.iter().map(|r| r.deflections))
+            .bool("hol_blocked", r.iter().map(|r| r.hol_blocked))
             .int("sport", ports.iter().map(|p| p.0))
             .int("dport", ports.iter().map(|p| p.1))
     }

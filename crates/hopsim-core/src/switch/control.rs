@@ -9,6 +9,25 @@ use crate::fabric::Fabric;
 use crate::ids::{FlowId, PortId};
 use crate::metrics::DropCause;
 
+/// A frame paused or resumed queues of switch port `port`: head-of-line blocking's account
+/// (`observe::HolBlocking`) notes the pauses and walks the queues resumed after a long one.
+#[cold]
+#[inline(never)]
+fn hol_blocking(fab: &mut Fabric, port: PortId, before: u64, after: u64) {
+    let now = fab.now;
+    for (q, start) in fab.obs.hol.on_pause_change(port, before, after, now) {
+        if q >= fab.ports[port.idx()].queues.len() {
+            continue;
+        }
+        for r in fab.store.iter(fab.ports[port.idx()].queues.list(q)) {
+            let p = fab.store.get(r);
+            if p.kind == PacketKind::Data {
+                fab.obs.hol.on_waited(p.flow, p.enq_ns, start, now);
+            }
+        }
+    }
+}
+
 impl Switches {
     /// Queue a hop-by-hop control frame on `port` (towards its peer) and kick the port.
     pub(crate) fn send_control_frame(&mut self, fab: &mut Fabric, port: PortId, payload: ControlPayload) {
@@ -68,7 +87,12 @@ impl Switches {
             p.stats.pause_received += 1;
         }
         let is_host = fab.topo.is_host(p.node);
+        let before = p.queues.paused_mask0();
         let resumed = self.fc.on_frame(fab, port, is_host, payload);
+        let after = fab.ports[port.idx()].queues.paused_mask0();
+        if after != before && !is_host {
+            hol_blocking(fab, port, before, after);
+        }
         self.send_pending_frames(fab);
         resumed
     }

@@ -273,7 +273,7 @@ macro_rules! cc_registry {
 // implementation on each transport it runs on.
 cc_registry! {
     /// Send at line rate (window permitting).
-    None "none" { Roce => None(LineRate) }
+    None "none" { Roce => None(LineRate), MpRdma => MpRdmaLineRate(LineRate) }
     /// DCQCN (Zhu et al., SIGCOMM 2015).
     Dcqcn "dcqcn" { Roce => Dcqcn(dcqcn::Dcqcn) }
     /// HPCC (Li et al., SIGCOMM 2019); turns on INT in the switches.

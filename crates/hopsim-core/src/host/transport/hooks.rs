@@ -43,6 +43,14 @@ pub trait TransportPolicy: Sized {
     /// chosen by [`next_segment`](Self::next_segment).
     fn on_sent(&mut self, f: FlowId, flow: &mut Flow, seq: u64, payload: u64, hole: bool);
 
+    /// The UDP source port of the data packet of flow `f` starting at byte `seq` that the
+    /// NIC is cutting (ECMP hashes it, so it picks the packet's path). Default: the flow's
+    /// own port; a multipath transport (MP-RDMA's virtual paths) picks one per packet.
+    #[inline(always)]
+    fn source_port(&mut self, _f: FlowId, flow: &Flow, _seq: u64) -> u16 {
+        flow.sport
+    }
+
     /// The timeout the retransmission timer of flow `f` is first armed with.
     fn first_rto(&self, f: FlowId, default: Delta) -> Delta;
 

@@ -6,7 +6,10 @@
 //! - `roce`: the RoCEv2-like transport — per-packet or coalesced ACKs, NACKs with
 //!   go-back-N or IRN's selective retransmission (`irn`), timeouts, CNPs;
 //! - `tcp`: TCP with NewReno fast recovery, optional SACK, RFC 6298 timers, delayed ACKs
-//!   and Vertigo's ordering layer.
+//!   and Vertigo's ordering layer;
+//! - `mp_rdma`: MP-RDMA, one connection over many virtual paths (a source port per packet,
+//!   through `TransportPolicy::source_port`), ACK-clocked by an ECN window, its
+//!   out-of-order degree bounded by Δ.
 //!
 //! A transport keeps its own per-flow state; what all of them share is in `Flow`. A flow's
 //! path is its source port (ECMP hashes it), written into each packet as it is cut, so a
@@ -15,6 +18,8 @@
 mod hooks;
 
 pub mod irn;
+pub mod mp_rdma;
+pub mod reorder_buffer;
 pub mod roce;
 pub mod tcp;
 
@@ -91,6 +96,13 @@ macro_rules! transport_registry {
             }
 
             #[inline(always)]
+            pub fn source_port(&mut self, f: FlowId, flow: &Flow, seq: u64) -> u16 {
+                match self {
+                    $( Transport::$variant(t) => t.source_port(f, flow, seq), )+
+                }
+            }
+
+            #[inline(always)]
             pub fn first_rto(&self, f: FlowId, default: Delta) -> Delta {
                 match self {
                     $( Transport::$variant(t) => t.first_rto(f, default), )+
@@ -153,6 +165,10 @@ transport_registry! {
     /// TCP: a byte stream with a congestion window, NewReno loss recovery and RFC 6298
     /// timers; `transport.cc` is then `"reno"`, `"dctcp"`, `"swift"` or `"bolt"`.
     Tcp "tcp" => tcp::Tcp,
+    /// MP-RDMA (Lu et al., NSDI 2018): one connection over many virtual paths (source ports),
+    /// an ECN window clocked by per-packet ACKs, out-of-order degree bounded by Δ;
+    /// `transport.cc` is then `"none"`.
+    MpRdma "mp_rdma" => mp_rdma::MpRdma,
 }
 
 impl Default for TransportKind {

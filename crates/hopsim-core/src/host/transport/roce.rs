@@ -5,12 +5,14 @@
 //!   retransmission (`irn`) — and feeds congestion control.
 //! - Receiver: acknowledges in-order data (cumulative ACK every `ack_every` packets and
 //!   for the last), NACKs the first missing byte (go-back-N: at most once per
-//!   `nack_interval` for the same byte; IRN: every out-of-order packet, with a selective
+//!   `nack_interval` for the same byte, and with the reorder buffer only when it is full or
+//!   the gap outlived its timeout; IRN: every out-of-order packet, with a selective
 //!   acknowledgement), echoes ECN marks in ACKs or paces CNPs (DCQCN's notification point),
 //!   and counts reordering (RFC 4737).
 
 use super::hooks::{HostCx, Kick, TransportPolicy};
 use super::irn::{IrnSender, PacketBitmap};
+use super::reorder_buffer::ReorderBuffer;
 use crate::engine::{Event, TimerKind};
 use crate::fabric::packet::{Packet, PacketFlags, PacketKind};
 use crate::fabric::store::PacketRef;
@@ -54,13 +56,15 @@ pub struct Roce {
     pub flows: Vec<RoceFlow>,
     /// IRN loss recovery (every flow of the run).
     irn: bool,
+    /// Go-back-N's receiver reorder buffer (`transport.reorder_buffer`), when on.
+    reorder: Option<ReorderBuffer>,
 }
 
 impl Roce {
     /// `flows` flows, with IRN or go-back-N.
     pub fn new(flows: usize, irn: bool) -> Roce {
         let flow = || RoceFlow { irn: irn.then(Default::default), ..Default::default() };
-        Roce { flows: (0..flows).map(|_| flow()).collect(), irn }
+        Roce { flows: (0..flows).map(|_| flow()).collect(), irn, reorder: None }
     }
 
     /// A resend of flow `f` waiting (IRN) before new data.
@@ -78,7 +82,9 @@ impl Roce {
 impl TransportPolicy for Roce {
     /// Go-back-N, or IRN when `transport.loss_recovery = "irn"`.
     fn build(cfg: &crate::host::TransportConfig, flows: usize) -> Self {
-        Roce::new(flows, cfg.irn.is_some())
+        let mut roce = Roce::new(flows, cfg.irn.is_some());
+        roce.reorder = cfg.reorder_buffer.map(|p| ReorderBuffer::new(p, flows));
+        roce
     }
 
     const NAME: &'static str = "roce";
@@ -134,7 +140,8 @@ impl TransportPolicy for Roce {
             // New payload only: in order, or (IRN) out of order and not yet held.
             let new_data = data.seq == flow.rcv_nxt
                 || (data.seq > flow.rcv_nxt
-                    && roce.irn.as_ref().is_some_and(|irn| !irn.received.get(data.seq / mtu)));
+                    && (roce.irn.as_ref().is_some_and(|irn| !irn.received.get(data.seq / mtu))
+                        || self.reorder.as_ref().is_some_and(|b| b.would_hold(data.flow, data.seq / mtu))));
             if new_data {
                 tp.add(now, data.flow, data.payload as u64);
             }
@@ -158,11 +165,23 @@ impl TransportPolicy for Roce {
         } else if data.seq == flow.rcv_nxt {
             flow.rcv_nxt += data.payload as u64;
             roce.unacked_packets += 1;
+            let mut released = false;
+            if let Some(b) = &mut self.reorder {
+                // Held packets right behind the filled gap are delivered with it.
+                if flow.rcv_nxt < flow.size {
+                    let n = b.release(data.flow, flow.rcv_nxt / mtu, now);
+                    flow.rcv_nxt = (flow.rcv_nxt + n * mtu).min(flow.size);
+                    released = n > 0;
+                }
+            }
             let last = flow.rcv_nxt >= flow.size;
-            (roce.unacked_packets >= t.ack_every || last).then_some(PacketKind::Ack)
+            (roce.unacked_packets >= t.ack_every || last || released).then_some(PacketKind::Ack)
         } else if data.seq > flow.rcv_nxt {
+            // With the reorder buffer, NACK only when it is full or the gap timed out.
+            let nack =
+                self.reorder.as_mut().is_none_or(|b| b.on_out_of_order(data.flow, data.seq / mtu, now).nack);
             let repeat = roce.last_nack_seq == Some(flow.rcv_nxt) && now < roce.nack_timer;
-            (!repeat).then(|| {
+            (nack && !repeat).then(|| {
                 roce.last_nack_seq = Some(flow.rcv_nxt);
                 roce.nack_timer = now + t.nack_interval;
                 PacketKind::Nack
@@ -322,13 +341,20 @@ impl TransportPolicy for Roce {
     fn loss_recovery(&self, _f: FlowId) -> &'static str {
         if self.irn {
             "irn"
+        } else if self.reorder.is_some() {
+            "go_back_n+reorder_buffer"
         } else {
             "go_back_n"
         }
     }
 
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        self.reorder.as_ref().map(|b| b.counters()).unwrap_or_default()
+    }
+
     fn state_bytes(&self) -> u64 {
-        (self.flows.capacity() * std::mem::size_of::<RoceFlow>()) as u64
+        self.reorder.as_ref().map_or(0, |b| b.state_bytes())
+            + (self.flows.capacity() * std::mem::size_of::<RoceFlow>()) as u64
             + self.flows.iter().filter_map(|f| f.irn.as_ref()).map(|irn| irn.heap_bytes()).sum::<u64>()
     }
 }
