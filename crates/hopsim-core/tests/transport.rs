@@ -477,3 +477,28 @@ fn mp_rdma_refuses_bad_settings_by_name() {
     assert!(dcqcn.contains("transport.cc"), "{dcqcn}");
     assert_eq!(bad(""), "");
 }
+
+/// `transport.nack_signals_congestion` (ConWeave's ns-3): every NACK of an out-of-order
+/// packet also cuts the sender's DCQCN rate, as an ECN echo does. Under DRILL's spraying
+/// with go-back-N the senders slow down, so less is sent past each gap and resent; without
+/// the flag a NACK only rewinds.
+#[test]
+fn nacks_that_signal_congestion_slow_dcqcn_senders() {
+    let dcqcn = |flag: bool| {
+        let cfg = roce_drill(&format!("nack_signals_congestion = {flag}"))
+            .replace("cc = \"none\"", "cc = \"dcqcn\"");
+        let s = run(&cfg);
+        assert_drained(&s);
+        s
+    };
+    let (plain, signalled) = (dcqcn(false), dcqcn(true));
+    let (p, q) = (plain.summary(), signalled.summary());
+    eprintln!(
+        "resent: {} B plain, {} B with NACKs signalling congestion",
+        p.retransmitted_bytes, q.retransmitted_bytes
+    );
+    assert!(p.retransmitted_bytes > 0, "DRILL reorders, go-back-N resends");
+    assert!(q.retransmitted_bytes < p.retransmitted_bytes, "slower senders resend less");
+    let again = dcqcn(true);
+    assert_eq!(again.summary().retransmitted_bytes, q.retransmitted_bytes, "deterministic");
+}

@@ -55,6 +55,8 @@ pub struct TransportConfig {
     pub ack_every: u32,
     pub rto: Delta,
     pub nack_interval: Delta,
+    /// A NACK also signals congestion (`transport.nack_signals_congestion`).
+    pub nack_signals_congestion: bool,
     pub cc: CcKind,
     /// Parameters of every congestion control.
     pub cc_params: CcParams,

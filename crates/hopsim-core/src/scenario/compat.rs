@@ -34,6 +34,7 @@
 //! | `switch.pfc.resume_offset_bytes` | 1 B | `GetResumeClasses`: alpha × 16 bytes (`m_pg_shared_alpha_cell_off_diff`) |
 //! | `switch.pfc.headroom_from` | `"shared_pool_full"` | `CheckIngressAdmission`: headroom only once the service pool is past its limit |
 //! | `transport.nack_interval` | 4 µs | `RdmaHw` `NACKGenerationInterval` (HPCC's: 500 µs) |
+//! | `transport.nack_signals_congestion` | true | `RdmaHw::ReceiverCheckSeq` sets the CNP bit on every new NACK |
 //!
 //! Its per-port headroom (2 × rate × delay + 2 MTU cells, `ConfigHdrm`) depends on each
 //! port's link: `hopsim validate-against-ns3` writes it as `switch.pfc.headroom_bytes` when
@@ -68,6 +69,7 @@ pub fn apply(doc: &mut Value) -> Result<(), ScenarioError> {
             ("/switch/pfc/resume_offset_bytes", json!(1)),
             ("/switch/pfc/headroom_from", json!("shared_pool_full")),
             ("/transport/nack_interval", json!("4us")),
+            ("/transport/nack_signals_congestion", json!(true)),
         ]);
     }
     // Set first, so a ConWeave value above wins over HPCC's below.

@@ -54,6 +54,12 @@ pub struct TransportSpec {
     /// Minimum gap between two NACKs of one flow for the same missing byte.
     #[serde(default = "default_nack_interval")]
     pub nack_interval: Duration,
+    /// Whether a NACK also tells the sender's congestion control of congestion, as an ECN
+    /// mark would (echoed in the NACK, or a CNP): ConWeave's ns-3 does so for every NACK of
+    /// an out-of-order packet (`RdmaHw::ReceiverCheckSeq`, "out-of-order should accompany
+    /// with CNP"). Default false: a NACK reports a gap only (the HPCC simulator, RoCE NICs).
+    #[serde(default)]
+    pub nack_signals_congestion: bool,
     /// Cap on in-flight bytes per flow: `"auto"` (default: HPCC's rate-tied BDP window for
     /// HPCC flows, none for the others), `"none"`, `"bdp"` (base RTT × bottleneck rate, see
     /// `bdp`) or a size.
@@ -279,6 +285,7 @@ impl Default for TransportSpec {
             loss_recovery: LossRecovery::GoBackN,
             rto: default_rto(),
             nack_interval: default_nack_interval(),
+            nack_signals_congestion: false,
             window: WindowSpec::Auto,
             window_follows_rate: false,
             bdp: BdpScope::Path,

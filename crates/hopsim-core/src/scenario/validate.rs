@@ -357,6 +357,7 @@ fn transport_config(
         ack_every: t.ack_every,
         rto: t.rto.0,
         nack_interval: t.nack_interval.0,
+        nack_signals_congestion: t.nack_signals_congestion,
         cc: t.cc,
         cnp_interval: d.cnp_interval.0,
         int_data_bytes,

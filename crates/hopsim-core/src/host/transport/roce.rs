@@ -214,9 +214,18 @@ impl TransportPolicy for Roce {
             enq_ns: 0,
             ttl: t.ttl,
         };
+        // ConWeave's ns-3: a NACK carries congestion too (`nack_signals_congestion`), in
+        // the NACK's echo or, where DCQCN paces CNP packets, as a CNP.
+        let nack_congestion = t.nack_signals_congestion && reply == Some(PacketKind::Nack);
+        let echo_nack = nack_congestion && (t.cnp_interval == Delta::ZERO || !flow.cc.uses_cnp());
+        if nack_congestion && !echo_nack && roce.last_cnp.is_none_or(|last| now.since(last) >= t.cnp_interval)
+        {
+            roce.last_cnp = Some(now);
+            send_cnp = true;
+        }
         let ack = reply.map(|kind| {
             roce.unacked_packets = 0;
-            let echo = std::mem::take(&mut flow.ce_pending);
+            let echo = std::mem::take(&mut flow.ce_pending) || echo_nack;
             reverse(kind, flow.rcv_nxt, echo, data.sent_at, data.has_int())
         });
         let cnp = send_cnp.then(|| reverse(PacketKind::Cnp, 0, false, now, false));
