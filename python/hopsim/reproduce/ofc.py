@@ -18,7 +18,6 @@ fat-tree with EDU1).
 
 from __future__ import annotations
 
-import json
 import math
 import random
 from pathlib import Path
@@ -44,7 +43,7 @@ from hopsim.reproduce.claims import (
     text,
 )
 from hopsim.reproduce.figures import bars, palette
-from hopsim.reproduce.framework import Paper, Run, Variant, experiment
+from hopsim.reproduce.framework import Batch, Paper, Run, Variant, experiment
 from hopsim.reproduce.stats import counters, div, fmt, get, table
 
 # ---------------------------------------------------------------- schemes
@@ -683,7 +682,7 @@ _FIG8_CLAIMS = [
 #: Flows in total, split at random over the four groups (§IV-A2).
 FIG9_M = (240, 400, 640)
 #: Trials per (M, scheme), per mode (the paper: 1,000).
-FIG9_TRIALS = {"quick": 20, "full": 200}
+FIG9_TRIALS = {"quick": 100, "full": 1000}
 #: The CBD's flow groups: (senders, receivers) on the leaf-spine of fig9_deadlock.toml.
 FIG9_GROUPS = (((0, 1), (6, 7)), ((6, 7), (0, 1)), ((2, 3), (4, 5)), ((4, 5), (2, 3)))
 
@@ -716,26 +715,35 @@ def fig9_flows(m: list[int]) -> list[dict[str, Any]]:
 
 
 def _fig9_variants(mode: str) -> list[Variant]:
+    """Each trial's split (``fig9_split``) under every scheme; the flow list is made from
+    the split in the batch's worker (`_fig9_expand`), so 18,000 variants stay small."""
     out = []
     for total in FIG9_M:
         for t in range(FIG9_TRIALS[mode]):
-            m = fig9_split(total, t)
-            load = {"seed": t + 1, "workload": {"kind": "flows", "flows": fig9_flows(m)}}
+            load = {"seed": t + 1, "split": fig9_split(total, t)}
             group = f"M={total} #{t}"
             out += [Variant(s, {**load, "switch.flow_control": FC[s]}, group) for s in FC]
     return out
 
 
-def _fig9_stats(run: Run) -> dict[str, Any]:
-    # The summary alone: thousands of trials, whose full results would not fit in memory
-    # together (`Run` keeps each `Result` it reads).
-    assert run.run_dir is not None
-    s = json.loads((run.run_dir / "summary.json").read_text(encoding="utf-8"))
+def _fig9_expand(overrides: Any) -> dict[str, Any]:
+    """A trial's overrides with its split made into its flow list."""
+    o = dict(overrides)
+    o["workload"] = {"kind": "flows", "flows": fig9_flows(o.pop("split"))}
+    return o
+
+
+def _fig9_keep(summary: dict[str, Any]) -> dict[str, Any]:
+    """What a trial keeps of its summary: whether, and when, the detector found a deadlock."""
     return {
-        "M": int(run.variant.group.split()[0][2:]),
-        "deadlocked": int(bool(s.get("deadlocks", 0))),
-        "deadlock_time_us": (s.get("deadlock_time_ns") or math.nan) / 1e3,
+        "deadlocked": int(bool(summary.get("deadlocks", 0))),
+        "deadlock_time_us": (summary.get("deadlock_time_ns") or math.nan) / 1e3,
     }
+
+
+def _fig9_stats(run: Run) -> dict[str, Any]:
+    assert run.values is not None
+    return {"M": int(run.variant.group.split()[0][2:]), **run.values}
 
 
 def _fig9_table(runs: list[Run]) -> pd.DataFrame:
@@ -871,6 +879,7 @@ PAPER = Paper(
             _FIG9_CLAIMS,
             analyze=_fig9_table,
             draw=_fig9_draw,
+            batch=Batch(keep=_fig9_keep, expand=_fig9_expand),
         ),
     ],
 )
