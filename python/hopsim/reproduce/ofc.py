@@ -1,19 +1,20 @@
 """The OFC paper's evaluation (Xiao et al., "OFC: an Original congestion-based Fine-grained
 Priority Flow Control"), experiment by experiment: Table I / Fig 2 on Fig 1's three-switch
-incast (PFC against OFC), Figs 4 and 5 on a dumbbell of 2 ToRs × 32 servers (incast 4:1 to
-10:1; FCT and average queue length for PFC, caPFC, P-PFC, GFC, G-PFC and OFC) and Fig 9's
-deadlock count on the CBD leaf-spine (random splits of M = 240 / 400 / 640 flows over the four
-flow groups).
+incast (PFC against OFC) and Table II's storage tables from the same runs, Figs 4 and 5 on
+a dumbbell of 2 ToRs × 32 servers (incast 4:1 to 10:1), Figs 6 and 7 on a k = 8 fat-tree
+(2:1, IMC10 standing in for EDU1 / EDU2), each with FCT and average queue length for PFC,
+caPFC, P-PFC, GFC, G-PFC and OFC, Fig 8's sensitivity, and Fig 9's deadlock count on the
+CBD leaf-spine (random splits of M = 240 / 400 / 640 flows over the four flow groups).
 
 Scenarios in ``scenarios/ofc/``: ``table1_ofc.toml`` (``table1_pfc.toml`` is the same run
-under PFC), ``fig4_incast.toml`` and ``fig9_deadlock.toml``; each says what hopsim chose where
-the paper is silent. Every scheme shares the paper's thresholds (§IV-A1: X_OFF 75 KB,
-X_ON 45 KB, static) through ``[switch.pfc]``; OFC's own defaults are the same numbers, with
-X_OFF^c = 0.9 · X_OFF. ``quick`` runs Fig 4 with 2 MB long-lived flows and 8 burst rounds and
-Fig 9 with 20 trials per point; ``full`` runs 4 MB and 20 rounds, and 200 trials per point
-(`FIG9_TRIALS`; the paper's 1,000 would take about half an hour on 2 cores, see
-``docs/reproduce.md``). Fig 8's sensitivity runs on the dumbbell at 8:1 (the paper uses the
-fat-tree with EDU1).
+under PFC), ``fig4_incast.toml``, ``fig6_fattree.toml`` and ``fig9_deadlock.toml``; each
+says what hopsim chose where the paper is silent. Every scheme shares the paper's thresholds
+(§IV-A1: X_OFF 75 KB, X_ON 45 KB, static) through ``[switch.pfc]``; OFC's own defaults are
+the same numbers, with X_OFF^c = 0.9 · X_OFF. ``quick`` runs Fig 4 with 2 MB long-lived
+flows and 8 burst rounds, the fat-tree with 1 ms of arrivals and Fig 9 with 100 trials per
+point; ``full`` runs 4 MB and 20 rounds, 3 ms, and the paper's 1,000 trials per point
+(`FIG9_TRIALS`), which run in-process as a `Batch` (no run directories). Fig 8's
+sensitivity runs on the dumbbell at 8:1 (the paper uses the fat-tree with EDU1).
 """
 
 from __future__ import annotations
