@@ -545,6 +545,8 @@ _FIG4_CLAIMS = [
             falls_short(
                 "OFC's pause at X_OFF^c keeps the congested flows' packets upstream in its "
                 "backup queues, which count as egress queue length at the upstream switch"
+                "; and G-PFC (the suite's class made low priority: paused at ½ X_OFF) and GFC "
+                "(rate steps from ½ X_OFF) hold every ingress at about half of X_OFF, below OFC's"
             ),
         ),
     ),
@@ -561,6 +563,8 @@ _FIG4_CLAIMS = [
             falls_short(
                 "at low ratios the trunk's own congestion (four long-lived flows from the "
                 "left ToR onto one 40 G trunk) sets the trunk queue alike under every scheme"
+                "; and G-PFC (the suite's class made low priority: paused at ½ X_OFF) and GFC "
+                "(rate steps from ½ X_OFF) hold every ingress at about half of X_OFF, below OFC's"
             ),
         ),
     ),
@@ -578,6 +582,8 @@ _FIG4_CLAIMS = [
                 "its queue is set by the bursts, which every scheme admits up to X_OFF alike; "
                 "OFC keeps the trunk ingress below X_OFF by pausing only the congested flows, "
                 "so more of them reach the receiver's port"
+                "; and G-PFC (the suite's class made low priority: paused at ½ X_OFF) and GFC "
+                "(rate steps from ½ X_OFF) hold every ingress at about half of X_OFF, below OFC's"
             ),
         ),
     ),
