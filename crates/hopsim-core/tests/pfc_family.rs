@@ -368,3 +368,31 @@ fn bad_parameters_name_their_field() {
     assert!(e.contains("switch.pfc.xoff_bytes"), "{e}");
     let _ = sim;
 }
+
+/// PFC's derived headroom (3 × rate × delay) is below a PAUSE's round trip on a 20 ns
+/// link: the run says so (and, as measured on OFC's fat-tree, drops at the headroom); with
+/// `headroom_bytes` set, or on 1 µs links, it does not.
+#[test]
+fn a_derived_headroom_too_short_for_the_link_is_noted() {
+    let scenario = |delay: &str, headroom: &str| {
+        format!(
+            "seed = 1\n[topology]\nkind = \"dumbbell\"\nleft_hosts = 2\nright_hosts = 1\ndelay = \"{delay}\"\n\
+             [switch.pfc]\nthreshold = \"static\"\nxoff_bytes = \"80KB\"\nxon_bytes = \"40KB\"\n{headroom}\
+             [transport]\ncc = \"none\"\n\
+             [workload]\nkind = \"flows\"\nflows = [{{ src = 0, dst = 2, size = \"10KB\" }}]\n"
+        )
+    };
+    let notes = |text: &str| {
+        sim(text)
+            .notes()
+            .iter()
+            .filter(|(topic, _)| *topic == "pfc")
+            .map(|(_, n)| n.clone())
+            .collect::<Vec<_>>()
+    };
+    let short = notes(&scenario("20ns", ""));
+    assert_eq!(short.len(), 1, "{short:?}");
+    assert!(short[0].contains("switch.pfc.headroom_bytes") && short[0].contains("20 ns"), "{}", short[0]);
+    assert!(notes(&scenario("20ns", "headroom_bytes = \"5KB\"\n")).is_empty());
+    assert!(notes(&scenario("1us", "")).is_empty(), "3 × BDP covers a 1 us link");
+}
