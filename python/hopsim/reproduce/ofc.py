@@ -737,10 +737,10 @@ _FT_WHY = (
 )
 
 _FT_LOSS = (
-    "caPFC and P-PFC hold a PAUSE back past X_OFF by their egress rule and send it urgently "
-    "when the headroom left is one PAUSE round trip (2 × BDP + 2 packets); on 20 ns links "
-    "that is one packet short of what PFC itself needs (PFC drops with 4 KB of headroom and "
-    "not with 4.6 KB here)"
+    "caPFC, P-PFC and G-PFC hold a PAUSE back past X_OFF by their rule and send it urgently "
+    "when the headroom left is one PAUSE round trip (one-hop BDP + 3 packets); a drop means "
+    "a round trip brought in more than that on some port (more than one packet waiting "
+    "ahead of the PAUSE at the downstream egress)"
 )
 
 _FT_CLAIMS = [
