@@ -261,6 +261,175 @@ def _compose_variants(mode: str) -> list[Variant]:
     ]
 
 
+# ---------------------------------------------------------------- §II: the motivation cases
+
+#: Hosts of `scenarios/proteus/fig1_clos.txt`: S1 and the background sender on L1, the
+#: background receiver on a leaf wired to C1 only, S2 on a leaf wired to C2 only, R1, R2 and
+#: 14 burst senders on L3.
+S1, BG, BG_DST, S2, R1, R2 = 0, 1, 3, 4, 5, 6
+L3_SENDERS = tuple(range(7, 21))
+#: The cases (§II-B, §II-D): f1's size, the bursts' start, how many flows of 200 KB S2 and the
+#: 14 hosts under L3 send, in how many rounds (0: spread evenly, "continuously", over 10 ms),
+#: and a bound on the run.
+CASES = {
+    "CONGA case": {"f1": 20e6, "start_ms": 1.0, "s2": 42, "l3": 588, "rounds": 5, "ms": 60},
+    "Hermes case": {"f1": 120e6, "start_ms": 10.0, "s2": 45, "l3": 635, "rounds": 0, "ms": 100},
+    "DRILL case": {"f1": 20e6, "start_ms": 1.0, "s2": 26, "l3": 56, "rounds": 5, "ms": 60},
+    "kick-out case": {"f1": 250e6, "start_ms": 9.0, "s2": 2, "l3": 28, "rounds": 1, "ms": 160},
+}
+#: f1 starts after the background has loaded Path1's first link (the paper: the background
+#: "makes the existing load balancing treat Path1 worse than Path2" when f1 starts).
+F1_START_US = 500.0
+#: Rounds of a case's bursts are this far apart (the paper: "intermittently"; its f1 of
+#: 20 MB lasts about 4 ms at 40 Gb/s).
+ROUND_GAP_MS = 1.0
+MOTIVATION_SCHEMES = ("ECMP", "CONGA", "DRILL", "Hermes", "Proteus", "Ideal")
+
+
+def _motivation_flows(case: dict[str, Any]) -> list[dict[str, Any]]:
+    """f1, the background flow on Path1's first link and the case's bursts into R2."""
+    flows: list[dict[str, Any]] = [
+        {"src": S1, "dst": R1, "size": int(case["f1"]), "start": f"{F1_START_US:g}us", "tag": "f1"}
+    ]
+    flows.append({"src": BG, "dst": BG_DST, "size": 1_000_000_000, "start": "0us", "tag": "bg"})
+    senders = [S2] * case["s2"]
+    per_host = case["l3"] // len(L3_SENDERS)
+    senders += [h for h in L3_SENDERS for _ in range(per_host)]
+    n = len(senders)
+    for i, src in enumerate(senders):
+        if case["rounds"]:
+            at_ms = case["start_ms"] + (i % case["rounds"]) * ROUND_GAP_MS
+        else:
+            at_ms = case["start_ms"] + 10.0 * i / n
+        flows.append(
+            {
+                "src": src,
+                "dst": R2,
+                "size": 200_000,
+                "start": f"{at_ms * 1e3:.3f}us",
+                "tag": "burst",
+            }
+        )
+    return flows
+
+
+def _motivation_variants(mode: str) -> list[Variant]:
+    out = []
+    for name, case in CASES.items():
+        base = {
+            "workload": [{"kind": "flows", "flows": _motivation_flows(case)}],
+            "duration": f"{case['ms']}ms",
+        }
+        for s in MOTIVATION_SCHEMES:
+            if s == "Ideal":
+                over = {
+                    **base,
+                    "topology.file": "fig1_clos_one_path.txt",
+                    "routing.load_balancer": "ecmp",
+                }
+            else:
+                over = {**base, **SCHEMES[s]}
+                over.pop("transport.reorder_buffer.enabled", None)
+                if s in ("DRILL",):
+                    over["transport.reorder_buffer.enabled"] = True
+            out.append(Variant(s, over, name))
+    return out
+
+
+def _motivation_stats(run: Run) -> dict[str, Any]:
+    r = run.result
+    f = r.flows
+    f1 = f[f["tag"] == "f1"]["fct_ns"].astype("float64")
+    bursts = f[f["tag"] == "burst"]["fct_ns"].astype("float64")
+    frames = r.summary.get("control_frames_sent") or {}
+    return {
+        "f1_fct_ms": float(f1.iloc[0]) / 1e6 if len(f1) and pd.notna(f1.iloc[0]) else math.nan,
+        "burst_avg_us": float(bursts.mean()) / 1e3 if bursts.notna().any() else math.nan,
+        "pause_frames": int(sum(v for k, v in frames.items() if k.endswith("_pause"))),
+        "drops": int(r.summary.get("drops", 0)),
+    }
+
+
+def _motivation_table(runs: list[Run]) -> pd.DataFrame:
+    return table(runs, _motivation_stats)
+
+
+def _motivation_facts(m: pd.DataFrame) -> str:
+    return "; ".join(
+        f"{g}: "
+        + ", ".join(
+            f"{s} {fmt(get(m, s, 'f1_fct_ms', group=g), '{:.2f}')}" for s in MOTIVATION_SCHEMES
+        )
+        + " ms"
+        for g in m["group"].unique()
+    )
+
+
+def _f1_claim(case: str, base: str, pct: float, statement: str, section: str) -> Claim:
+    return Claim(
+        statement,
+        section,
+        f"{pct:g} % lower",
+        lower_by(pct),
+        ratio(base, "Proteus", "f1_fct_ms", f"f1's FCT, {base} / Proteus", group=case),
+        MORE,
+        why=Why(_motivation_facts),
+    )
+
+
+_MOTIVATION_CLAIMS = [
+    _f1_claim(
+        "CONGA case",
+        "CONGA",
+        39,
+        "CONGA case: Proteus finishes the victim f1 39 % sooner than CONGA",
+        "§II-B, Fig 2d; §V-B",
+    ),
+    _f1_claim(
+        "Hermes case",
+        "Hermes",
+        21,
+        "Hermes case: Proteus finishes the victim f1 21 % sooner than Hermes",
+        "§II-B, Fig 3d; §V-B",
+    ),
+    _f1_claim(
+        "DRILL case",
+        "DRILL",
+        34,
+        "DRILL case: Proteus finishes the victim f1 34 % sooner than DRILL",
+        "§II-B, Fig 4d; §V-B",
+    ),
+    Claim(
+        "DRILL case: the ideal path (Path1, no PFC) cuts f1's FCT by up to 49 % against DRILL",
+        "§II-B, Fig 4d",
+        "49 % lower",
+        lower_by(49),
+        ratio("DRILL", "Ideal", "f1_fct_ms", "f1's FCT, DRILL / Path1 only", group="DRILL case"),
+        MORE,
+        why=Why(_motivation_facts),
+    ),
+    Claim(
+        "Hermes case: rerouting with foresight beats Hermes by up to 26 %",
+        "§II-B, Fig 3d",
+        "26 % lower",
+        lower_by(26),
+        ratio("Hermes", "Ideal", "f1_fct_ms", "f1's FCT, Hermes / Path1 only", group="Hermes case"),
+        MORE,
+        why=Why(_motivation_facts),
+    ),
+    Claim(
+        "Kick-out case: leaving the briefly paused Path2 for Path1 makes f1 53 % slower than "
+        "CONGA staying on it",
+        "§II-D, Fig 6b",
+        "53 % higher",
+        1.53,
+        ratio("Ideal", "CONGA", "f1_fct_ms", "f1's FCT, Path1 only / CONGA", group="kick-out case"),
+        MORE,
+        why=Why(_motivation_facts),
+    ),
+]
+
+
 # ---------------------------------------------------------------- claims
 
 
@@ -576,6 +745,20 @@ PAPER = Paper(
         [("avg_fct_us", "average FCT (µs)"), ("p99_fct_us", "p99 FCT (µs)")], "FCT per scheme"
     ),
     experiments=[
+        experiment(
+            "motivation",
+            "Figs 2-4, 6",
+            "§II-B, §II-D",
+            "the victim f1 beside bursts on the Fig 1 Clos: the CONGA, Hermes, DRILL and "
+            "kick-out cases, each balancer and the ideal path",
+            "CONGA, Hermes and DRILL each send f1 onto the paused path; Proteus finishes it "
+            "39 / 21 / 34 % sooner; kicking out a briefly paused path costs 53 %",
+            "motivation.toml",
+            _motivation_variants,
+            _MOTIVATION_CLAIMS,
+            analyze=_motivation_table,
+            draw=_draw_bars([("f1_fct_ms", "f1's FCT (ms)")], "§II: the victim flow f1"),
+        ),
         experiment(
             "fig10_load",
             "Figs 10-12",
