@@ -2,9 +2,11 @@
 Proc. ACM Netw. / CoNEXT 2023), experiment by experiment.
 
 Every experiment runs variants of a scenario in ``scenarios/deflection/``: the §5.2 leaf-spine
-(``leafspine.toml``), the k=8 fat-tree of Fig 10 (``fattree_k8.toml``) and the 100 Gb/s
-leaf-spine of Fig 11 (``leafspine_100g.toml``). Settings the paper leaves out come from its
-artifact (``github.com/hopnets/practical_deflection``):
+(``leafspine.toml``), the k=8 fat-tree of Fig 10 (``fattree_k8.toml``), the 100 Gb/s
+leaf-spine of Fig 11 (``leafspine_100g.toml``) and the artifact's 1 Gb/s small-scale setting
+(``leafspine_1g.toml``, experiment ``art1g``, checked against the sample output the
+artifact's README prints; 1.2 s runs without drain, as the artifact's). Settings the paper
+leaves out come from its artifact (``github.com/hopnets/practical_deflection``):
 TCP with a 1452 B MSS, initial window 10, 10 ms minimum and initial RTO, DCTCP marking at
 65 packets, 300 KB per port, a hop limit (TTL) of 250; Vertigo and Preemptive Deflection
 (PD) with per-packet power-of-two load balancing and a 360 µs ordering layer at the
@@ -17,7 +19,8 @@ rate makes up the rest (55-95 %: 2,000-18,000 queries per second; `traffic`). Ar
 after a window (``quick``: 10-20 ms, ``full``: 30-60 ms; the authors ran about 340 ms) and
 the network then drains, so queries are not cut short; a query counts once all its
 responses finished (as the artifact's ``qct.py``), and finished / issued is reported.
-One run per point, as the artifact.
+One run per point, as the artifact. ``fig6_window`` reruns Fig 6's 95 % point with longer
+windows, since the runs do not settle there.
 
 PD means Quantile-PD, as in the paper; Distribution-PD is named in full.
 """
