@@ -1970,8 +1970,19 @@ def _windows(m: pd.DataFrame) -> list[float]:
     return sorted(m["window"].dropna().unique()) if "window" in m else []
 
 
-def _by_window(a: str, b: str, col: str = "qct_mean_ms"):
-    return lambda m: [(f"{w:g} ms", _qct(a, b, col, window=w)(m)) for w in _windows(m)]
+def _at_longest_window(a: str, b: str, col: str = "qct_mean_ms") -> Selector:
+    """`col` of `a` over `b` at the longest window run (checked), with every window's shown."""
+
+    def measure(m: pd.DataFrame) -> Measure:
+        ws = _windows(m)
+        if not ws:
+            return Measure.of(math.nan, "not measured")
+        xs = [(w, _qct(a, b, col, window=w)(m)) for w in ws]
+        shown = ", ".join(f"{w:g} ms {fmt(x)}" for w, x in xs)
+        top = xs[-1][1]
+        return Measure.of(top, f"{fmt(top)}× at {ws[-1]:g} ms ({shown}; mean QCT, {a} / {b})")
+
+    return measure
 
 
 def _trend(m: pd.DataFrame) -> str:
@@ -1999,12 +2010,12 @@ def _window_facts(m: pd.DataFrame) -> str:
 _WINDOW_CLAIMS = [
     *[
         Claim(
-            f"{s} breaks under load: with DCTCP at 95 % its mean QCT is 2× ECMP's, by arrival "
-            "window",
+            f"{s} breaks under load: with DCTCP at 95 % its mean QCT is 2× ECMP's (at the "
+            "longest arrival window run)",
             "§5.3, Fig 6",
             "2×",
             2.0,
-            several(_by_window(s, "ECMP"), f"mean QCT, {s} / ECMP, by arrival window"),
+            _at_longest_window(s, "ECMP"),
             MORE,
             why=Why(
                 _window_facts,
