@@ -297,9 +297,11 @@ def run_metrics(result: Result) -> dict[str, Any]:
 
 def qct_drift(q: pd.DataFrame) -> float:
     """Mean QCT of the queries issued in the middle third of the arrival window over that of
-    the first third (finished queries only): above 1 when the network does not settle, so
-    a longer window gives a higher mean. Thirds rather than halves so that runs cut at a
-    time limit (the artifact's 1.2 s, no drain) leave the middle third time to finish."""
+    the first third (finished queries only): above 1 when QCTs grow through the window.
+    A weak sign: under a drain, queries stuck early wait through the longest back-offs, so
+    it can sit below 1 while the mean QCT still grows with the window (`fig6_window`
+    compares windows). Thirds rather than halves so that runs cut at a time limit (the
+    artifact's 1.2 s, no drain) leave the middle third time to finish."""
     if len(q) < 6:
         return math.nan
     start = q["start_ns"].astype("float64")
