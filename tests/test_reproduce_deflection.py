@@ -10,6 +10,7 @@ import re
 
 import pandas as pd
 import pytest
+import tomllib
 
 import hopsim
 from hopsim import reproduce
@@ -51,7 +52,7 @@ def test_every_point_is_a_valid_scenario(mode):
         for point in spec["point"]:
             hopsim.validate(spec["scenario"], overrides=point)
         runs += 0 if exp.shares else len(spec["point"])
-    assert runs < {"quick": 200, "full": 420}[mode]
+    assert runs < {"quick": 200, "full": 440}[mode]
 
 
 @pytest.mark.parametrize("name", ["leafspine.toml", "fattree_k8.toml", "leafspine_100g.toml"])
@@ -60,6 +61,61 @@ def test_scenario_files_run_alone_and_cite_the_paper(name):
     hopsim.validate(path)
     head = path.read_text(encoding="utf-8").split("\nname = ")[0]
     assert "§5" in head and "hopsim-side choices" in head
+
+
+def test_the_artifacts_1g_setting_is_its_own_scenario():
+    path = find_scenarios("deflection") / "leafspine_1g.toml"
+    hopsim.validate(path)
+    head = path.read_text(encoding="utf-8").split("\nname = ")[0]
+    assert "omnetpp_1G.ini" in head and "leafspine1G.ned" in head
+    exp = PAPER.experiment("art1g")
+    assert exp.scenario == "leafspine_1g.toml"
+    # Vertigo and PD take the artifact's 1.2 ms ordering timeout at 1 Gb/s; DIBS and SD keep
+    # fast retransmit off, ECMP on.
+    by_label = {(v.label, v.group): v.overrides for v in exp.variants("full")}
+    assert len(by_label) == 6 * 5
+    vertigo = by_label[("Vertigo", "DCTCP, 95%")]
+    assert vertigo["transport.tcp.reorder_timeout"] == "1200us"
+    assert by_label[("SD", "DCTCP, 95%")]["transport.tcp.fast_retransmit"] is False
+    assert "transport.tcp.fast_retransmit" not in by_label[("ECMP", "DCTCP, 95%")]
+
+
+def test_1g_load_follows_the_artifacts_multipliers():
+    # Multiplier 1 is 250 queries per second (5 % of 32 Gb/s in 40 x 20,000 B queries); the
+    # 95 % point's multiplier 0.11 gives 45.5 % incast; background 41 % is 0.041 of each
+    # 1 Gb/s host link.
+    assert deflection.art1g_traffic(55)["workload.1.qps"] * 320 == pytest.approx(250)
+    qps = deflection.art1g_traffic(95)["workload.1.qps"] * 320
+    assert qps == pytest.approx(250 / 0.11, rel=1e-6)
+    assert qps * 40 * 20_000 * 8 / 32e9 == pytest.approx(0.4545, abs=1e-3)
+    path = find_scenarios("deflection") / "leafspine_1g.toml"
+    bg = tomllib.loads(path.read_text(encoding="utf-8"))["workload"][0]["load"]
+    assert bg == pytest.approx(deflection.ART1G_BACKGROUND / 100 * 32 / 320)
+    # The background share the multipliers imply: 50 % at 0.2428 (10 Gb/s, 1.28 Tb/s)
+    # is 41 % at 11.85 (1 Gb/s, 32 Gb/s) when both draw from one base interval.
+    implied = 50 * 0.2428 / 11.85 * 1.28e12 / 32e9
+    assert implied == pytest.approx(deflection.ART1G_BACKGROUND, abs=0.1)
+
+
+def test_qct_drift_reads_the_window():
+    def q(qcts):
+        n = len(qcts)
+        return pd.DataFrame(
+            {
+                "start_ns": [i * 1_000_000 for i in range(n)],
+                "qct_ns": qcts,
+                "finished": [True] * n,
+            }
+        )
+
+    assert deflection.qct_drift(q([5.0] * 9)) == pytest.approx(1.0)
+    # QCT grows with the query's start: the middle third waits longer than the first.
+    assert deflection.qct_drift(q([float(1 + i) for i in range(9)])) == pytest.approx(5 / 2)
+    # Unfinished queries do not count; too few queries give no number.
+    late = q([1.0, 1.0, 1.0, 2.0, 2.0, 50.0, 9.0, 9.0, 9.0])
+    late.loc[5, "finished"] = False
+    assert deflection.qct_drift(late) == pytest.approx(2.0)
+    assert math.isnan(deflection.qct_drift(q([1.0] * 5)))
 
 
 def test_load_accounting_follows_the_artifact():
@@ -101,6 +157,8 @@ def _fake_metrics(run: Run) -> dict:
             "drop_pct",
             "reorder_pct",
             "elephant_goodput_gbps",
+            "timeouts3_pct",
+            "qct_drift",
         )
     }
     out.update(
@@ -197,4 +255,7 @@ def test_run_metrics_of_a_small_run():
     assert m["qct_p99_ms"] >= m["qct_p50_ms"] > 0
     assert m["deflections"] == result.summary["deflections"] > 0
     assert 0 <= m["reorder_pct"] <= 100
+    per_flow = result.flows["timeouts"]
+    assert m["timeouts3_pct"] == pytest.approx(100 * float((per_flow >= 3).mean()))
+    assert 0 <= m["timeouts3_pct"] <= 100 and m["qct_drift"] > 0
     assert math.isnan(m["elephant_goodput_gbps"]) or m["elephant_goodput_gbps"] > 0

@@ -1,12 +1,15 @@
 //! Transports and their loss recovery: without PFC RoCE's go-back-N recovers an incast's
 //! drops, IRN with fewer retransmitted bytes; behind PFC IRN does not time out spuriously;
 //! flows finish when ACKs are dropped; a sending window caps the bytes in flight; TCP
-//! NewReno repairs losses by fast retransmit and fast recovery; the receivers' ordering
+//! receive window caps TCP's unacknowledged bytes; NewReno repairs losses by fast
+//! retransmit and fast recovery; the receivers' ordering
 //! layer hands TCP every flow in order despite per-packet load balancing and deflection.
 
 mod common;
 
-use common::{assert_drained, fct_us, records, run, sim, tcp_dumbbell, tcp_incast_leaf_spine, INCAST_32};
+use common::{
+    assert_drained, fct_us, records, refusal, run, sim, tcp_dumbbell, tcp_incast_leaf_spine, INCAST_32,
+};
 use hopsim_core::ids::FlowId;
 use hopsim_core::time::SimTime;
 
@@ -148,6 +151,41 @@ fn window_bounds_bytes_in_flight() {
     let ratio = fct(&small) / predicted;
     assert!((0.9..1.1).contains(&ratio), "5 KB window: {:.1} us, predicted {predicted:.1} us", fct(&small));
     assert_drained(&small);
+}
+
+/// TCP's receive window (`transport.tcp.receive_window`): the sender keeps no more than the
+/// advertised bytes unacknowledged, however far slow start has opened its congestion
+/// window, so a long flow runs at about one receive window per round trip; without it the
+/// same flow has far more in flight. Deterministic, and a zero window is refused by name.
+#[test]
+fn receive_window_caps_unacknowledged_bytes() {
+    let flow = "{ src = 0, dst = 1, size = \"3MB\" }";
+    // 100 Gb/s into 10 Gb/s with room to queue: slow start's window fills the buffer.
+    let scenario = |extra: &str| tcp_dumbbell(1, "100Gbps", "10Gbps", "1MB", "reno", flow, extra);
+    let rwnd = "[transport.tcp]\nreceive_window = \"2904B\"";
+    let peak_of = |toml: &str| {
+        let mut s = sim(toml);
+        let (mut t, mut peak) = (0, 0);
+        while !s.is_done() {
+            t += 100_000;
+            s.run_until(SimTime(t));
+            peak = peak.max(s.flow_in_flight(FlowId(0)));
+        }
+        assert_drained(&s);
+        (peak, fct_us(&s.flow_records()[0]))
+    };
+    let (open_peak, open_fct) = peak_of(&scenario(""));
+    let (peak, fct) = peak_of(&scenario(rwnd));
+    assert!(open_peak > 20 * 2_904, "without a receive window: {open_peak} B in flight");
+    assert!(peak <= 2_904, "in flight {peak} B with a 2,904 B receive window");
+    assert!(peak > 1_452, "the window is used: {peak} B in flight");
+    assert!(fct > 1.5 * open_fct, "capped {fct:.0} us against {open_fct:.0} us");
+    // Deterministic.
+    let again = run(&scenario(rwnd));
+    assert_eq!(fct, fct_us(&again.flow_records()[0]));
+    // A zero window would stall the flow: refused, naming the field.
+    let bad = refusal(&scenario("[transport.tcp]\nreceive_window = \"0B\""));
+    assert!(bad.contains("transport.tcp.receive_window"), "{bad}");
 }
 
 /// NewReno: a slow-start burst into a 100→10 Gb/s step overflows a 60 KB buffer; every

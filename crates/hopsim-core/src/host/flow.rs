@@ -32,6 +32,9 @@ pub struct Flow {
     /// The cap scales with the sending rate: `window × rate / line rate` (ns-3's
     /// `VAR_WIN`; HPCC sets its window itself).
     pub window_follows_rate: bool,
+    /// The receiver's advertised window, bytes (`u64::MAX`: none): the sender keeps no more
+    /// than this unacknowledged, whatever `window` allows (TCP's `receive_window`).
+    pub rwnd: u64,
     /// Base RTT and bandwidth-delay product of the flow's path (HPCC simulator definitions).
     pub base_rtt: Delta,
     pub bdp: u64,
@@ -69,7 +72,7 @@ impl Flow {
     /// The sending window is full.
     #[inline]
     pub fn window_bound(&self) -> bool {
-        self.window != 0 && self.snd_nxt - self.snd_una >= self.current_window()
+        self.window != 0 && self.snd_nxt - self.snd_una >= self.current_window().min(self.rwnd)
     }
 
     /// The window now (it may follow the rate).

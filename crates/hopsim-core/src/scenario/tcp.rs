@@ -70,6 +70,12 @@ pub struct TcpSpec {
     /// most this long. Default none (off).
     #[serde(default)]
     pub reorder_timeout: Option<Duration>,
+    /// The window the receiver advertises: the sender keeps at most this many bytes
+    /// unacknowledged, whatever its congestion window. Default none (unbounded). INET's
+    /// TCP, which the deflection paper's artifact runs, advertises 65,535 B without window
+    /// scaling (`docs/model.md`).
+    #[serde(default)]
+    pub receive_window: Option<Bytes>,
 }
 
 impl Default for TcpSpec {
@@ -84,6 +90,7 @@ impl Default for TcpSpec {
             sack: false,
             delayed_ack: zero(),
             reorder_timeout: None,
+            receive_window: None,
         }
     }
 }
@@ -206,6 +213,9 @@ pub(crate) fn tcp_params(t: &TcpSpec) -> Result<TcpParams, ScenarioError> {
     if let Some(r) = t.reorder_timeout {
         check(r.0 > Delta::ZERO, "transport.tcp.reorder_timeout", "expected a positive duration")?;
     }
+    if let Some(w) = t.receive_window {
+        check(w.0 > 0, "transport.tcp.receive_window", "expected a positive size in bytes")?;
+    }
     Ok(TcpParams {
         initial_window: t.initial_window as u64,
         initial_rto: t.initial_rto.0,
@@ -216,6 +226,7 @@ pub(crate) fn tcp_params(t: &TcpSpec) -> Result<TcpParams, ScenarioError> {
         sack: t.sack,
         delayed_ack: t.delayed_ack.0,
         reorder_timeout: t.reorder_timeout.map(|d| d.0),
+        receive_window: t.receive_window.map(|w| w.0),
     })
 }
 

@@ -192,6 +192,7 @@ pub fn build(v: ValidScenario) -> Simulator {
                 line_rate,
                 window,
                 window_follows_rate: t.window_follows_rate && cc != CcKind::Hpcc && window != 0,
+                rwnd: transport.tcp.as_ref().and_then(|tcp| tcp.receive_window).unwrap_or(u64::MAX),
                 base_rtt,
                 bdp,
                 snd_nxt: 0,

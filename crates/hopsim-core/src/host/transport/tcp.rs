@@ -48,6 +48,8 @@ pub struct TcpParams {
     pub delayed_ack: Delta,
     /// The ordering layer's timeout (`None`: no ordering layer).
     pub reorder_timeout: Option<Delta>,
+    /// The receiver's advertised window, bytes (`None`: unbounded).
+    pub receive_window: Option<u64>,
 }
 
 /// No SACK block in a duplicate ACK.
