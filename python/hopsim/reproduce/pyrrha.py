@@ -83,11 +83,26 @@ CC: dict[str, dict[str, Any]] = {
 }
 _WINDOW = {"transport.window": "bdp"}
 
-#: Poisson arrival windows giving the authors' flow counts (full) or fewer (quick).
-WINDOW = {
-    "full": {"memcached": "5.9us", "webserver": "980us", "websearch": "2ms"},
-    "quick": {"memcached": "5.9us", "webserver": "300us", "websearch": "400us"},
+#: Poisson flows per workload (FLOW_NUM): the authors' configs (full; Web Search 20,000 as
+#: their `config-param.sh` sets for FLOW_CDF 8) or fewer (quick).
+FLOW_NUM = {
+    "full": {"memcached": 50_000, "webserver": 50_000, "websearch": 20_000},
+    "quick": {"memcached": 50_000, "webserver": 8_000, "websearch": 2_000},
 }
+
+#: The built-in distribution of each workload and its nominal mean (B), the first line of
+#: the authors' distribution file, which sets their arrival rate: Memcached (FLOW_CDF 4)
+#: `FacebookKeyValueMsgSizeDist.txt` 185; Web Server (13)
+#: `Facebook_WebServerDist_IntraCluster.txt` 62874; Web Search (8) `DCTCP_MsgSizeDist.txt`
+#: 1744 packets x 1460 B.
+DIST = {
+    "memcached": ("memcached", 185),
+    "webserver": ("webserver_intracluster", 62_874),
+    "websearch": ("homa_w5", 1744 * 1460),
+}
+
+#: Incast packet payload (PACKET_PAYLOAD_SIZE).
+PAYLOAD = 1460
 
 
 def _fc(label: str) -> dict[str, Any]:
@@ -95,22 +110,62 @@ def _fc(label: str) -> dict[str, Any]:
 
 
 def _workload(mode: str, dist: str) -> dict[str, Any]:
-    return {"workload.0.size_dist": dist, "workload.0.stop": WINDOW[mode][dist]}
+    name, mean = DIST[dist]
+    return {
+        "workload.0.size_dist": name,
+        "workload.0.mean_size": mean,
+        "workload.0.flow_num": FLOW_NUM[mode][dist],
+    }
 
 
 def _incast_bdp(k: float) -> dict[str, Any]:
-    """Incast flows of about `k` BDPs (uniform within ±12.5 %)."""
+    """Incast flows of about `k` BDPs (uniform within ±12.5 %, whole packets)."""
     return {
-        "workload.1.size_min": int(k * BDP * 0.875),
-        "workload.1.size_max": int(k * BDP * 1.125),
+        "workload.0.incast_packets_min": round(k * BDP * 0.875 / PAYLOAD),
+        "workload.0.incast_packets_max": round(k * BDP * 1.125 / PAYLOAD),
     }
 
 
 # ---------------------------------------------------------------- analysis
 
 
+def authors_classes(result: Any) -> pd.Series:
+    """The authors' classes of each flow (Pyrrha-NS3, `mix/get_victim_others_fct.py`):
+    ``incast`` for the congested flows; of the others, ``victim`` when the source or the
+    destination is in the incast receiver's rack (hosts behind its ToR), else ``others``.
+    The receiver is the destination of most congested flows; hosts' racks come from the
+    ports table (a host's one link leads to its ToR)."""
+    f = result.flows
+    cls = f["class"].astype(str)
+    congested = cls == "congested"
+    out = pd.Series("others", index=f.index, dtype="object")
+    out[congested] = "incast"
+    if not congested.any():
+        return out
+    p = result.ports
+    tor = p[p["tier"] == "host"].set_index("node")["peer_node"]
+    receiver = int(f.loc[congested, "dst"].mode().iloc[0])
+    rack = tor.get(receiver)
+    near = (f["src"].map(tor) == rack) | (f["dst"].map(tor) == rack)
+    out[~congested & near] = "victim"
+    return out
+
+
+def _authors_fct(result: Any) -> dict[str, Any]:
+    """Mean and p99 FCT (µs) and count of the authors' victim and others flows."""
+    a = authors_classes(result)
+    fct = result.flows["fct_ns"]
+    out: dict[str, Any] = {}
+    for name in ("victim", "others"):
+        x = fct[a == name].dropna().astype("float64") / 1e3
+        out[f"{name}_avg_us"] = float(x.mean()) if len(x) else math.nan
+        out[f"{name}_p99_us"] = float(x.quantile(0.99)) if len(x) else math.nan
+        out[f"{name}_flows"] = int(len(x))
+    return out
+
+
 def _metrics(run: Run) -> dict[str, Any]:
-    return {**fct_summary(run.result), **peak_queue_by_tier(run.result)}
+    return {**fct_summary(run.result), **_authors_fct(run.result), **peak_queue_by_tier(run.result)}
 
 
 def _table(runs: list[Run]) -> pd.DataFrame:
@@ -265,6 +320,15 @@ def _fig11_gains(base: str, w: str) -> list[Claim]:
             LESS,
             why=why,
         ),
+    ]
+
+
+def _fig11_20mb_variants(mode: str) -> list[Variant]:
+    """PFC and Pyrrha with the paper's 20 MB buffer instead of the authors' 32 MiB."""
+    return [
+        Variant(s, {**_workload(mode, w), **_fc(s), "switch.buffer_bytes": "20MB"}, w)
+        for w in _WORKLOADS
+        for s in ("PFC", "Pyrrha")
     ]
 
 
@@ -1223,6 +1287,17 @@ PAPER = Paper(
             _fig11_variants,
             _FIG11_CLAIMS,
             _fig11_draw,
+        ),
+        experiment(
+            "fig11_fc_20mb",
+            "Fig 11 (20 MB)",
+            "§6",
+            "flow control alone with the paper's 20 MB buffer: PFC, Pyrrha",
+            "The §6 text gives 20 MB shared buffers where the authors' configs run 32 MiB "
+            "(BUFFER_SIZE 32): Pyrrha's gains over PFC with the smaller buffer.",
+            "incast_mix.toml",
+            _fig11_20mb_variants,
+            [c for w in _WORKLOADS for c in _fig11_gains("PFC", w)],
         ),
         experiment(
             "fig12_cc",
