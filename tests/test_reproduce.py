@@ -221,3 +221,46 @@ def test_panels_sharing_a_setting_run_it_once():
         Paper("pyrrha", "t", "", [exp]), exp, "quick", find_scenarios("pyrrha")
     )
     assert len(spec["point"]) == 2 and point_of == [0, 0, 1] and got == variants
+
+
+# Pyrrha-NS3's incast-mix on a small leaf-spine: 4 racks of 4 hosts, a 200-to-1 incast.
+INCAST_MIX = """
+[topology]
+kind = "leaf_spine"
+spines = 2
+leaves = 4
+hosts_per_leaf = 4
+fabric_rate = "400Gbps"
+[transport]
+cc = "none"
+[[workload]]
+kind = "incast_mix"
+size_dist = "webserver_intracluster"
+mean_size = 62874
+load = 0.8
+flow_num = 600
+fan_in = 200
+"""
+
+
+def test_authors_classes_follow_their_script():
+    """The authors' rule (`mix/get_victim_others_fct.py`): a victim is a non-incast flow
+    with its source or destination in the incast receiver's rack; the incast is its own
+    class; the rest are others. Flows sent from the receiver's rack have their ACKs come
+    back through the incast's spine-to-ToR links: hopsim classes them vulnerable."""
+    from hopsim.reproduce.pyrrha import _authors_fct, authors_classes
+
+    r = hopsim.run(INCAST_MIX)
+    f = r.flows
+    a = authors_classes(r)
+    rack0 = {0, 1, 2, 3}
+    near = f["src"].isin(rack0) | f["dst"].isin(rack0)
+    incast = f["tag"] == "incast"
+    assert (a[incast] == "incast").all() and incast.sum() == 200
+    assert (a[~incast & near] == "victim").all() and (~incast & near).sum() > 0
+    assert (a[~incast & ~near] == "others").all()
+    assert not ((f["src"] == 0) | (f["dst"] == 0))[~incast].any(), "receiver's flows removed"
+    early = ~incast & f["src"].isin(rack0) & (f["start_ns"] < 40_000)
+    assert early.any() and (f.loc[early, "class"] == "vulnerable").all()
+    m = _authors_fct(r)
+    assert m["victim_flows"] + m["others_flows"] == (~incast).sum()

@@ -27,6 +27,7 @@ SOURCES = {
     "imc10": "imc10_benson_phost.txt",
     "alibaba_solar": "alibaba_solar_2022_conweave.txt",
     "webserver_all": "fb_webserver_all_parsimon.txt",
+    "webserver_intracluster": "fb_webserver_intracluster_homa.txt",
 }
 
 

@@ -108,7 +108,9 @@ fn per_flow_ecmp_never_reorders() {
 
 /// Classification of a hand-built case: a 4-to-1 incast (congested), a victim sharing the
 /// incast senders' uplink while they are active (vulnerable), a flow on the same uplink
-/// after the incast is over and a flow on the other side of the fabric (background).
+/// after the incast is over and a flow on the other side of the fabric (background). A
+/// flow from the receiver's side whose data path is idle but whose ACKs cross the incast's
+/// bottleneck while it is busy is vulnerable too.
 #[test]
 fn flows_are_classified_congested_vulnerable_background() {
     use hopsim_core::sim::FlowClass;
@@ -135,6 +137,7 @@ fn flows_are_classified_congested_vulnerable_background() {
             { src = 4, dst = 7, size = "100KB", start = "5us", tag = "victim" },
             { src = 5, dst = 8, size = "100KB", start = "5ms", tag = "late" },
             { src = 7, dst = 8, size = "100KB", start = "5us", tag = "elsewhere" },
+            { src = 7, dst = 4, size = "100KB", start = "5us", tag = "acks_back" },
         ]
     "#);
     let classes = s.flow_classes();
@@ -150,6 +153,7 @@ fn flows_are_classified_congested_vulnerable_background() {
     assert_eq!(by_tag("victim"), [FlowClass::Vulnerable]);
     assert_eq!(by_tag("late"), [FlowClass::Background]);
     assert_eq!(by_tag("elsewhere"), [FlowClass::Background]);
+    assert_eq!(by_tag("acks_back"), [FlowClass::Vulnerable]);
 }
 
 /// Head-of-line blocking (flows `hol_blocked`, summary `hol_blocked_flows`): a 4-to-1 incast

@@ -284,6 +284,7 @@ impl Scenario {
             match w {
                 WorkloadSpec::Flows(FlowsSpec { file: Some(f), .. }) => fix(f),
                 WorkloadSpec::Poisson(PoissonSpec { cdf_file: Some(f), .. }) => fix(f),
+                WorkloadSpec::IncastMix(IncastMixSpec { cdf_file: Some(f), .. }) => fix(f),
                 _ => {}
             }
         }

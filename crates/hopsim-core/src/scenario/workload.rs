@@ -12,6 +12,7 @@ kind_tagged!(WorkloadSpec {
     "query" => Query,
     "permutation" => Permutation,
     "moe" => Moe,
+    "incast_mix" => IncastMix,
 });
 
 /// One traffic source. A scenario may list several (`[[workload]]`).
@@ -30,6 +31,101 @@ pub enum WorkloadSpec {
     Permutation(PermutationSpec),
     /// Periodic imbalanced all-to-all of Mixture-of-Experts training (Pyrrha §2.2, App. B).
     Moe(MoeSpec),
+    /// Pyrrha-NS3's incast-mix generator (Pyrrha §6): per-connection Poisson flows after a
+    /// one-round many-to-one incast.
+    IncastMix(IncastMixSpec),
+}
+
+/// The incast-mix traffic of Pyrrha §6 as the authors' simulator makes it (Pyrrha-NS3,
+/// `scratch/third.cc`, `generate_load_poisson_fromcdf_incast`, with the configs of
+/// `mix_withcc/config-CI-*.ini`):
+///
+/// - one connection per ordered pair of hosts in different racks (hosts behind different
+///   first-hop switches); each connection is a Poisson process whose rate is the sending
+///   host's `load × line rate / mean_size` split evenly over its connections;
+/// - the first arrivals come `time_shift` after time 0 ("poisson come after incast"); the
+///   first `flow_num` arrivals in time order are kept, then those from or to the incast
+///   receiver removed;
+/// - the incast: `fan_in` flows to `receiver`, each starting at `incast_start` plus a
+///   whole number of nanoseconds below `incast_jitter`, each from a host drawn uniformly,
+///   with replacement, from the racks other than the receiver's, of a whole number of
+///   `payload`-byte packets uniform in [`incast_packets_min`, `incast_packets_max`];
+///   another round every `fan_in × mean incast size / (incast_load × receiver rate)` while
+///   the Poisson arrivals last (one round when they are shorter).
+#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IncastMixSpec {
+    /// Built-in CDF name of the Poisson flow sizes (e.g. `"memcached"`) — or give `cdf_file`.
+    #[serde(default)]
+    pub size_dist: Option<String>,
+    /// A CDF file of the Poisson flow sizes.
+    #[serde(default)]
+    pub cdf_file: Option<PathBuf>,
+    /// The distribution's nominal mean that sets the arrival rate (Pyrrha-NS3 reads it
+    /// from the first line of its distribution file, e.g. 62874 B for Web Server). Default:
+    /// the mean of the CDF as sampled.
+    #[serde(default)]
+    pub mean_size: Option<Bytes>,
+    /// Offered load of each host as a fraction of its line rate (`LOAD`, 0.8 in §6).
+    pub load: f64,
+    /// Poisson flows kept, in time order, before those of the incast receiver are removed
+    /// (`FLOW_NUM`, 50,000 in the authors' configs).
+    pub flow_num: u32,
+    /// Start of the Poisson arrivals (`TIME_SHIFT`, 30 µs in the authors' configs).
+    #[serde(default = "default_time_shift")]
+    pub time_shift: Duration,
+    /// The incast receiver (`ONE_INCAST_DST`: host 0).
+    #[serde(default)]
+    pub receiver: u32,
+    /// Incast flows per round (`INCAST_MIX`, 720).
+    #[serde(default = "default_mix_fan_in")]
+    pub fan_in: u32,
+    /// Incast flow sizes in packets (`INCAST_MIN` / `INCAST_MAX` 3 / 4, times 10 at 100 Gb/s:
+    /// 30-40 packets).
+    #[serde(default = "default_incast_packets_min")]
+    pub incast_packets_min: u32,
+    #[serde(default = "default_incast_packets_max")]
+    pub incast_packets_max: u32,
+    /// Payload bytes per incast packet (`PACKET_PAYLOAD_SIZE`, 1460).
+    #[serde(default = "default_mix_payload")]
+    pub payload: Bytes,
+    /// Incast load on the receiver's link, which spaces the rounds (`INCAST_LOAD`, 0.5).
+    #[serde(default = "default_incast_load")]
+    pub incast_load: f64,
+    /// Start of each incast round (`Seconds(1e-7)` in `third.cc`: 100 ns).
+    #[serde(default = "default_incast_start")]
+    pub incast_start: Duration,
+    /// Each incast flow starts a whole number of ns below this later (`rand() % 100`: 100 ns).
+    #[serde(default = "default_incast_start")]
+    pub incast_jitter: Duration,
+    /// Tag of the Poisson flows.
+    #[serde(default = "tag_poisson")]
+    pub tag: String,
+    /// Tag of the incast flows.
+    #[serde(default = "tag_incast")]
+    pub incast_tag: String,
+}
+
+fn default_time_shift() -> Duration {
+    Duration(crate::time::Delta::from_us(30))
+}
+fn default_mix_fan_in() -> u32 {
+    720
+}
+fn default_incast_packets_min() -> u32 {
+    30
+}
+fn default_incast_packets_max() -> u32 {
+    40
+}
+fn default_mix_payload() -> Bytes {
+    Bytes(1460)
+}
+fn default_incast_load() -> f64 {
+    0.5
+}
+fn default_incast_start() -> Duration {
+    Duration(crate::time::Delta::from_ns(100))
 }
 
 /// Mixture-of-Experts all-to-all (Pyrrha §2.2 and Appendix B, after FasterMoE): every

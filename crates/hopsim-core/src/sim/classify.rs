@@ -5,14 +5,17 @@
 //! - *congested*: the many-to-one traffic that creates congestion roots (incast and query
 //!   workloads, hot-expert MoE flows, flows marked `congested`);
 //! - *vulnerable*: not congested, but crossing an egress port during a *congestion
-//!   episode* of that port;
+//!   episode* of that port — with its data, or with the ACKs it needs back (Pyrrha §2.2:
+//!   "uncongested flows sharing paths with congested flows"; a flow whose ACKs wait behind
+//!   a paused or congested port stalls as surely as one whose data does);
 //! - *background*: all others.
 //!
 //! A port's congestion episodes are the busy periods it would have if it carried only
 //! the congested flows crossing it, each arriving whole at its start: the bytes (headers
 //! included) of the flows that have started and not yet drained, at the port's rate.
 //! A flow is "crossing" a port from its start for its ideal FCT (its length on an idle
-//! network). Paths come from the deterministic routing (`Routing::path_of`).
+//! network), on its data path and on its ACK path (the reversed 5-tuple, on which replies
+//! travel). Paths come from the deterministic routing (`Routing::path_of`).
 
 use super::Simulator;
 use crate::time::{Delta, SimTime};
@@ -62,6 +65,10 @@ impl Simulator {
             let tuple = FiveTuple { src: f.src, dst: f.dst, sport: f.sport, dport: f.dport };
             self.fab.routing.path_of(&self.fab.topo, tuple)
         };
+        let ack_path = |f: &crate::host::Flow| {
+            let tuple = FiveTuple { src: f.dst, dst: f.src, sport: f.dport, dport: f.sport };
+            self.fab.routing.path_of(&self.fab.topo, tuple)
+        };
         let (mtu, header) = (self.hosts.core.cfg.mtu as u64, self.hosts.core.cfg.header_bytes as u64);
         let mut arrivals: Vec<Vec<(SimTime, Delta)>> = vec![Vec::new(); self.fab.ports.len()];
         for f in self.hosts.core.flows.iter().filter(|f| f.incast) {
@@ -80,7 +87,9 @@ impl Simulator {
                     return FlowClass::Congested;
                 }
                 let (s, e) = (f.start, f.start + f.ideal_fct);
-                if path(f).iter().any(|p| overlaps(&busy[p.idx()], s, e)) {
+                let crosses =
+                    |ports: Vec<crate::ids::PortId>| ports.iter().any(|p| overlaps(&busy[p.idx()], s, e));
+                if crosses(path(f)) || crosses(ack_path(f)) {
                     FlowClass::Vulnerable
                 } else {
                     FlowClass::Background

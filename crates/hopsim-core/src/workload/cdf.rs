@@ -45,6 +45,7 @@ const BUILTIN: &[(&str, &str)] = &[
     ("imc10", include_str!("cdfs/imc10.cdf")),
     ("alibaba_solar", include_str!("cdfs/alibaba_solar.cdf")),
     ("webserver_all", include_str!("cdfs/webserver_all.cdf")),
+    ("webserver_intracluster", include_str!("cdfs/webserver_intracluster.cdf")),
 ];
 
 impl EmpiricalCdf {

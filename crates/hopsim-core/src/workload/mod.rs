@@ -5,6 +5,7 @@
 
 mod budget;
 pub mod cdf;
+mod incast_mix;
 mod moe;
 #[cfg(test)]
 mod parser_corpus;
@@ -73,6 +74,7 @@ fn tag_of(spec: &WorkloadSpec) -> &str {
         WorkloadSpec::Query(s) => &s.tag,
         WorkloadSpec::Permutation(s) => &s.tag,
         WorkloadSpec::Moe(s) => &s.tag,
+        WorkloadSpec::IncastMix(s) => &s.tag,
     }
 }
 
@@ -279,6 +281,9 @@ pub fn generate(specs: &[WorkloadSpec], topo: &Topology, seed: u64) -> Result<Ve
                 flows.extend(permutation(p, topo, &field, &mut rng)?)
             }
             WorkloadSpec::Moe(m) => flows.extend(moe::moe_flows(m, topo, &field, flows.len(), &mut rng)?),
+            WorkloadSpec::IncastMix(m) => {
+                flows.extend(incast_mix::incast_mix_flows(m, topo, &field, flows.len(), &mut rng)?)
+            }
         }
         budget::check_made(&field, flows.len())?;
     }

@@ -313,6 +313,7 @@ impl Ofc {
         let cfg = PfcConfig {
             mode: PfcMode::Static { xoff, xon: spec.xon_bytes.0 },
             headroom: None,
+            headroom_bdps: 3.0,
             reserve: 0,
             resume_offset: 0,
             classes,

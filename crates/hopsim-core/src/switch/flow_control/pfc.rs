@@ -345,6 +345,7 @@ mod tests {
         let cfg = PfcConfig {
             mode,
             headroom: Some(10_000),
+            headroom_bdps: 3.0,
             reserve: 1_000,
             resume_offset: 500,
             classes: 8,
@@ -360,6 +361,7 @@ mod tests {
         let cfg = PfcConfig {
             mode: PfcMode::Static { xoff: 5_000, xon: 2_000 },
             headroom: Some(10_000),
+            headroom_bdps: 3.0,
             reserve: 1_000,
             resume_offset: 500,
             classes: 8,
@@ -442,12 +444,19 @@ mod tests {
         let cfg = PfcConfig {
             mode: PfcMode::Dynamic { alpha: 0.125 },
             headroom: None,
+            headroom_bdps: 3.0,
             reserve: 0,
             resume_offset: 0,
             classes: 8,
             headroom_from: Default::default(),
         };
         assert_eq!(cfg.headroom_for(Rate::gbps(100), Delta::from_us(1)), 37_500);
+        // Pyrrha-NS3's 4 × HDRM_RATIO 2 = 8 BDPs: 8 × 100 Gb/s × 600 ns = 60 KB.
+        let pyrrha = PfcConfig { headroom_bdps: 8.0, ..cfg.clone() };
+        assert_eq!(pyrrha.headroom_for(Rate::gbps(100), Delta::from_ns(600)), 60_000);
+        let bad = crate::switch::flow_control::pfc_spec::PfcSpec { headroom_bdps: 0.0, ..Default::default() };
+        let e = bad.config(8).unwrap_err().to_string();
+        assert!(e.contains("switch.pfc.headroom_bdps"), "{e}");
         assert_eq!(PfcConfig::alpha_for_rate(0.125, Rate::gbps(400), Rate::gbps(100)), 0.5);
         assert_eq!(PfcConfig::alpha_for_rate(0.125, Rate::gbps(100), Rate::gbps(100)), 0.125);
     }

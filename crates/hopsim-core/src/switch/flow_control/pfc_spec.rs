@@ -39,6 +39,11 @@ pub struct PfcSpec {
     /// computed per port from its rate and delay (see `docs/model.md`).
     #[serde(default)]
     pub headroom_bytes: Option<Bytes>,
+    /// The computed headroom (without `headroom_bytes`), in one-way BDPs of the port
+    /// (rate × propagation delay). Default 3, as the HPCC simulator's `third.cc` sizes it;
+    /// Pyrrha-NS3 sets 4 × `HDRM_RATIO` (2) = 8 (`third.cc`, `ConfigHdrm(j, bdp * 4)`).
+    #[serde(default = "default_headroom_bdps")]
+    pub headroom_bdps: f64,
     /// Bytes per (ingress port, priority) reserved before the shared pool is used.
     /// Default 4 KB, as in the HPCC simulator's MMU.
     #[serde(default = "default_reserve")]
@@ -77,6 +82,7 @@ impl Default for PfcSpec {
             xoff_bytes: None,
             xon_bytes: None,
             headroom_bytes: None,
+            headroom_bdps: default_headroom_bdps(),
             reserve_bytes: default_reserve(),
             resume_offset_bytes: default_resume_offset(),
             headroom_from: HeadroomFrom::Xoff,
@@ -94,6 +100,9 @@ pub enum PfcThreshold {
 
 fn default_pfc_alpha() -> f64 {
     0.125
+}
+fn default_headroom_bdps() -> f64 {
+    3.0
 }
 fn default_reserve() -> Bytes {
     Bytes(4_000)
@@ -121,9 +130,15 @@ impl PfcSpec {
                 PfcMode::Static { xoff: xoff.0, xon: xon.0 }
             }
         };
+        check(
+            self.headroom_bdps.is_finite() && self.headroom_bdps > 0.0 && self.headroom_bdps <= 1000.0,
+            "switch.pfc.headroom_bdps",
+            format!("expected a number of BDPs in (0, 1000], got {}", self.headroom_bdps),
+        )?;
         Ok(PfcConfig {
             mode,
             headroom: self.headroom_bytes.map(|b| b.0),
+            headroom_bdps: self.headroom_bdps,
             reserve: self.reserve_bytes.0,
             resume_offset: self.resume_offset_bytes.0,
             classes,
@@ -146,8 +161,10 @@ pub enum PfcMode {
 #[derive(Clone, Debug)]
 pub struct PfcConfig {
     pub mode: PfcMode,
-    /// Fixed headroom per (port, priority); `None` = 3 × the port's one-way BDP.
+    /// Fixed headroom per (port, priority); `None` = `headroom_bdps` × the port's one-way BDP.
     pub headroom: Option<u64>,
+    /// One-way BDPs of computed headroom (default 3).
+    pub headroom_bdps: f64,
     pub reserve: u64,
     pub resume_offset: u64,
     /// Priority classes per port.
@@ -157,13 +174,13 @@ pub struct PfcConfig {
 }
 
 impl PfcConfig {
-    /// Headroom of a port of `rate` and one-way propagation `delay`: the HPCC simulator
-    /// sizes it as 3 × rate × delay (`third.cc`), enough for the bytes in flight during
+    /// Headroom of a port of `rate` and one-way propagation `delay`: `headroom_bdps` ×
+    /// rate × delay; the HPCC simulator's 3 (`third.cc`) covers the bytes in flight during
     /// the PAUSE's round trip plus a packet being sent at either end.
     pub fn headroom_for(&self, rate: crate::time::Rate, delay: crate::time::Delta) -> u64 {
         self.headroom.unwrap_or_else(|| {
             let bdp = rate.0 as u128 * delay.0 as u128 / 8 / crate::time::PS_PER_S as u128;
-            3 * bdp as u64
+            (self.headroom_bdps * bdp as f64).round() as u64
         })
     }
 
