@@ -43,7 +43,9 @@ def test_the_override_is_used_or_refused(tmp_path, monkeypatch):
     assert main(["scenarios", "copy", "pyrrha", "-o", str(tmp_path)]) == 0
     assert bundled.find("pyrrha") == tmp_path / "pyrrha"
     monkeypatch.delenv(bundled.ENV)
-    with pytest.raises(ScenarioError, match="expected one of aquarius, deflection, ofc, proteus, pyrrha"):
+    with pytest.raises(
+        ScenarioError, match="expected one of aquarius, deflection, ofc, proteus, pyrrha"
+    ):
         bundled.find("nopaper")
 
 
