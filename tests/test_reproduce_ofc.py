@@ -20,14 +20,17 @@ PAPER = reproduce.PAPERS["ofc"]
 def test_every_point_is_a_valid_scenario(mode):
     scenarios = find_scenarios("ofc")
     for exp in PAPER.experiments:
+        if exp.batch is not None:  # thousands of trials: a few per M and scheme suffice
+            variants = exp.variants(mode)
+            n = ofc.FIG9_TRIALS[mode]
+            assert len(variants) == len(ofc.FIG9_M) * n * len(ofc.FC)
+            for v in variants[:: len(ofc.FC) * n // 2] + variants[: len(ofc.FC)]:
+                scenario = scenarios / exp.scenario
+                hopsim.validate(scenario, overrides=dict(exp.batch.expand(v.overrides)))
+            continue
         spec, variants, point_of = _sweep_spec(PAPER, exp, mode, scenarios)
         assert variants and len(point_of) == len(variants), exp.name
-        points = spec["point"]
-        if exp.name == "fig9_deadlock":  # thousands of trials: one per M and scheme suffices
-            n = ofc.FIG9_TRIALS[mode]
-            assert len(points) == len(ofc.FIG9_M) * n * len(ofc.FC)
-            points = points[:: len(ofc.FC) * n // 2] + points[: len(ofc.FC)]
-        for point in points:
+        for point in spec["point"]:
             hopsim.validate(spec["scenario"], overrides=point)
 
 
@@ -75,3 +78,23 @@ def test_table1_end_to_end(tmp_path):
     assert m.loc["OFC", "drops"] == 0 and m.loc["PFC", "drops"] == 0
     assert m.loc["OFC", "unfinished"] == 0
     assert (tmp_path / "figures" / "table1.png").is_file()
+
+
+def test_fig9_batch_keeps_counts_only_and_is_reused(tmp_path, monkeypatch):
+    """Fig 9 runs in-process (`Batch`): no run directories, one row per trial and scheme,
+    the detector's deadlocks counted (PFC deadlocks in hopsim's CBD), the same counts with
+    one worker or two, and a second call reuses the saved rows."""
+    monkeypatch.setitem(ofc.FIG9_TRIALS, "quick", 3)
+    reproduce.run("ofc", tmp_path / "a", "quick", jobs=1, only=["fig9_deadlock"])
+    runs = tmp_path / "a" / "runs" / "fig9_deadlock"
+    assert [p.name for p in runs.iterdir()] == ["batch.json"]
+    m = pd.read_csv(tmp_path / "a" / "metrics" / "fig9_deadlock.csv")
+    assert len(m) == len(ofc.FIG9_M) * len(ofc.FC)
+    assert (m["trials"] == 3).all() and (m["failed"] == 0).all()
+    assert m.loc[m["scheme"] == "PFC", "deadlocks"].sum() > 0
+    reproduce.run("ofc", tmp_path / "b", "quick", jobs=2, only=["fig9_deadlock"])
+    m2 = pd.read_csv(tmp_path / "b" / "metrics" / "fig9_deadlock.csv")
+    assert m2["deadlocks"].tolist() == m["deadlocks"].tolist()
+    stamp = (runs / "batch.json").stat().st_mtime_ns
+    reproduce.run("ofc", tmp_path / "a", "quick", jobs=1, only=["fig9_deadlock"])
+    assert (runs / "batch.json").stat().st_mtime_ns == stamp, "reused, not rerun"

@@ -209,6 +209,66 @@ fn gfc_steps_the_upstream_rate_down_and_never_drops() {
     assert_eq!(p.summary().drops.total(), 0);
 }
 
+/// Hosts 1 and 2 each send 2 MB to host 0 through one switch (100 Gb/s everywhere, a 2:1
+/// incast): the ingresses from the two hosts fill, and their upstreams are host NICs.
+fn host_upstream(fc: &str) -> String {
+    format!(
+        "seed = 1\n[topology]\nkind = \"leaf_spine\"\nspines = 1\nleaves = 1\nhosts_per_leaf = 4\n\
+         [switch]\nbuffer_bytes = \"4MB\"\n\
+         [switch.pfc]\nthreshold = \"static\"\nxoff_bytes = \"80KB\"\nxon_bytes = \"40KB\"\n\
+         [switch.flow_control]\n{fc}\n[transport]\ncc = \"none\"\n[output]\ncontrol_frames = true\n\
+         [workload]\nkind = \"flows\"\nflows = [{{ src = 1, dst = 0, size = \"2MB\" }}, {{ src = 2, dst = 0, size = \"2MB\" }}]\n"
+    )
+}
+
+/// GFC at a host NIC: the switch steps host 1's class down (rate frames to the NIC), and
+/// the NIC sends at that rate instead of line rate. Two senders at half rate each fill the
+/// receiver's link exactly, so under GFC the NICs settle on a rate step and are seldom
+/// stopped, where under PFC (and under GFC obeyed only at its zero step, as before the NIC
+/// applied the steps) they spend much of the run paused. Nothing is dropped, and the host's
+/// data leaves at the stepped rate: between its first and last packet the NIC's average
+/// sending rate is about half its line rate while it is busy only that share of the time.
+#[test]
+fn gfc_steps_a_host_nics_rate_down_and_never_drops() {
+    let g = run(&host_upstream("kind = \"gfc\""));
+    let to_host: Vec<u8> = g
+        .control_events()
+        .iter()
+        .filter(|e| e.node == NodeId(4))
+        .filter_map(|e| match e.payload {
+            ControlPayload::Gfc(f) => Some(f.step),
+            _ => None,
+        })
+        .collect();
+    assert!(to_host.iter().any(|s| (1..=3).contains(s)), "intermediate steps sent: {to_host:?}");
+    let counters = g.flow_control_counters();
+    let at_host = counters.iter().find(|(k, _)| *k == "gfc_rate_at_host").map(|c| c.1);
+    assert!(at_host.unwrap_or(0) > 0, "the NICs applied rate steps: {counters:?}");
+    assert_eq!(g.summary().drops.total(), 0, "GFC is lossless");
+    assert_drained(&g);
+    assert_eq!(g.flow_control_held(), Some(0), "every step back to line rate");
+    let p = run(&host_upstream("kind = \"pfc\""));
+    assert_eq!(p.summary().drops.total(), 0);
+    let stopped =
+        |s: &Simulator| (1..3).map(|h| s.port_stats(NodeId(h), 0).paused_time.as_ns_f64()).sum::<f64>();
+    eprintln!(
+        "host NICs stopped {:.1} us under GFC, {:.1} us under PFC",
+        stopped(&g) / 1e3,
+        stopped(&p) / 1e3
+    );
+    assert!(stopped(&g) < 0.25 * stopped(&p), "GFC rate-limits the NICs instead of stopping them");
+    for h in 1..3 {
+        let st = g.port_stats(NodeId(h), 0);
+        let span = (st.last_tx_end - st.first_tx.unwrap()).as_ns_f64();
+        let gbps = st.tx_bytes as f64 * 8.0 / span;
+        eprintln!(
+            "host {h}: {gbps:.1} Gb/s over its sending span, busy {:.2}",
+            st.utilisation_while_active()
+        );
+        assert!((40.0..65.0).contains(&gbps), "host {h} at about half of 100 Gb/s: {gbps:.1}");
+    }
+}
+
 /// The uplink between the two switches fails mid-incast (at 20 µs, back at 60 µs) while
 /// the right switch holds the left switch's uplink on a GFC rate step. Once it is back, four
 /// later flows (from 100 µs, left hosts to four distinct right hosts, so the 400 Gb/s uplink
@@ -307,4 +367,32 @@ fn bad_parameters_name_their_field() {
     let e = Simulator::new(hopsim_core::Scenario::from_toml_str(&text).unwrap()).err().unwrap().to_string();
     assert!(e.contains("switch.pfc.xoff_bytes"), "{e}");
     let _ = sim;
+}
+
+/// PFC's derived headroom (3 × rate × delay) is below a PAUSE's round trip on a 20 ns
+/// link: the run says so (and, as measured on OFC's fat-tree, drops at the headroom); with
+/// `headroom_bytes` set, or on 1 µs links, it does not.
+#[test]
+fn a_derived_headroom_too_short_for_the_link_is_noted() {
+    let scenario = |delay: &str, headroom: &str| {
+        format!(
+            "seed = 1\n[topology]\nkind = \"dumbbell\"\nleft_hosts = 2\nright_hosts = 1\ndelay = \"{delay}\"\n\
+             [switch.pfc]\nthreshold = \"static\"\nxoff_bytes = \"80KB\"\nxon_bytes = \"40KB\"\n{headroom}\
+             [transport]\ncc = \"none\"\n\
+             [workload]\nkind = \"flows\"\nflows = [{{ src = 0, dst = 2, size = \"10KB\" }}]\n"
+        )
+    };
+    let notes = |text: &str| {
+        sim(text)
+            .notes()
+            .iter()
+            .filter(|(topic, _)| *topic == "pfc")
+            .map(|(_, n)| n.clone())
+            .collect::<Vec<_>>()
+    };
+    let short = notes(&scenario("20ns", ""));
+    assert_eq!(short.len(), 1, "{short:?}");
+    assert!(short[0].contains("switch.pfc.headroom_bytes") && short[0].contains("20 ns"), "{}", short[0]);
+    assert!(notes(&scenario("20ns", "headroom_bytes = \"5KB\"\n")).is_empty());
+    assert!(notes(&scenario("1us", "")).is_empty(), "3 × BDP covers a 1 us link");
 }

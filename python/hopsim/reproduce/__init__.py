@@ -18,7 +18,7 @@ import os
 from collections.abc import Callable, Sequence
 
 from hopsim._core import ScenarioError
-from hopsim.reproduce import aquarius, deflection, ofc, pyrrha
+from hopsim.reproduce import aquarius, deflection, ofc, proteus, pyrrha
 from hopsim.reproduce.claims import Claim, ClaimResult, count_line
 from hopsim.reproduce.framework import Experiment, Paper, run_paper
 
@@ -26,7 +26,7 @@ __all__ = ["PAPERS", "Claim", "ClaimResult", "Experiment", "Paper", "count_line"
 
 #: Every paper `hopsim reproduce` knows, by name.
 PAPERS: dict[str, Paper] = {
-    p.name: p for p in (pyrrha.PAPER, deflection.PAPER, aquarius.PAPER, ofc.PAPER)
+    p.name: p for p in (pyrrha.PAPER, deflection.PAPER, aquarius.PAPER, ofc.PAPER, proteus.PAPER)
 }
 
 

@@ -10,15 +10,21 @@ from the metrics table and how the two compare (see `claims`). A paper gives the
 and figure its experiments share; an experiment names its own only where it differs.
 
 `run_paper` runs each experiment as a resumable sweep (``hopsim.sweep``: a process pool or
-Ray; finished variants are not run again), then writes, under the output directory,
-``runs/<experiment>/`` (the sweeps), ``figures/<experiment>.png``,
-``metrics/<experiment>.csv``, ``claims.csv``, ``claims.md`` and ``report.md``.
+Ray; finished variants are not run again), or, for an experiment of many small runs that
+names a `Batch`, in-process through the core in a process pool keeping only what the batch
+keeps of each run's summary (no run directories; the rows are saved in
+``runs/<experiment>/batch.json`` and reused while the variants are unchanged), then
+writes, under the output directory, ``runs/<experiment>/`` (the sweeps),
+``figures/<experiment>.png``, ``metrics/<experiment>.csv``, ``claims.csv``, ``claims.md``
+and ``report.md``.
 """
 
 from __future__ import annotations
 
 import csv
 import functools
+import hashlib
+import json
 import math
 import os
 import time
@@ -35,6 +41,7 @@ from hopsim.reproduce.claims import NOT_MEASURED, Claim, ClaimResult, count_line
 from hopsim.results import Result
 
 __all__ = [
+    "Batch",
     "Claim",
     "ClaimResult",
     "Experiment",
@@ -59,19 +66,35 @@ class Variant:
     group: str = ""
 
 
+@dataclass(frozen=True)
+class Batch:
+    """How an experiment of many small runs is run in-process (see `run_paper`).
+
+    ``expand`` turns a variant's overrides into the scenario's (in the worker, so variants
+    stay small: e.g. a trial's flow split becomes its flow list there); ``keep`` turns a
+    run's summary (the core's ``summary()`` dict) into the values kept (`Run.values`).
+    Both must be module-level functions (they are sent to worker processes)."""
+
+    keep: Callable[[dict[str, Any]], dict[str, Any]]
+    expand: Callable[[Mapping[str, Any]], Mapping[str, Any]] = dict
+
+
 @dataclass
 class Run:
-    """A finished (or failed) variant: its status and, lazily, its `Result`."""
+    """A finished (or failed) variant: its status and, lazily, its `Result` (or, for a
+    batch experiment, the values its `Batch` kept)."""
 
     variant: Variant
     status: str
     run_dir: Path | None
     error: str | None = None
     _result: Result | None = field(default=None, repr=False)
+    values: dict[str, Any] | None = None
 
     @property
     def ok(self) -> bool:
-        return self.run_dir is not None and self.status in ("ok", "incomplete")
+        kept = self.run_dir is not None or self.values is not None
+        return kept and self.status in ("ok", "incomplete")
 
     @property
     def result(self) -> Result:
@@ -103,6 +126,8 @@ class Experiment:
     sizes: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     #: Analyze the runs of this other experiment instead of running its own.
     shares: str | None = None
+    #: Run the variants in-process, keeping only what this keeps (see `Batch`).
+    batch: Batch | None = None
 
     def verdicts(self, metrics: pd.DataFrame) -> list[ClaimResult]:
         """Each claim of the table against `metrics`."""
@@ -121,6 +146,7 @@ def experiment(
     draw: Callable[[pd.DataFrame, list[Run], Path], None] | None = None,
     analyze: Callable[[list[Run]], pd.DataFrame] | None = None,
     shares: str | None = None,
+    batch: Batch | None = None,
 ) -> Experiment:
     """An `Experiment` from its parts in the order the papers' modules list them."""
     return Experiment(
@@ -135,6 +161,7 @@ def experiment(
         analyze=analyze,
         draw=draw,
         shares=shares,
+        batch=batch,
     )
 
 
@@ -204,6 +231,109 @@ def _runs_of(
         error = row.get("error") if isinstance(row.get("error"), str) else None
         runs.append(Run(variant, str(row["status"]), run_dir, error))
     return runs
+
+
+# ---------------------------------------------------------------- batch experiments
+
+_BATCH_FILE = "batch.json"
+#: Variants per task sent to a worker (a run of a batch takes milliseconds).
+_BATCH_CHUNK = 50
+
+
+def _batch_one(
+    base: Mapping[str, Any], base_dir: str, batch: Batch, overrides: Mapping[str, Any]
+) -> dict[str, Any]:
+    from hopsim import _core
+    from hopsim.scenario import core_json, load_scenario
+
+    o = dict(batch.expand(overrides))
+    # A top-level table an override replaces whole need not be copied first.
+    light = {k: v for k, v in base.items() if k not in o}
+    doc, b = load_scenario(light, o, base_dir)
+    with core_json(doc, b) as text:
+        sim = _core.Simulation(text, b)
+    sim.run()
+    return batch.keep(sim.summary())
+
+
+def _batch_chunk(
+    scenario: str, batch: Batch, chunk: list[Mapping[str, Any]]
+) -> list[tuple[str, dict[str, Any] | None, str | None]]:
+    """Run `chunk`'s variants (their overrides) one after another: (status, kept, error).
+    The scenario file is read once per chunk."""
+    from hopsim.scenario import load_toml
+
+    base = load_toml(Path(scenario))
+    base_dir = str(Path(scenario).parent)
+    out: list[tuple[str, dict[str, Any] | None, str | None]] = []
+    for overrides in chunk:
+        try:
+            out.append(("ok", _batch_one(base, base_dir, batch, overrides), None))
+        except Exception as exc:  # a failing run is recorded; the others go on
+            out.append(("failed", None, f"{type(exc).__name__}: {exc}"))
+    return out
+
+
+def _batch_key(scenario: Path, variants: list[Variant]) -> str:
+    """What a saved batch must match to be reused: the scenario file, every variant and
+    the core's version."""
+    from hopsim import _core
+
+    h = hashlib.sha256(scenario.read_bytes())
+    h.update(_core.__version__.encode())
+    for v in variants:
+        h.update(json.dumps([v.label, v.group, v.overrides], sort_keys=True, default=str).encode())
+    return h.hexdigest()
+
+
+def _run_batch(
+    exp: Experiment,
+    mode: str,
+    scenarios: Path,
+    outdir: Path,
+    jobs: int | None,
+    log: Callable[[str], None],
+) -> list[Run]:
+    """`exp`'s variants run through its `Batch` (see `run_paper`)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from hopsim.sweep import _ignore_sigint, _pool_context
+
+    assert exp.batch is not None
+    size = dict(exp.sizes.get(mode, {}))
+    variants = exp.variants(mode)
+    scenario = scenarios / exp.scenario
+    key = _batch_key(scenario, variants)
+    saved = outdir / _BATCH_FILE
+    if saved.exists():
+        doc = json.loads(saved.read_text(encoding="utf-8"))
+        if doc.get("key") == key:
+            log(f"{exp.name}: {len(variants)} runs reused from {saved}")
+            return [
+                Run(v, st, None, err, values=val)
+                for v, (st, val, err) in zip(variants, doc["rows"])
+            ]
+    outdir.mkdir(parents=True, exist_ok=True)
+    tasks = [{**size, **dict(v.overrides)} for v in variants]
+    chunks = [tasks[i : i + _BATCH_CHUNK] for i in range(0, len(tasks), _BATCH_CHUNK)]
+    workers = min(jobs or os.cpu_count() or 1, len(chunks)) if chunks else 1
+    rows: list[tuple[str, dict[str, Any] | None, str | None]] = []
+    if workers <= 1:
+        for c in chunks:
+            rows += _batch_chunk(str(scenario), exp.batch, c)
+    else:
+        with ProcessPoolExecutor(
+            max_workers=workers, mp_context=_pool_context(), initializer=_ignore_sigint
+        ) as pool:
+            for part in pool.map(
+                _batch_chunk,
+                [str(scenario)] * len(chunks),
+                [exp.batch] * len(chunks),
+                chunks,
+            ):
+                rows += part
+    saved.write_text(json.dumps({"key": key, "rows": rows}), encoding="utf-8")
+    return [Run(v, st, None, err, values=val) for v, (st, val, err) in zip(variants, rows)]
 
 
 def _write_claims(rows: Sequence[ClaimResult], outdir: Path) -> None:
@@ -324,6 +454,20 @@ def run_paper(
         (out / sub).mkdir(parents=True, exist_ok=True)
     runs_by_exp: dict[str, list[Run]] = {}
     for exp in to_run:
+        if exp.batch is not None:
+            t0 = time.perf_counter()
+            log(
+                f"{exp.name}: {len(exp.variants(mode))} runs in-process ({exp.figure}, {exp.title})"
+            )
+            runs_by_exp[exp.name] = _run_batch(
+                exp, mode, scenarios, out / "runs" / exp.name, jobs, log
+            )
+            failed = [r for r in runs_by_exp[exp.name] if not r.ok]
+            log(
+                f"{exp.name}: done in {time.perf_counter() - t0:.0f} s"
+                + (f", {len(failed)} failed" if failed else "")
+            )
+            continue
         spec, variants, point_of = _sweep_spec(paper, exp, mode, scenarios)
         t0 = time.perf_counter()
         log(f"{exp.name}: {len(variants)} runs ({exp.figure}, {exp.title})")

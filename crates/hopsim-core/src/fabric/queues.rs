@@ -639,11 +639,18 @@ impl EgressQueues {
 
     // ------------------------------------------------------------ shaping
 
-    /// Limit queue `queue` to `rate` (`None`: no limit).
+    /// Limit queue `queue` to `rate` (`None`: no limit). On a port without data queues (a
+    /// host NIC's) `queue` is a class, whose shaper the NIC asks (`shaper_due`).
     pub fn set_shaper(&mut self, queue: usize, rate: Option<Rate>) {
+        if queue >= self.more.shapers.len() {
+            if rate.is_none() {
+                return;
+            }
+            self.more.shapers.resize(queue + 1, None);
+        }
         self.more.shapers[queue] =
             rate.map(|r| Shaper { byte_time: ByteTime::new(r), next_free: SimTime::ZERO });
-        if rate.is_none() && self.is_held(queue) {
+        if rate.is_none() && queue < self.queues.len() && self.is_held(queue) {
             self.set_held(queue, false);
         }
         self.refresh_simple();
@@ -664,6 +671,31 @@ impl EgressQueues {
             Some(at)
         } else {
             None
+        }
+    }
+
+    /// When queue `queue`'s shaper next lets a packet go (`None`: not shaped). For a sender
+    /// that schedules its own packets instead of dequeuing them (a host NIC, whose data
+    /// waits in its flows), with [`charge_shaper`](Self::charge_shaper); no cost on a port
+    /// without shapers.
+    #[inline]
+    pub fn shaper_due(&self, queue: usize) -> Option<SimTime> {
+        if self.simple {
+            return None;
+        }
+        self.more.shapers.get(queue)?.as_ref().map(|s| s.next_free)
+    }
+
+    /// Class `queue` sent `bytes` at `now` past its shaper (see
+    /// [`shaper_due`](Self::shaper_due)): the shaper's next free time moves on; the queue is
+    /// not marked held (its sender asks `shaper_due` itself).
+    #[inline]
+    pub fn charge_shaper(&mut self, queue: usize, bytes: u64, now: SimTime) {
+        if self.simple {
+            return;
+        }
+        if let Some(s) = self.more.shapers.get_mut(queue).and_then(Option::as_mut) {
+            s.next_free = s.next_free.max(now) + s.byte_time.tx_time(bytes);
         }
     }
 

@@ -3,8 +3,9 @@
 //! As the HPCC simulator's `QbbNetDevice`: control packets (ACK / NACK / CNP) first, then
 //! round robin over the host's active flows, skipping those that flow control holds (a
 //! paused PFC class, or a paused flow), that are window-bound, or whose rate limiter does
-//! not allow a packet yet. If no flow is ready, the NIC wakes at the earliest time one
-//! will be.
+//! not allow a packet yet (the flow's own pacing, or a shaper flow control set on the
+//! port's class queue: `EgressQueues::shaper_due`). If no flow is ready, the NIC wakes at
+//! the earliest time one will be.
 
 use super::{Hosts, Rank};
 use crate::engine::{Event, TimerKind};
@@ -105,7 +106,17 @@ impl Hosts {
                 earliest = earliest.min(flow.next_avail);
                 continue;
             }
+            // A class rate limit that flow control set on the NIC's port (GFC's rate steps).
+            let class = flow.priority as usize;
+            if let Some(due) = fab.ports[port.idx()].queues.shaper_due(class) {
+                if due > now {
+                    earliest = earliest.min(due);
+                    continue;
+                }
+            }
             let pkt = self.make_data_packet(fab, f);
+            let wire = fab.store.get(pkt).wire_bytes as u64;
+            fab.ports[port.idx()].queues.charge_shaper(class, wire, now);
             let core = &mut self.core;
             let host = &mut core.nodes[h];
             if self.transport.all_sent(f, &core.flows[f.idx()], mss) {

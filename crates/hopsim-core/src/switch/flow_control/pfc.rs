@@ -214,14 +214,9 @@ impl PfcState {
     pub fn on_arrival(&mut self, port: u32, priority: u8, size: u64, buffer: u64) -> Option<bool> {
         let i = self.slot(port, priority);
         let threshold = self.threshold(port, buffer);
-        // Whether the packet would go past what the shared pool gives this ingress: its
-        // threshold, or (Broadcom-style) the pool's own end.
-        let past = if self.headroom_when_pool_full {
-            self.shared_used + size > buffer.saturating_sub(self.set_aside)
-        } else {
-            size + self.usage(i) > threshold
-        };
-        if size + self.ingress[i].hdrm > self.port[port as usize].0 && past {
+        if size + self.ingress[i].hdrm > self.port[port as usize].0
+            && self.past_share(i, size, threshold, buffer)
+        {
             return None;
         }
         let shared_before = self.shared_used;
@@ -229,10 +224,13 @@ impl PfcState {
         if new_bytes <= self.reserve {
             self.ingress[i].bytes = new_bytes;
         } else {
-            let over = match self.mode {
-                _ if self.headroom_when_pool_full => past,
-                PfcMode::Dynamic { .. } => new_bytes - self.reserve > threshold,
-                PfcMode::Static { xoff, .. } => new_bytes > xoff,
+            let over = if self.headroom_when_pool_full {
+                self.pool_full(size, buffer)
+            } else {
+                match self.mode {
+                    PfcMode::Dynamic { .. } => new_bytes - self.reserve > threshold,
+                    PfcMode::Static { xoff, .. } => new_bytes > xoff,
+                }
             };
             if over {
                 self.ingress[i].hdrm += size;
@@ -249,6 +247,23 @@ impl PfcState {
         let pause = self.ingress[i].hdrm > 0 || self.usage(i) >= threshold;
         self.ingress[i].paused = pause;
         Some(pause)
+    }
+
+    /// Whether a packet of `size` goes past what the shared pool gives ingress `i`: its
+    /// threshold, or (`HeadroomFrom::SharedPoolFull`) the pool's own end.
+    #[inline(always)]
+    fn past_share(&self, i: usize, size: u64, threshold: u64, buffer: u64) -> bool {
+        if self.headroom_when_pool_full {
+            self.pool_full(size, buffer)
+        } else {
+            size + self.usage(i) > threshold
+        }
+    }
+
+    /// Whether a packet of `size` no longer fits in the shared pool.
+    #[inline(always)]
+    fn pool_full(&self, size: u64, buffer: u64) -> bool {
+        self.shared_used + size > buffer.saturating_sub(self.set_aside)
     }
 
     /// Release a departing packet: from headroom first, then the shared pool and reserve.

@@ -43,7 +43,7 @@ use std::hash::BuildHasherDefault;
 
 use serde::{Deserialize, Serialize};
 
-use super::hooks::{LbBuild, LbCx, LoadBalancerPolicy};
+use super::hooks::{LbBuild, LbCx, LeafUplinks, LoadBalancerPolicy};
 use crate::engine::{pick_below, RngStream};
 use crate::fabric::headers::Field;
 use crate::fabric::packet::{Packet, PacketKind};
@@ -52,7 +52,6 @@ use crate::scenario::error::{check, ScenarioError};
 use crate::scenario::units::Duration;
 use crate::time::{Delta, Rate, SimTime};
 use crate::topology::routing::{routing_tuple, FiveTuple};
-use crate::topology::Tier;
 
 /// `[routing.conga]`. Defaults are ConWeave's ns-3 RDMA evaluation (Song et al., SIGCOMM
 /// 2023; `scratch/network-load-balance.cc`, `conga_*`).
@@ -410,37 +409,7 @@ impl LoadBalancerPolicy for Conga {
 
     fn build(spec: &CongaSpec, b: &mut LbBuild) -> Self {
         let topo = b.topo;
-        let mut leaf_of_node = vec![u32::MAX; topo.node_count()];
-        let mut leaves = 0;
-        for &n in b.switches {
-            if topo.tiers[n.idx()] == Tier::Tor {
-                leaf_of_node[n.idx()] = leaves;
-                leaves += 1;
-            }
-        }
-        let mut uplink_of_port = vec![u16::MAX; topo.ports.len()];
-        let mut width = 0;
-        for &n in b.switches {
-            if leaf_of_node[n.idx()] == u32::MAX {
-                continue;
-            }
-            let mut u = 0;
-            for p in topo.ports_of(n) {
-                let peer = topo.ports[topo.ports[p as usize].peer.idx()].node;
-                if !topo.is_host(peer) {
-                    uplink_of_port[p as usize] = u;
-                    u += 1;
-                }
-            }
-            width = width.max(u as usize);
-        }
-        let width = width.max(1);
-        let leaves = leaves as usize;
-        let leaf_of_host = topo
-            .hosts
-            .iter()
-            .map(|&h| leaf_of_node[topo.ports[topo.ports[topo.host_port(h).idx()].peer.idx()].node.idx()])
-            .collect();
+        let LeafUplinks { leaf_of_node, uplink_of_port, leaf_of_host, leaves, width } = b.leaf_uplinks();
         let fields = Fields {
             lb_tag: b.headers.field("conga_lb_tag", 16),
             ce: b.headers.field("conga_ce", 8),

@@ -44,7 +44,7 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 use super::conga::{Dre, DreConfig};
-use super::hooks::{LbBuild, LbCx, LoadBalancerPolicy};
+use super::hooks::{LbBuild, LbCx, LeafUplinks, LoadBalancerPolicy};
 use crate::engine::{pick_below, RngStream};
 use crate::fabric::packet::{Packet, PacketKind};
 use crate::ids::{NodeId, PortId};
@@ -539,35 +539,7 @@ impl LoadBalancerPolicy for Hermes {
         let (low, high) = derived_rtt_thresholds(tor_base_rtt(topo));
         let low = spec.t_rtt_low.map_or(low, |d| d.0);
         let high = spec.t_rtt_high.map_or(high.max(low), |d| d.0);
-        let mut leaf_of_node = vec![u32::MAX; topo.node_count()];
-        let mut leaves = 0;
-        for &n in b.switches {
-            if topo.tiers[n.idx()] == Tier::Tor {
-                leaf_of_node[n.idx()] = leaves;
-                leaves += 1;
-            }
-        }
-        let mut uplink_of_port = vec![u16::MAX; topo.ports.len()];
-        let mut width = 1;
-        for &n in b.switches {
-            if leaf_of_node[n.idx()] == u32::MAX {
-                continue;
-            }
-            let mut u = 0;
-            for p in topo.ports_of(n) {
-                if !topo.is_host(topo.ports[topo.ports[p as usize].peer.idx()].node) {
-                    uplink_of_port[p as usize] = u;
-                    u += 1;
-                }
-            }
-            width = width.max(u as usize);
-        }
-        let leaves = leaves as usize;
-        let leaf_of_host = topo
-            .hosts
-            .iter()
-            .map(|&h| leaf_of_node[topo.ports[topo.ports[topo.host_port(h).idx()].peer.idx()].node.idx()])
-            .collect();
+        let LeafUplinks { leaf_of_node, uplink_of_port, leaf_of_host, leaves, width } = b.leaf_uplinks();
         Hermes(Box::new(State {
             t: Thresholds {
                 rtt_low: low.0 as f64,

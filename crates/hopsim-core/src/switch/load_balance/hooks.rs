@@ -43,7 +43,57 @@ pub struct LbBuild<'a> {
     pub headers: &'a mut HeaderLayout,
 }
 
+/// The leaves (ToRs) of a topology and their uplinks, numbered for balancers that keep state
+/// per (source leaf, destination leaf, uplink): CONGA's congestion tables, Hermes's paths.
+pub struct LeafUplinks {
+    /// Per node: its leaf index, or `u32::MAX` for a switch that is not a ToR (and hosts).
+    pub leaf_of_node: Vec<u32>,
+    /// Per port: its index among its leaf's uplinks (ports not facing a host), or
+    /// `u16::MAX` for every other port.
+    pub uplink_of_port: Vec<u16>,
+    /// Per host index: the leaf index of its ToR.
+    pub leaf_of_host: Vec<u32>,
+    /// Number of leaves.
+    pub leaves: usize,
+    /// Most uplinks of any leaf (at least 1).
+    pub width: usize,
+}
+
 impl LbBuild<'_> {
+    /// The topology's leaves and their uplinks (see [`LeafUplinks`]).
+    pub fn leaf_uplinks(&self) -> LeafUplinks {
+        let topo = self.topo;
+        let mut leaf_of_node = vec![u32::MAX; topo.node_count()];
+        let mut leaves = 0;
+        for &n in self.switches {
+            if topo.tiers[n.idx()] == crate::topology::Tier::Tor {
+                leaf_of_node[n.idx()] = leaves;
+                leaves += 1;
+            }
+        }
+        let mut uplink_of_port = vec![u16::MAX; topo.ports.len()];
+        let mut width = 1;
+        for &n in self.switches {
+            if leaf_of_node[n.idx()] == u32::MAX {
+                continue;
+            }
+            let mut u = 0;
+            for p in topo.ports_of(n) {
+                if !topo.is_host(topo.ports[topo.ports[p as usize].peer.idx()].node) {
+                    uplink_of_port[p as usize] = u;
+                    u += 1;
+                }
+            }
+            width = width.max(u as usize);
+        }
+        let leaf_of_host = topo
+            .hosts
+            .iter()
+            .map(|&h| leaf_of_node[topo.ports[topo.ports[topo.host_port(h).idx()].peer.idx()].node.idx()])
+            .collect();
+        LeafUplinks { leaf_of_node, uplink_of_port, leaf_of_host, leaves: leaves as usize, width }
+    }
+
     /// One named random stream per switch (`switch/<node>/<component>`).
     pub fn switch_streams(&self, component: &str) -> Vec<RngStream> {
         self.switches

@@ -17,7 +17,7 @@ pub mod hermes;
 pub mod letflow;
 pub mod proteus;
 
-pub use hooks::{LbBuild, LbCx, LoadBalancerPolicy};
+pub use hooks::{LbBuild, LbCx, LeafUplinks, LoadBalancerPolicy};
 
 use crate::engine::PolicyTimerKind;
 use crate::fabric::packet::Packet;

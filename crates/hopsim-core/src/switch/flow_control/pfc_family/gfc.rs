@@ -15,10 +15,9 @@
 //! **Choices** (OFC gives none; GFC's paper maps queue length to rate continuously — this
 //! is OFC's stepped description): 3 steps from ½ XOFF (thresholds ½, ⅔, ⅚ of XOFF, rates
 //! 75 %, 50 %, 25 %), parameters `steps` and `start_fraction`; the thresholds follow PFC's
-//! (dynamic or static) XOFF as it moves. **Not modelled**: a host NIC's per-class rate
-//! limiter — a NIC upstream obeys only the zero step (it pauses at XOFF, as under PFC) and
-//! sends at line rate on the others (the counter `gfc_rate_at_host` counts the frames it
-//! could not apply).
+//! (dynamic or static) XOFF as it moves. A host NIC upstream applies the steps too, as a
+//! per-class rate limit on its port (the NIC asks the class shaper before each data
+//! packet); `gfc_rate_at_host` counts the intermediate-step frames host NICs applied.
 
 use serde::{Deserialize, Serialize};
 
@@ -107,8 +106,8 @@ pub struct Gfc {
     steps: u8,
     start: f64,
     outbox: Outbox<GfcFrame>,
-    /// Rate frames sent, by step (index: step; `steps + 1`: stop), and rate frames a host
-    /// NIC could not apply.
+    /// Rate frames sent, by step (index: step; `steps + 1`: stop), and intermediate-step
+    /// frames host NICs applied.
     pub frames_by_step: Vec<u64>,
     pub rate_at_host: u64,
 }
@@ -233,10 +232,9 @@ impl FlowControlPolicy for Gfc {
         let q = f.priority as usize;
         let p = &mut cx.ports[port.idx()];
         let stop = f.step > f.steps;
-        if is_host {
-            self.rate_at_host += (!stop && f.step > 0) as u64;
-            return p.queues.set_paused(q, stop, cx.now) && !stop;
-        }
+        // A host NIC applies the step as a switch port does: its class shaper
+        // (`EgressQueues::shaper_due`, which the NIC asks before each data packet).
+        self.rate_at_host += (is_host && !stop && f.step > 0) as u64;
         let rate = (f.step > 0 && !stop).then(|| Rate((p.rate.0 as f64 * f.fraction()) as u64));
         if !stop {
             p.queues.set_shaper(q, rate);
@@ -245,9 +243,9 @@ impl FlowControlPolicy for Gfc {
         !stop
     }
 
-    /// The link of `port` failed: its queues lose their shapers (their downstream is gone,
-    /// and will not send the step back to line rate), and the steps its ingress told the
-    /// upstream are void.
+    /// The link of `port` failed: its queues (a switch's or a host NIC's) lose their
+    /// shapers (their downstream is gone, and will not send the step back to line rate),
+    /// and the steps a switch's ingress told the upstream are void.
     fn on_link_down(
         &mut self,
         cx: &mut FcCx,
@@ -255,13 +253,13 @@ impl FlowControlPolicy for Gfc {
         _is_host: bool,
         _host_flows: &[crate::ids::FlowId],
     ) {
+        let queues = &mut cx.ports[port.idx()].queues;
+        for q in 0..self.classes {
+            queues.set_shaper(q, None);
+        }
         let Some((sw, local)) = self.local[port.idx()] else { return };
         let at = local as usize * self.classes;
         self.step[sw][at..at + self.classes].fill(0);
-        let queues = &mut cx.ports[port.idx()].queues;
-        for q in 0..self.classes.min(queues.len()) {
-            queues.set_shaper(q, None);
-        }
     }
 
     /// Ingress bytes accounted and steps not yet back to line rate (0 once drained).

@@ -20,7 +20,7 @@
 //! holds a PAUSE back while the ingress is over PFC's threshold lets its packets run into
 //! PFC's headroom; so the fabric stays lossless, any member pauses regardless of its rule
 //! once the headroom left would no longer absorb a PAUSE's round trip (the port's one-hop
-//! BDP, rate × twice its delay, plus two full packets) — an *urgent* pause, counted. (OFC's
+//! BDP, rate × twice its delay, plus three full packets) — an *urgent* pause, counted. (OFC's
 //! text says nothing of this; it is hopsim's choice, needed for the "lossless" these
 //! variants claim.)
 
@@ -153,11 +153,14 @@ pub(crate) fn local_ports(b: &FcBuild) -> Vec<Option<(usize, u32)>> {
     local
 }
 
-/// Per switch, per local port: bytes a PAUSE's round trip lets in (one-hop BDP + 2 MTU).
+/// Per switch, per local port: bytes a PAUSE's round trip lets in (one-hop BDP + 3 MTU: the
+/// packet already on the wire when the pause is decided, the one the PAUSE waits behind at
+/// this egress, and the one the upstream is sending when it arrives; with 2, caPFC and P-PFC
+/// dropped at the headroom on OFC's 20 ns fat-tree).
 pub(crate) fn round_trip_margins(b: &FcBuild) -> Vec<Vec<u64>> {
     b.switches
         .iter()
-        .map(|&node| b.topo.ports_of(node).map(|p| b.hop_bdp(p as usize) + 2 * b.mtu_bytes as u64).collect())
+        .map(|&node| b.topo.ports_of(node).map(|p| b.hop_bdp(p as usize) + 3 * b.mtu_bytes as u64).collect())
         .collect()
 }
 
