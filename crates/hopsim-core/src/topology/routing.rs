@@ -25,11 +25,20 @@ use crate::scenario::EcmpHash;
 /// 41 KB rather than the 164 KB of global 32-bit set ids (whose loads were the top stall of
 /// ECMP selection in the k=16 profile).
 ///
+/// Rows are stored once per distinct content: in a fat-tree every edge switch's row is the
+/// same (all destinations but its own hosts go up), the aggregation switches of a pod share
+/// one, and the core switches one, so a k=32 fat-tree stores 34 rows instead of 1,280
+/// (17 KB instead of 655 KB, which missed the 1 MiB L2 beside the rest of the run's state).
+/// A switch's entry for its own edge index (its own hosts) is never read (selection takes
+/// the host's port first) and is stored as set 0, so that it does not keep rows apart.
+///
 /// Selection is a chain of dependent loads (destination → its edge switch → entry → set →
 /// port), so the table keeps it short: the attachment is indexed by the destination's node
 /// id (no host-index lookup first), and when every switch has at most 256 ports and every
-/// set at most 15, each set is also stored as one 16-byte record of port numbers local to
-/// its switch, so the set and its ports come in one load instead of two.
+/// set at most 31, each set is also stored as one 32-byte record of port numbers local to
+/// its switch, so the set and its ports come in one load instead of two; switches whose
+/// lists of such records are equal share one copy (a fat-tree needs a few dozen records in
+/// all, which stay in L1).
 #[derive(Clone, Debug)]
 pub struct EcmpTable {
     edges: usize,
@@ -39,16 +48,21 @@ pub struct EcmpTable {
     /// Per node (meaningful for hosts only): its edge switch, that switch's edge index and
     /// its port to the host.
     attach: Vec<HostAttach>,
-    /// Set id local to the switch, indexed by `row * edges + edge index`.
+    /// Set id local to the switch, indexed by `row * edges + edge index` (rows shared by
+    /// the switches whose rows are equal).
     entries: LocalSetIds,
     /// `(start, len)` in `pool` of each distinct set, grouped by switch.
     sets: Vec<(u32, u32)>,
     pool: Vec<PortId>,
-    /// The same sets as one-line records, when every set fits one (see above).
+    /// The same sets as one-line records, when every set fits one (see above), stored once
+    /// per distinct list of a switch's sets. Selection then starts from `SwitchRow::first_set`
+    /// in this list; `pooled_first` keeps where each switch's sets start in `sets`.
     compact: Option<Vec<CompactSet>>,
+    pooled_first: Vec<u32>,
 }
 
-/// A switch's row of the table, where its sets start in `EcmpTable::sets`, its first port
+/// A switch's row of the table, where its sets start (in `EcmpTable::compact` if there are
+/// compact sets, else in `EcmpTable::sets`), its first port
 /// (compact sets hold ports relative to it) and its ECMP hash seed (set by `Routing`), in
 /// one 16-byte record so that selection loads it once.
 #[derive(Clone, Copy, Debug)]
@@ -60,15 +74,16 @@ struct SwitchRow {
     seed: u32,
 }
 
-/// Up to 15 egress ports of one switch, as offsets from its first port, in 16 bytes.
-#[derive(Clone, Copy, Debug)]
-#[repr(C, align(16))]
+/// Up to 31 egress ports of one switch, as offsets from its first port, in 32 bytes (a k=32
+/// fat-tree's aggregation switches have 16 up-links).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(C, align(32))]
 struct CompactSet {
     len: u8,
     local: [u8; COMPACT_PORTS],
 }
 
-const COMPACT_PORTS: usize = 15;
+const COMPACT_PORTS: usize = 31;
 
 /// Entries of the table: bytes when every switch has at most 256 distinct sets.
 #[derive(Clone, Debug)]
@@ -211,59 +226,82 @@ impl EcmpTable {
                 }
             }
         }
-        // Number each switch's distinct sets from 0, in order of first use.
+        // Number each switch's distinct sets from 0, in order of first use; switches whose
+        // rows of local set ids are equal share one stored row.
         let mut rows = vec![SwitchRow { row: u32::MAX, first_set: 0, first_port: 0, seed: 0 }; n];
-        let mut local = vec![0u32; switches as usize * edges];
+        let mut local: Vec<u32> = Vec::new();
+        let mut row_ids: HashMap<Vec<u32>, u32> = HashMap::new();
         let mut sets = Vec::new();
         let mut pool = Vec::new();
         let mut most_sets = 0;
         for node in 0..n {
-            let row = switch_index[node];
-            if row == u32::MAX {
+            let index = switch_index[node];
+            if index == u32::MAX {
                 continue;
             }
             let first_port = topo.ports_of(NodeId(node as u32)).start;
-            rows[node] = SwitchRow { row, first_set: sets.len() as u32, first_port, seed: 0 };
+            let first_set = sets.len() as u32;
+            let own_edge = edge_index[node];
             let mut dedupe: HashMap<&[PortId], u32> = HashMap::new();
-            for ei in 0..edges {
-                let candidates = candidates_of[row as usize * edges + ei].as_slice();
+            let mut ids = vec![0u32; edges];
+            for (ei, id) in ids.iter_mut().enumerate() {
+                if ei as u32 == own_edge {
+                    continue; // never read: selection takes the host's port first
+                }
+                let candidates = candidates_of[index as usize * edges + ei].as_slice();
                 let next = dedupe.len() as u32;
-                let id = *dedupe.entry(candidates).or_insert_with(|| {
+                *id = *dedupe.entry(candidates).or_insert_with(|| {
                     sets.push((pool.len() as u32, candidates.len() as u32));
                     pool.extend_from_slice(candidates);
                     next
                 });
-                local[row as usize * edges + ei] = id;
             }
             most_sets = most_sets.max(dedupe.len());
+            let next_row = row_ids.len() as u32;
+            let row = *row_ids.entry(ids).or_insert_with_key(|ids| {
+                local.extend_from_slice(ids);
+                next_row
+            });
+            rows[node] = SwitchRow { row, first_set, first_port, seed: 0 };
         }
         let entries = if most_sets <= 256 {
             LocalSetIds::Narrow(local.iter().map(|&id| id as u8).collect())
         } else {
             LocalSetIds::Wide(local)
         };
-        let compact = Self::compact_sets(topo, &rows, &sets, &pool);
-        EcmpTable { edges, rows, attach, entries, sets, pool, compact }
+        let pooled_first: Vec<u32> = rows.iter().map(|r| r.first_set).collect();
+        let compact = Self::compact_sets(topo, &rows, &sets, &pool).map(|(compact, first)| {
+            for (row, first) in rows.iter_mut().zip(first) {
+                row.first_set = first;
+            }
+            compact
+        });
+        EcmpTable { edges, rows, attach, entries, sets, pool, compact, pooled_first }
     }
 
-    /// Every set as a `CompactSet`, or `None` if some switch has more than 256 ports or
-    /// some set more than 15.
+    /// Every set as a `CompactSet`, each switch's list stored once per distinct content
+    /// (a fat-tree's edge switches share one, as do its aggregation and its core
+    /// switches), with where each node's list starts; `None` if some switch has more than
+    /// 256 ports or some set more than 31.
     fn compact_sets(
         topo: &Topology,
         rows: &[SwitchRow],
         sets: &[(u32, u32)],
         pool: &[PortId],
-    ) -> Option<Vec<CompactSet>> {
+    ) -> Option<(Vec<CompactSet>, Vec<u32>)> {
         // Switches in node order, as `build` numbered their sets: a switch's sets end where
         // the next switch's begin.
         let switches: Vec<usize> = (0..rows.len()).filter(|&n| rows[n].row != u32::MAX).collect();
-        let mut out = Vec::with_capacity(sets.len());
+        let mut out = Vec::new();
+        let mut first = vec![0u32; rows.len()];
+        let mut lists: HashMap<Vec<CompactSet>, u32> = HashMap::new();
         for (k, &node) in switches.iter().enumerate() {
             if topo.ports_of(NodeId(node as u32)).len() > 256 {
                 return None;
             }
             let r = rows[node];
             let end = switches.get(k + 1).map_or(sets.len(), |&next| rows[next].first_set as usize);
+            let mut list = Vec::with_capacity(end - r.first_set as usize);
             for &(start, len) in &sets[r.first_set as usize..end] {
                 if len as usize > COMPACT_PORTS {
                     return None;
@@ -272,11 +310,15 @@ impl EcmpTable {
                 for (slot, p) in set.local.iter_mut().zip(&pool[start as usize..(start + len) as usize]) {
                     *slot = (p.0 - r.first_port) as u8;
                 }
-                out.push(set);
+                list.push(set);
             }
+            let at = out.len() as u32;
+            first[node] = *lists.entry(list).or_insert_with_key(|list| {
+                out.extend_from_slice(list);
+                at
+            });
         }
-        debug_assert_eq!(out.len(), sets.len());
-        Some(out)
+        Some((out, first))
     }
 
     /// Bytes allocated by the table.
@@ -291,7 +333,8 @@ impl EcmpTable {
             + entries
             + self.sets.capacity() * 8
             + self.pool.capacity() * size_of::<PortId>()
-            + self.compact.as_ref().map_or(0, |c| c.capacity() * size_of::<CompactSet>())) as u64
+            + self.compact.as_ref().map_or(0, |c| c.capacity() * size_of::<CompactSet>())
+            + self.pooled_first.capacity() * 4) as u64
     }
 
     /// Egress ports of switch `node` on shortest paths to host `dst` (empty when link
@@ -301,9 +344,20 @@ impl EcmpTable {
         if at.edge == node {
             return if at.port == PortId::NONE { &[] } else { std::slice::from_ref(&at.port) };
         }
-        let (_, id) = self.set_of(node, at);
-        let (start, len) = self.sets[id];
+        let r = self.rows[node.idx()];
+        let id = self.pooled_first[node.idx()]
+            + self.entries.get(r.row as usize * self.edges + at.edge_index as usize);
+        let (start, len) = self.sets[id as usize];
         &self.pool[start as usize..(start + len) as usize]
+    }
+
+    /// Rows of set ids stored (switches with equal rows share one).
+    #[cfg(test)]
+    fn entries_rows(&self) -> usize {
+        match &self.entries {
+            LocalSetIds::Narrow(v) => v.len() / self.edges,
+            LocalSetIds::Wide(v) => v.len() / self.edges,
+        }
     }
 
     /// Switch `node`'s row record and the global id of its set towards the edge switch of
@@ -569,6 +623,9 @@ mod tests {
                 assert!(compact.table.compact.is_some());
                 let mut pooled = compact.clone();
                 pooled.table.compact = None;
+                for (row, &first) in pooled.table.rows.iter_mut().zip(&pooled.table.pooled_first) {
+                    row.first_set = first;
+                }
                 let mut spread = std::collections::BTreeSet::new();
                 for &dst in &t.hosts {
                     for node in (0..t.node_count() as u32).map(NodeId).filter(|n| !t.is_host(*n)) {
@@ -633,6 +690,39 @@ mod tests {
             let want = hops[ns3_ecmp_hash(edge.0, tuple) as usize % hops.len()];
             assert_eq!(r.path_of(&t, tuple)[1], want);
         }
+    }
+
+    #[test]
+    fn fat_tree_switches_share_rows_and_keep_every_shortest_next_hop() {
+        let t = fat_tree(8, Rate::gbps(100), Rate::gbps(100), Delta::from_us(1));
+        let table = EcmpTable::build(&t);
+        assert!(matches!(table.entries, LocalSetIds::Narrow(_)));
+        // One row for the edge switches, one per pod's aggregation switches, one for the cores.
+        assert_eq!(table.entries_rows(), 8 + 2);
+        // Compact sets: the edge switches' one (up), the aggregation switches' two lists of
+        // five (pod 0 meets its own edges first, the other pods meet pod 0's first), the
+        // cores' one list of eight (one port per pod).
+        assert_eq!(table.compact.as_ref().map(|c| c.len()), Some(1 + 2 * 5 + 8));
+        for &dst in &t.hosts {
+            let dist = t.hop_distances(dst);
+            for node in (0..t.node_count() as u32).map(NodeId).filter(|n| !t.is_host(*n)) {
+                let all: Vec<PortId> = t
+                    .ports_of(node)
+                    .map(PortId)
+                    .filter(|p| dist[t.ports[t.ports[p.idx()].peer.idx()].node.idx()] + 1 == dist[node.idx()])
+                    .collect();
+                assert_eq!(table.next_hops(node, dst), all.as_slice(), "node {} to host {}", node.0, dst.0);
+            }
+        }
+    }
+
+    #[test]
+    fn k32_fat_tree_sets_are_compact() {
+        // 16 up-links per aggregation switch fit a compact set.
+        let t = fat_tree(32, Rate::gbps(100), Rate::gbps(100), Delta::from_us(1));
+        let table = EcmpTable::build(&t);
+        assert!(table.compact.is_some());
+        assert_eq!(table.entries_rows(), 32 + 2);
     }
 
     #[test]
