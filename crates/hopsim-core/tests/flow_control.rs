@@ -409,9 +409,13 @@ fn bfc_with_8_queues_blocks_short_flows_more_than_with_32() {
 /// 5); S3 (host 2) and S4 (host 3) on switch L2 (node 7), one link from L2 to L1 (L2's port
 /// 2). Every other link 100 Gb/s, all 1 µs. f1, f2 (S2) and f3 (S3) go to R1, f4 (S4) to
 /// R2: R1's port on L1 is the bottleneck, and f3 and f4 share L2's port to L1. The file is
-/// written under Cargo's temporary directory for integration tests.
+/// written under Cargo's temporary directory for integration tests, one file per call
+/// (tests run in parallel: a shared file could be read while another test rewrites it).
 fn fig4_topology() -> String {
-    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("aquarius_fig4_topology.txt");
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let name = format!("aquarius_fig4_topology_{}_{n}.txt", std::process::id());
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
     let text = "8 2 7\n6 7\n0 6 33Gbps 1000ns 0\n1 6 100Gbps 1000ns 0\n4 6 100Gbps 1000ns 0\n\
                 5 6 100Gbps 1000ns 0\n2 7 100Gbps 1000ns 0\n3 7 100Gbps 1000ns 0\n7 6 100Gbps 1000ns 0\n";
     std::fs::write(&path, text).expect("write the topology file");

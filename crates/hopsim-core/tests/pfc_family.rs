@@ -37,7 +37,11 @@ fn pauses_at(s: &Simulator, hosts: impl IntoIterator<Item = u32>) -> u64 {
 /// Host 1 (class 1, high priority) and host 2 (class 5, low priority) each send `size`
 /// bytes to host 0 at once, through one switch; PFC static XOFF 20 KB, XON 10 KB.
 fn two_classes(fc: &str, size: u32) -> String {
-    let file = std::env::temp_dir().join(format!("hopsim-pfc-family-{}-{size}.txt", std::process::id()));
+    // One file per call: tests run in parallel, and a file rewritten by another test could be
+    // read half-written.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let file = std::env::temp_dir().join(format!("hopsim-pfc-family-{}-{size}-{n}.txt", std::process::id()));
     std::fs::write(&file, format!("2\n1 0 1 100 {size} 0\n2 0 5 100 {size} 0\n")).unwrap();
     format!(
         "seed = 1\n[topology]\nkind = \"leaf_spine\"\nspines = 1\nleaves = 1\nhosts_per_leaf = 4\n\

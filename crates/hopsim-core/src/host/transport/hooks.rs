@@ -35,6 +35,11 @@ pub trait TransportPolicy: Sized {
     /// The kind's name in scenarios.
     const NAME: &'static str;
 
+    /// Whether its hooks are inlined into the event loop (RoCE's and TCP's are; another
+    /// transport's are called out of line, so runs that do not use it carry none of its
+    /// code in the loop — as the load-balancer family's `INLINE`).
+    const INLINE: bool = false;
+
     /// The next segment of flow `f` to send: (first byte, whether it resends a hole below
     /// `snd_nxt`). May advance the transport's scan of holes.
     fn next_segment(&mut self, f: FlowId, flow: &Flow, mss: u64) -> Option<(u64, bool)>;

@@ -78,6 +78,17 @@ macro_rules! transport_registry {
             #[inline(always)]
             pub fn next_segment(&mut self, f: FlowId, flow: &Flow, mss: u64) -> Option<(u64, bool)> {
                 match self {
+                    $( Transport::$variant(t) if <$policy as TransportPolicy>::INLINE => t.next_segment(f, flow, mss), )+
+                    _ => self.next_segment_out_of_line(f, flow, mss),
+                }
+            }
+
+            /// [`Self::next_segment`] of a transport that is not [`TransportPolicy::INLINE`], out of
+            /// the event loop's line.
+            #[cold]
+            #[inline(never)]
+            fn next_segment_out_of_line(&mut self, f: FlowId, flow: &Flow, mss: u64) -> Option<(u64, bool)> {
+                match self {
                     $( Transport::$variant(t) => t.next_segment(f, flow, mss), )+
                 }
             }
@@ -91,12 +102,34 @@ macro_rules! transport_registry {
             #[inline(always)]
             pub fn on_sent(&mut self, f: FlowId, flow: &mut Flow, seq: u64, payload: u64, hole: bool) {
                 match self {
+                    $( Transport::$variant(t) if <$policy as TransportPolicy>::INLINE => t.on_sent(f, flow, seq, payload, hole), )+
+                    _ => self.on_sent_out_of_line(f, flow, seq, payload, hole),
+                }
+            }
+
+            /// [`Self::on_sent`] of a transport that is not [`TransportPolicy::INLINE`], out of
+            /// the event loop's line.
+            #[cold]
+            #[inline(never)]
+            fn on_sent_out_of_line(&mut self, f: FlowId, flow: &mut Flow, seq: u64, payload: u64, hole: bool) {
+                match self {
                     $( Transport::$variant(t) => t.on_sent(f, flow, seq, payload, hole), )+
                 }
             }
 
             #[inline(always)]
             pub fn source_port(&mut self, f: FlowId, flow: &Flow, seq: u64) -> u16 {
+                match self {
+                    $( Transport::$variant(t) if <$policy as TransportPolicy>::INLINE => t.source_port(f, flow, seq), )+
+                    _ => self.source_port_out_of_line(f, flow, seq),
+                }
+            }
+
+            /// [`Self::source_port`] of a transport that is not [`TransportPolicy::INLINE`], out of
+            /// the event loop's line.
+            #[cold]
+            #[inline(never)]
+            fn source_port_out_of_line(&mut self, f: FlowId, flow: &Flow, seq: u64) -> u16 {
                 match self {
                     $( Transport::$variant(t) => t.source_port(f, flow, seq), )+
                 }
@@ -105,6 +138,17 @@ macro_rules! transport_registry {
             #[inline(always)]
             pub fn first_rto(&self, f: FlowId, default: Delta) -> Delta {
                 match self {
+                    $( Transport::$variant(t) if <$policy as TransportPolicy>::INLINE => t.first_rto(f, default), )+
+                    _ => self.first_rto_out_of_line(f, default),
+                }
+            }
+
+            /// [`Self::first_rto`] of a transport that is not [`TransportPolicy::INLINE`], out of
+            /// the event loop's line.
+            #[cold]
+            #[inline(never)]
+            fn first_rto_out_of_line(&self, f: FlowId, default: Delta) -> Delta {
+                match self {
                     $( Transport::$variant(t) => t.first_rto(f, default), )+
                 }
             }
@@ -112,12 +156,34 @@ macro_rules! transport_registry {
             #[inline(always)]
             pub fn on_data(&mut self, cx: &mut HostCx, h: usize, r: PacketRef) -> Kick {
                 match self {
+                    $( Transport::$variant(t) if <$policy as TransportPolicy>::INLINE => t.on_data(cx, h, r), )+
+                    _ => self.on_data_out_of_line(cx, h, r),
+                }
+            }
+
+            /// [`Self::on_data`] of a transport that is not [`TransportPolicy::INLINE`], out of
+            /// the event loop's line.
+            #[cold]
+            #[inline(never)]
+            fn on_data_out_of_line(&mut self, cx: &mut HostCx, h: usize, r: PacketRef) -> Kick {
+                match self {
                     $( Transport::$variant(t) => t.on_data(cx, h, r), )+
                 }
             }
 
             #[inline(always)]
             pub fn on_ack(&mut self, cx: &mut HostCx, h: usize, p: &Packet, echo: u8) -> Kick {
+                match self {
+                    $( Transport::$variant(t) if <$policy as TransportPolicy>::INLINE => t.on_ack(cx, h, p, echo), )+
+                    _ => self.on_ack_out_of_line(cx, h, p, echo),
+                }
+            }
+
+            /// [`Self::on_ack`] of a transport that is not [`TransportPolicy::INLINE`], out of
+            /// the event loop's line.
+            #[cold]
+            #[inline(never)]
+            fn on_ack_out_of_line(&mut self, cx: &mut HostCx, h: usize, p: &Packet, echo: u8) -> Kick {
                 match self {
                     $( Transport::$variant(t) => t.on_ack(cx, h, p, echo), )+
                 }

@@ -88,6 +88,7 @@ impl TransportPolicy for Roce {
     }
 
     const NAME: &'static str = "roce";
+    const INLINE: bool = true;
 
     #[inline(always)]
     fn next_segment(&mut self, f: FlowId, flow: &Flow, mss: u64) -> Option<(u64, bool)> {

@@ -313,6 +313,7 @@ impl TransportPolicy for Tcp {
     }
 
     const NAME: &'static str = "tcp";
+    const INLINE: bool = true;
 
     #[inline(always)]
     fn next_segment(&mut self, f: FlowId, flow: &Flow, mss: u64) -> Option<(u64, bool)> {
