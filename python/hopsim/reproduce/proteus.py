@@ -563,26 +563,30 @@ _FIG11_CLAIMS = [
     for base, x in zip(BASELINES, (1.7, 2.0, 3.3, 2.8))
 ]
 
+
+def _proteus_at_06(col: str, what: str, spec: str) -> Any:
+    """Proteus's `col` in every workload's group at load 0.6, each value checked."""
+    return several(
+        lambda m: [
+            (g, get(m, "Proteus", col, group=g)) for g in m["group"].unique() if g.endswith(" 0.6")
+        ],
+        f"{what} under Proteus, at 0.6",
+        spec,
+    )
+
+
 _FIG12_CLAIMS = [
     Claim(
         "Proteus leaves no flow HoL-blocked under any workload",
         "§V-C, Fig 12a",
         "≈ 0 %",
         None,
-        several(
-            lambda m: [
-                (g, get(m, "Proteus", "hol_blocked_pct", group=g))
-                for g in m["group"].unique()
-                if g.endswith(" 0.6")
-            ],
-            "% of flows HoL-blocked under Proteus, at 0.6",
-            "{:.1f} %",
-        ),
+        _proteus_at_06("hol_blocked_pct", "% of flows HoL-blocked", "{:.1f} %"),
         AT_MOST,
         tolerance=Tolerance(1.0, "'without victim flows': read as at most 1 % of flows"),
         why=Why(
             lambda m: (
-                "measured, % of flows HoL-blocked at WSc 0.6: "
+                "% of flows HoL-blocked at WSc 0.6: "
                 + ", ".join(
                     f"{s} {fmt(get(m, s, 'hol_blocked_pct', group='WSc 0.6'), '{:.1f}')}"
                     for s in SCHEMES
@@ -600,15 +604,7 @@ _FIG12_CLAIMS = [
         "§V-C, Fig 12b",
         "≈ 0 %",
         None,
-        several(
-            lambda m: [
-                (g, get(m, "Proteus", "reordered_permille", group=g))
-                for g in m["group"].unique()
-                if g.endswith(" 0.6")
-            ],
-            "‰ of packets out of order under Proteus, at 0.6",
-            "{:.1f} ‰",
-        ),
+        _proteus_at_06("reordered_permille", "‰ of packets out of order", "{:.1f} ‰"),
         AT_MOST,
         tolerance=Tolerance(1.0, "'effectively avoids packet reordering': at most 1 ‰ (0.1 %)"),
         why=Why(

@@ -220,6 +220,12 @@ impl Topology {
         PortId(self.node_ports[host.idx()])
     }
 
+    /// The switch a host's single link leads to (its ToR).
+    #[inline]
+    pub fn tor_of(&self, host: NodeId) -> NodeId {
+        self.ports[self.ports[self.host_port(host).idx()].peer.idx()].node
+    }
+
     pub fn is_host(&self, node: NodeId) -> bool {
         self.kinds[node.idx()] == NodeKind::Host
     }

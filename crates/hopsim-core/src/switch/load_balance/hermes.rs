@@ -470,7 +470,7 @@ fn tor_base_rtt(topo: &Topology) -> Delta {
             }
         }
         for &h in &topo.hosts {
-            let tor = topo.ports[topo.ports[topo.host_port(h).idx()].peer.idx()].node.idx();
+            let tor = topo.tor_of(h).idx();
             if tor != n && dist[h.idx()] != u64::MAX {
                 worst = worst.max(Delta(dist[h.idx()]));
             }

@@ -86,11 +86,7 @@ impl LbBuild<'_> {
             }
             width = width.max(u as usize);
         }
-        let leaf_of_host = topo
-            .hosts
-            .iter()
-            .map(|&h| leaf_of_node[topo.ports[topo.ports[topo.host_port(h).idx()].peer.idx()].node.idx()])
-            .collect();
+        let leaf_of_host = topo.hosts.iter().map(|&h| leaf_of_node[topo.tor_of(h).idx()]).collect();
         LeafUplinks { leaf_of_node, uplink_of_port, leaf_of_host, leaves: leaves as usize, width }
     }
 

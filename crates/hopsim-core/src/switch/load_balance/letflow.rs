@@ -210,11 +210,7 @@ impl LoadBalancerPolicy for Letflow {
 
     fn build(spec: &LetflowSpec, b: &mut LbBuild) -> Self {
         let topo = b.topo;
-        let tor_of_host = topo
-            .hosts
-            .iter()
-            .map(|&h| topo.ports[topo.ports[topo.host_port(h).idx()].peer.idx()].node)
-            .collect();
+        let tor_of_host = topo.hosts.iter().map(|&h| topo.tor_of(h)).collect();
         let path_field =
             (spec.path_choice == PathChoice::SourceTor).then(|| b.headers.field("letflow_path", 64));
         Letflow {

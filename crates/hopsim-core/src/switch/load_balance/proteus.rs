@@ -800,11 +800,7 @@ impl LoadBalancerPolicy for Proteus {
 
     fn build(spec: &ProteusSpec, b: &mut LbBuild) -> Self {
         let topo = b.topo;
-        let tor_of_host = topo
-            .hosts
-            .iter()
-            .map(|&h| topo.ports[topo.ports[topo.host_port(h).idx()].peer.idx()].node)
-            .collect();
+        let tor_of_host = topo.hosts.iter().map(|&h| topo.tor_of(h)).collect();
         let h = &mut *b.headers;
         let f = Fields {
             path: h.field("proteus_path", 16),
