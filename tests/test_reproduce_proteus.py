@@ -56,3 +56,20 @@ def test_a_short_sweep_yields_every_metric(tmp_path, monkeypatch):
     verdicts = {r.claim: r.verdict for r in rows}
     small = [v for c, v in verdicts.items() if "Web Server at 0.6" in c]
     assert len(small) == 4 and "not measured" not in small
+
+
+def test_the_testbed_sweeps_link_speed_and_burst_interval():
+    """Fig 9's two sweeps: every link at the swept speed with the bursts at a fixed share
+    of the receiver's link, and at 40 G the bursts every N µs; the groups name the setting."""
+    groups = {v.group for v in proteus._fig9_variants("quick")}
+    assert {f"{g} Gbps" for g in proteus.LINK_GBPS} <= groups
+    assert {f"burst {b} µs" for b in proteus.BURST_US["quick"]} <= groups
+    o = proteus._testbed("quick", gbps=10, burst_us=20)
+    bg, burst = o["workload"]
+    assert o["topology.host_rate"] == o["topology.fabric_rate"] == "10Gbps"
+    assert burst["period"] == "20us" and "load" not in burst and burst["receiver"] == 0
+    assert proteus._testbed("quick")["workload"][1]["load"] == proteus.BURST_SHARE
+    assert bg["load"] == pytest.approx(0.35), "0.7 of the fabric: half of it per host link"
+    assert proteus._tb_fields("burst 20 µs")["burst_us"] == 20
+    assert proteus._tb_fields("25 Gbps")["link_gbps"] == 25
+    assert proteus._tb_fields("load 0.9")["load"] == 0.9

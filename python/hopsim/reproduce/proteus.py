@@ -32,11 +32,13 @@ from hopsim.reproduce.claims import (
     MORE,
     NEW,
     OPPOSITE,
+    ROUGHLY,
     SAME,
     Claim,
     Measure,
     Tolerance,
     Why,
+    falls_short,
     lower_by,
     ratio,
     several,
@@ -44,7 +46,7 @@ from hopsim.reproduce.claims import (
 )
 from hopsim.reproduce.figures import bars, by_x, palette
 from hopsim.reproduce.framework import Paper, Run, Variant, experiment
-from hopsim.reproduce.stats import counters, fmt, get, table
+from hopsim.reproduce.stats import counters, div, fmt, get, table
 
 # ---------------------------------------------------------------- schemes and settings
 
@@ -151,6 +153,7 @@ def _stats(run: Run) -> dict[str, Any]:
         "avg_fct_us": q(fct),
         "p99_fct_us": q(fct, 0.99),
         "small_p99_slowdown": q(small, 0.99),
+        "small_avg_us": q(fct[done["size_bytes"] < SMALL]),
         "large_avg_us": q(large),
         "hol_blocked_pct": 100 * float(blocked.mean()) if blocked is not None else math.nan,
         "reordered_pct": 100 * float(s.get("reordering_ratio", math.nan)),
@@ -261,6 +264,371 @@ def _compose_variants(mode: str) -> list[Variant]:
         Variant("DRILL + Pyrrha", {**load, **drill, **pyrrha}, "compose"),
     ]
 
+
+#: Preemptive Deflection's lossy setting (the deflection paper's RoCE reading, as
+#: `hopsim reproduce deflection`'s ``roce`` experiment runs it): no PFC, PD at every switch,
+#: IRN's selective resends for what is still dropped.
+_PD_LOSSY = {
+    "switch.pfc.enabled": False,
+    "switch.deflection": {"kind": "preemptive"},
+    "transport.loss_recovery": "irn",
+}
+#: PD's own pairing in its paper: per-packet power of two choices without memory.
+_DRILL_2_0 = {"routing.load_balancer": "drill", "routing.drill": {"samples": 2, "memory": 0}}
+
+
+def _compose_pd_variants(mode: str) -> list[Variant]:
+    """Proteus, ECMP and PD's own DRILL(2, 0) over Preemptive Deflection's lossy fabric,
+    beside Proteus over PFC."""
+    load = _load("WSc", 0.6, mode)
+    return [
+        Variant("Proteus + PFC", {**load, **SCHEMES["Proteus"]}, "compose PD"),
+        Variant("Proteus + PD", {**load, **SCHEMES["Proteus"], **_PD_LOSSY}, "compose PD"),
+        Variant("ECMP + PD", {**load, "routing.load_balancer": "ecmp", **_PD_LOSSY}, "compose PD"),
+        Variant("DRILL(2,0) + PD", {**load, **_DRILL_2_0, **_PD_LOSSY}, "compose PD"),
+    ]
+
+
+# ---------------------------------------------------------------- §V-A: the testbed's shape
+
+#: The schemes of the testbed (§V-A compares ECMP, CONGA and DRILL with Proteus).
+TESTBED_SCHEMES = ("ECMP", "CONGA", "DRILL", "Proteus")
+#: Arrival window (µs) per mode on the 8-server testbed (its flows are few per ms).
+TB_WINDOW_US = {"quick": 20000.0, "full": 100000.0}
+#: Fig 8's loads (fractions of the fabric), Fig 9 (a, b)'s link speeds (Gb/s) at 0.7 and
+#: Fig 9 (c, d)'s inter-arrival times of the bursts (µs) at 40 Gb/s and 0.7.
+TB_LOADS = {"quick": (0.5, 0.7, 0.9), "full": (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)}
+LINK_GBPS = (10, 25, 40, 100)
+BURST_US = {"quick": (10, 20, 50, 100), "full": (10, 20, 50, 100, 200)}
+#: The bursts' share of the receiver's link when their inter-arrival time is not set (a
+#: round of four 8 KB flows every 26 µs at 40 Gb/s; see ``testbed.toml``).
+BURST_SHARE = 0.25
+
+
+def _testbed(
+    mode: str, load: float = 0.7, gbps: int = 40, burst_us: float | None = None
+) -> dict[str, Any]:
+    """The testbed's Web Search at `load` of the fabric and its bursts into server 0, every
+    link at `gbps`; the bursts at `BURST_SHARE` of the receiver's link, or every `burst_us`."""
+    stop = f"{TB_WINDOW_US[mode]:g}us"
+    burst: dict[str, Any] = {
+        "kind": "incast",
+        "receiver": 0,
+        "senders": [4, 5, 6, 7],
+        "fan_in": 4,
+        "size_min": "8KB",
+        "size_max": "8KB",
+        "stop": stop,
+        "tag": "burst",
+    }
+    if burst_us is None:
+        burst["load"] = BURST_SHARE
+    else:
+        burst["period"] = f"{burst_us:g}us"
+    bg = {
+        "kind": "poisson",
+        "size_dist": "websearch",
+        "load": round(load / OVERSUB, 6),
+        "stop": stop,
+        "tag": "bg",
+    }
+    rate = f"{gbps}Gbps"
+    return {"workload": [bg, burst], "topology.host_rate": rate, "topology.fabric_rate": rate}
+
+
+def _tb_fields(group: str) -> dict[str, Any]:
+    """The setting a testbed group names: ``"load 0.7"``, ``"10 Gbps"`` or ``"burst 20 µs"``."""
+    kind, _, value = group.partition(" ")
+    if kind == "load":
+        return {"load": float(value), "link_gbps": 40, "burst_us": math.nan}
+    if kind == "burst":
+        return {"load": 0.7, "link_gbps": 40, "burst_us": float(value.split()[0])}
+    return {"load": 0.7, "link_gbps": int(kind), "burst_us": math.nan}
+
+
+def _tb_table(runs: list[Run]) -> pd.DataFrame:
+    return table(runs, _stats, _tb_fields)
+
+
+def _fig8_variants(mode: str) -> list[Variant]:
+    return [
+        Variant(s, {**_testbed(mode, load=x), **SCHEMES[s]}, f"load {x:g}")
+        for x in TB_LOADS[mode]
+        for s in TESTBED_SCHEMES
+    ]
+
+
+def _fig9_variants(mode: str) -> list[Variant]:
+    out = [
+        Variant(s, {**_testbed(mode, gbps=g), **SCHEMES[s]}, f"{g} Gbps")
+        for g in LINK_GBPS
+        for s in TESTBED_SCHEMES
+    ]
+    out += [
+        Variant(s, {**_testbed(mode, burst_us=b), **SCHEMES[s]}, f"burst {b:g} µs")
+        for b in BURST_US[mode]
+        for s in TESTBED_SCHEMES
+    ]
+    return out
+
+
+def _draw_testbed(x: str, xlabel: str, title: str):
+    def draw(metrics: pd.DataFrame, runs: list[Run], path: Path) -> None:
+        m = metrics[metrics[x].notna()] if x in metrics else metrics
+        cols = [("avg_fct_us", "average FCT (µs)"), ("p99_fct_us", "p99 FCT (µs)")]
+        by_x(m, path, x, cols, title, xlabel=xlabel, colors=_COLORS)
+
+    return draw
+
+
+def _draw_fig9(metrics: pd.DataFrame, runs: list[Run], path: Path) -> None:
+    speeds = metrics[metrics["burst_us"].isna()]
+    bursts = metrics[metrics["burst_us"].notna()]
+    title = "Fig 9: FCT against link speed (a, b) and the bursts' inter-arrival time (c, d)"
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(7.2, 5.4), layout="constrained")
+    axes = fig.subplots(2, 2, squeeze=False)
+    cols = [("avg_fct_us", "average FCT (µs)"), ("p99_fct_us", "p99 FCT (µs)")]
+    for j, (d, x, xlabel) in enumerate(
+        ((speeds, "link_gbps", "link speed (Gb/s)"), (bursts, "burst_us", "burst interval (µs)"))
+    ):
+        d = d[d["status"].isin(["ok", "incomplete"])]
+        for i, (col, label) in enumerate(cols):
+            ax = axes[i][j]
+            for s, ds in d.groupby("scheme", sort=False):
+                if col in ds:
+                    ds = ds.sort_values(x)
+                    ax.plot(ds[x], ds[col], marker="o", ms=3, label=s, color=_COLORS(s))
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_xlabel(xlabel, fontsize=8)
+            ax.set_ylabel(label, fontsize=8)
+    axes[0][0].legend(fontsize=7)
+    fig.suptitle(title, fontsize=9)
+    fig.savefig(path)
+
+
+def _tb_groups(m: pd.DataFrame, which: str) -> list[str]:
+    """The testbed groups of a sweep (``"load"``, ``"speed"``, ``"burst"``), or the one
+    group named `which`, in run order."""
+    tests = {
+        "load": lambda g: g.startswith("load "),
+        "speed": lambda g: g.endswith(" Gbps"),
+        "burst": lambda g: g.startswith("burst "),
+    }
+    test = tests.get(which, lambda g: g == which)
+    return [g for g in m["group"].unique() if test(str(g))]
+
+
+def _tb_best(num: str, dens: tuple[str, ...], col: str, which: str) -> Any:
+    """The largest gap of `num` below any of `dens` (as den / num) over the testbed groups
+    `which` (see `_tb_groups`)."""
+
+    def measure(m: pd.DataFrame) -> Measure:
+        best, where = math.nan, ""
+        for g in _tb_groups(m, which):
+            for d in dens:
+                a, b = get(m, num, col, group=g), get(m, d, col, group=g)
+                if a > 0 and b > 0 and not (b / a <= best):
+                    best, where = b / a, f"{d} at {g}"
+        shown = f"{fmt(best)}× ({where}, {col})" if where else "not measured"
+        return Measure.of(best, shown)
+
+    return measure
+
+
+def _tb_lowest(col: str, which: str, what: str) -> Any:
+    """Per testbed group: the lowest `col` of the other schemes over Proteus's."""
+    others = [s for s in TESTBED_SCHEMES if s != "Proteus"]
+    return several(
+        lambda m: [
+            (g, min(get(m, s, col, group=g) for s in others) / get(m, "Proteus", col, group=g))
+            for g in _tb_groups(m, which)
+        ],
+        f"{what}: the best other scheme's / Proteus's",
+    )
+
+
+def _tb_facts(which: str) -> Any:
+    """Measured, per testbed group: each scheme's PAUSE frames, HoL-blocked flows and
+    unfinished flows."""
+
+    def facts(m: pd.DataFrame) -> str:
+        out = []
+        for g in _tb_groups(m, which):
+            row = ", ".join(
+                f"{s} {fmt(get(m, s, 'pause_frames', group=g), '{:,.0f}')} / "
+                f"{fmt(get(m, s, 'hol_blocked_pct', group=g), '{:.1f}')} % / "
+                f"{fmt(get(m, s, 'unfinished', group=g), '{:,.0f}')}"
+                for s in TESTBED_SCHEMES
+            )
+            out.append(f"{g}: {row}")
+        return "PAUSE frames, % of flows HoL-blocked, unfinished flows: " + "; ".join(out)
+
+    return facts
+
+
+def _conga_at_low_speed(m: pd.DataFrame) -> Measure:
+    """CONGA's average FCT over Proteus's at 10 Gb/s, relative to the same at 100 Gb/s."""
+
+    def gap(g: str) -> float:
+        return div(get(m, "CONGA", "avg_fct_us", group=g), get(m, "Proteus", "avg_fct_us", group=g))
+
+    lo, hi = gap("10 Gbps"), gap("100 Gbps")
+    x = div(lo, hi)
+    return Measure.of(
+        x,
+        f"{fmt(x)}× (CONGA / Proteus average FCT: {fmt(lo)}× at 10 Gb/s, {fmt(hi)}× at 100 Gb/s)",
+    )
+
+
+def _rarest_bursts(m: pd.DataFrame) -> list[tuple[str, float]]:
+    """CONGA's and DRILL's average FCT over Proteus's at the longest burst interval."""
+    groups = _tb_groups(m, "burst")
+    if not groups:
+        return []
+    g = groups[-1]
+    return [
+        (s, div(get(m, s, "avg_fct_us", group=g), get(m, "Proteus", "avg_fct_us", group=g)))
+        for s in ("CONGA", "DRILL")
+    ]
+
+
+_TB_WHY_PROTEUS = (
+    "PFC hardly fires in this setting (facts: PAUSE frames per scheme): with 22 MB per "
+    "switch, eight servers and DCQCN, PFC's threshold (1/8 of the free buffer, about 2.7 MB "
+    "per ingress) is out of reach of the bursts, which the paper does not describe (hopsim's "
+    "4 × 8 KB rounds; tried by hand, rounds of 28 × 200 KB from all seven other servers gave "
+    "1-24 PAUSE frames in 20 ms). The balancers then differ by path choice alone, where "
+    "DRILL's per-packet and CONGA's flowlet choices lose nothing to Proteus's; at 100 G, where "
+    "PFC does fire, Proteus's path state herds flows as at scale (Fig 10's rows)"
+)
+
+_FIG8_CLAIMS = [
+    Claim(
+        "On the testbed, Proteus's average FCT is 2-3× lower than ECMP's as the load grows",
+        "§V-A, Fig 8a",
+        "2-3× lower",
+        (2.0, 3.0),
+        _tb_best("Proteus", ("ECMP",), "avg_fct_us", "load"),
+        MORE,
+        why=Why(_tb_facts("load"), falls_short(_TB_WHY_PROTEUS)),
+    ),
+    Claim(
+        "On the testbed, Proteus's average FCT at 0.7 is up to 37 % lower than CONGA's",
+        "§V-A, Fig 8a",
+        "37 % lower",
+        lower_by(37),
+        ratio("CONGA", "Proteus", "avg_fct_us", "average FCT, CONGA / Proteus", group="load 0.7"),
+        MORE,
+        why=Why(_tb_facts("load 0.7"), falls_short(_TB_WHY_PROTEUS)),
+    ),
+    Claim(
+        "On the testbed, Proteus's average FCT is up to 30 % lower than DRILL's",
+        "§V-A, Fig 8a",
+        "30 % lower",
+        lower_by(30),
+        _tb_best("Proteus", ("DRILL",), "avg_fct_us", "load"),
+        MORE,
+        why=Why(_tb_facts("load"), falls_short(_TB_WHY_PROTEUS)),
+    ),
+    Claim(
+        "On the testbed, Proteus lowers small flows' (< 100 KB) average FCT by up to 1.8×",
+        "§V-A, Fig 8b",
+        "1.8× lower",
+        1.8,
+        _tb_best("Proteus", ("CONGA", "DRILL"), "small_avg_us", "load"),
+        MORE,
+        why=Why(_tb_facts("load"), falls_short(_TB_WHY_PROTEUS)),
+    ),
+    Claim(
+        "On the testbed, Proteus lowers large flows' (> 1 MB) average FCT by up to 51 %",
+        "§V-A, Fig 8c",
+        "51 % lower",
+        lower_by(51),
+        _tb_best("Proteus", ("CONGA", "DRILL"), "large_avg_us", "load"),
+        MORE,
+        why=Why(_tb_facts("load"), falls_short(_TB_WHY_PROTEUS)),
+    ),
+    Claim(
+        "On the testbed, Proteus has the lowest p99 FCT at every load",
+        "§V-A, Fig 8d",
+        "lowest",
+        None,
+        _tb_lowest("p99_fct_us", "load", "p99 FCT"),
+        MORE,
+        why=Why(_tb_facts("load"), {OPPOSITE: _TB_WHY_PROTEUS}),
+    ),
+]
+
+_FIG9_CLAIMS = (
+    [
+        Claim(
+            "CONGA deteriorates at low link speeds: its gap to Proteus is larger at 10 Gb/s than "
+            "at 100 Gb/s",
+            "§V-A, Fig 9a",
+            "larger at 10 G",
+            None,
+            _conga_at_low_speed,
+            MORE,
+            why=Why(_tb_facts("speed")),
+        ),
+        Claim(
+            "At 10 Gb/s, Proteus's average FCT is up to 20 % lower than DRILL's",
+            "§V-A, Fig 9a",
+            "20 % lower",
+            lower_by(20),
+            ratio(
+                "DRILL", "Proteus", "avg_fct_us", "average FCT, DRILL / Proteus", group="10 Gbps"
+            ),
+            MORE,
+            why=Why(_tb_facts("10 Gbps"), falls_short(_TB_WHY_PROTEUS)),
+        ),
+        Claim(
+            "At 10 Gb/s, Proteus's p99 FCT is up to 23 % lower than DRILL's",
+            "§V-A, Fig 9b",
+            "23 % lower",
+            lower_by(23),
+            ratio("DRILL", "Proteus", "p99_fct_us", "p99 FCT, DRILL / Proteus", group="10 Gbps"),
+            MORE,
+            why=Why(_tb_facts("10 Gbps"), falls_short(_TB_WHY_PROTEUS)),
+        ),
+        Claim(
+            "Proteus has the lowest average FCT at every link speed",
+            "§V-A, Fig 9a",
+            "lowest",
+            None,
+            _tb_lowest("avg_fct_us", "speed", "average FCT"),
+            MORE,
+            why=Why(_tb_facts("speed"), {OPPOSITE: _TB_WHY_PROTEUS}),
+        ),
+    ]
+    + [
+        Claim(
+            f"With bursts every 10 µs, Proteus's {what} FCT is almost 2× lower than CONGA's",
+            f"§V-A, Fig 9{panel}",
+            "≈ 2× lower",
+            2.0,
+            ratio("CONGA", "Proteus", col, f"{what} FCT, CONGA / Proteus", group="burst 10 µs"),
+            MORE,
+            why=Why(_tb_facts("burst 10 µs"), falls_short(_TB_WHY_PROTEUS)),
+        )
+        for col, what, panel in (("avg_fct_us", "average", "c"), ("p99_fct_us", "p99", "d"))
+    ]
+    + [
+        Claim(
+            "With rarer bursts, Proteus's average FCT comes close to CONGA's and DRILL's",
+            "§V-A, Fig 9c",
+            "similar",
+            None,
+            several(_rarest_bursts, "average FCT over Proteus's at the rarest bursts"),
+            SAME,
+            tolerance=ROUGHLY,
+            why=Why(_tb_facts("burst")),
+        ),
+    ]
+)
 
 # ---------------------------------------------------------------- §II: the motivation cases
 
@@ -744,6 +1112,38 @@ _COMPOSE_CLAIMS = [
     for lb in ("Proteus", "DRILL")
 ]
 
+
+def _pd_text(m: pd.DataFrame) -> str:
+    def one(s: str) -> str:
+        return (
+            f"{s}: avg {fmt(get(m, s, 'avg_fct_us'), '{:.0f}')} µs, p99 "
+            f"{fmt(get(m, s, 'p99_fct_us'), '{:.0f}')} µs, small p99 slowdown "
+            f"{fmt(get(m, s, 'small_p99_slowdown'), '{:.1f}')}, drops "
+            f"{fmt(get(m, s, 'drops'), '{:,.0f}')}, reordered "
+            f"{fmt(get(m, s, 'reordered_pct'), '{:.2f}')} %"
+        )
+
+    schemes = ("Proteus + PD", "ECMP + PD", "DRILL(2,0) + PD", "Proteus + PFC")
+    return "; ".join(one(s) for s in schemes)
+
+
+_COMPOSE_PD_CLAIMS = [
+    Claim(
+        "Proteus runs over Preemptive Deflection's lossy fabric (no PFC, IRN) instead of PFC "
+        "(Web Search, 0.6)",
+        "beyond the paper",
+        "none",
+        None,
+        text(_pd_text),
+        NEW,
+        why=Why(
+            "hypothesis: without PFC Proteus's Algorithm 2 (rerouting at a paused hop) never "
+            "fires; only its path choice at the source ToR acts, and PD deflects or drops at "
+            "full ports beneath it"
+        ),
+    ),
+]
+
 # ---------------------------------------------------------------- the paper
 
 PAPER = Paper(
@@ -804,6 +1204,45 @@ PAPER = Paper(
             _fig13_variants,
             _FIG13_CLAIMS,
             draw=_draw_bars([("p99_fct_us", "p99 FCT (µs)")], "Fig 13: Proteus's parameters"),
+        ),
+        experiment(
+            "fig8_testbed",
+            "Fig 8",
+            "§V-A",
+            "the testbed's shape: Web Search with bursts on 2 × 2 leaf-spine of 8 servers at "
+            "40 Gb/s, load swept",
+            "Proteus's average FCT is 2-3× below ECMP's, up to 37 % below CONGA's and 30 % "
+            "below DRILL's; small flows up to 1.8× faster, large ones up to 51 %",
+            "testbed.toml",
+            _fig8_variants,
+            _FIG8_CLAIMS,
+            analyze=_tb_table,
+            draw=_draw_testbed("load", "load", "Fig 8: FCT against load, the testbed's shape"),
+        ),
+        experiment(
+            "fig9_testbed",
+            "Fig 9",
+            "§V-A",
+            "the testbed's shape at 0.7: link speed 10-100 Gb/s, and the bursts' inter-arrival "
+            "time at 40 Gb/s",
+            "CONGA deteriorates at 10 and 25 Gb/s; at 10 Gb/s Proteus is 20 / 23 % below "
+            "DRILL (average / p99); with bursts every 10 µs almost 2× below CONGA; with rare "
+            "bursts the schemes come close",
+            "testbed.toml",
+            _fig9_variants,
+            _FIG9_CLAIMS,
+            analyze=_tb_table,
+            draw=_draw_fig9,
+        ),
+        experiment(
+            "compose_deflection",
+            "(new)",
+            "beyond the paper",
+            "Proteus, ECMP and DRILL(2, 0) over Preemptive Deflection's lossy fabric",
+            "not in the paper",
+            "leafspine.toml",
+            _compose_pd_variants,
+            _COMPOSE_PD_CLAIMS,
         ),
         experiment(
             "compose_pyrrha",
