@@ -222,3 +222,16 @@ def test_scenario_text_is_valid_toml_with_the_flows(tmp_path: Path) -> None:
     scenario, _ = _small_pair(tmp_path)
     hopsim.validate(str(scenario))
     assert textwrap.dedent(scenario.read_text()).count("[[workload]]") == 1
+
+
+def test_cli_options_are_checked(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    fake = tmp_path / "htsim_roce"
+    fake.write_text("")
+    assert cli.main(["htsim-pair", "--htsim", str(fake), "--k", "5", "-o", str(tmp_path)]) == 2
+    assert "k: expected an even integer" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        cli.main(["htsim-pair", "--htsim", str(fake), "--size", "lots"])
+    assert "expected bytes" in capsys.readouterr().err
+    args = cli._parser().parse_args(["htsim-pair", "--size", "1.5MB"])
+    assert args.size == 1_500_000
+    assert cli._parser().parse_args(["htsim-pair", "--size", "512KiB"]).size == 512 * 1024
