@@ -411,13 +411,20 @@ def _run_child(name: str, argv: Sequence[str], log: Path, cwd: Path) -> SideRun:
 # summary (with the in-process build + run time) and the flows it finished.
 _HOPSIM_CHILD = """\
 import json, sys, time
+from pathlib import Path
 from hopsim import _core
 from hopsim.scenario import load_toml, to_json
+
+def rss():
+    try:
+        with open("/proc/self/status") as f:
+            return next(int(l.split()[1]) * 1024 for l in f if l.startswith("VmRSS:"))
+    except (OSError, StopIteration):
+        return None
+
 scenario, out = sys.argv[1], sys.argv[2]
-from pathlib import Path
 doc = load_toml(scenario)
-rss0 = int(next(l for l in open("/proc/self/status") if l.startswith("VmRSS:")).split()[1]) * 1024 \
-    if Path("/proc/self/status").exists() else None
+rss0 = rss()
 c0, t0 = time.process_time(), time.perf_counter()
 sim = _core.Simulation(to_json(doc), str(Path(scenario).resolve().parent))
 c1, t1 = time.process_time(), time.perf_counter()
@@ -426,9 +433,10 @@ c2, t2 = time.process_time(), time.perf_counter()
 s = sim.summary()
 f = sim.flows()
 keep = ("src", "dst", "size_bytes", "start_ns", "fct_ns", "ideal_fct_ns")
-json.dump({"summary": s, "build_s": t1 - t0, "run_s": t2 - t1, "startup_cpu_s": c0,
-           "startup_rss_bytes": rss0, "build_cpu_s": c1 - c0, "run_cpu_s": c2 - c1,
-           "flows": {k: f[k] for k in keep}}, open(out, "w"))
+with open(out, "w") as o:
+    json.dump({"summary": s, "build_s": t1 - t0, "run_s": t2 - t1, "startup_cpu_s": c0,
+               "startup_rss_bytes": rss0, "build_cpu_s": c1 - c0, "run_cpu_s": c2 - c1,
+               "flows": {k: f[k] for k in keep}}, o)
 """
 
 
