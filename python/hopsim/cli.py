@@ -23,6 +23,8 @@
                                 [--ns3-pfc PFC] [-o OUTDIR] [--force] [--set KEY=VALUE ...]
                                 [--tolerance 0.05] [--min-correlation 0.9] [--worst 10]
                                 [--no-floor] [--ns3-floor] [--ns3-stall 600]
+    hopsim htsim-pair --htsim HTSIM_ROCE [--k 8] [--size 2MB] [--mtu 1000] [--seed 1]
+                      [--tm FILE] [-o OUTDIR] [--json]
     hopsim --version
 
 Input errors print one line, ``hopsim: error: <message>``, and exit with status 2.
@@ -38,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 import hopsim
-from hopsim import _core, bench
+from hopsim import _core, bench, htsim
 from hopsim.results import check_outdir, check_writable, format_bytes
 from hopsim.scenario import UNSET, apply_overrides, load_scenario, load_toml
 
@@ -144,6 +146,10 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     if len(args.name) > 1:
         return bench.main_many(args.name, as_json=args.json)
     return bench.main(args.name[0], as_json=args.json)
+
+
+def _cmd_htsim_pair(args: argparse.Namespace) -> int:
+    return htsim.run_from_args(args)
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
@@ -877,6 +883,13 @@ def _parser() -> argparse.ArgumentParser:
         help="stop ns-3 when its log and outputs have not grown for this long (600; 0: never)",
     )
     va.set_defaults(func=_cmd_validate_against_ns3)
+
+    hp = sub.add_parser(
+        "htsim-pair",
+        help="run htsim's RoCE fat-tree and hopsim on one permutation; speed side by side",
+    )
+    htsim.add_arguments(hp)
+    hp.set_defaults(func=_cmd_htsim_pair)
     return p
 
 
