@@ -227,8 +227,12 @@ def test_scenario_text_is_valid_toml_with_the_flows(tmp_path: Path) -> None:
 def test_cli_options_are_checked(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     fake = tmp_path / "htsim_roce"
     fake.write_text("")
-    assert cli.main(["htsim-pair", "--htsim", str(fake), "--k", "5", "-o", str(tmp_path)]) == 2
+    out = tmp_path / "out"
+    assert cli.main(["htsim-pair", "--htsim", str(fake), "--k", "5", "-o", str(out)]) == 2
     assert "k: expected an even integer" in capsys.readouterr().err
+    # Nothing a user wrote is overwritten without --force.
+    assert cli.main(["htsim-pair", "--htsim", str(fake), "-o", str(tmp_path)]) == 2
+    assert "use --force" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         cli.main(["htsim-pair", "--htsim", str(fake), "--size", "lots"])
     assert "expected bytes" in capsys.readouterr().err

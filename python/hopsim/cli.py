@@ -24,7 +24,7 @@
                                 [--tolerance 0.05] [--min-correlation 0.9] [--worst 10]
                                 [--no-floor] [--ns3-floor] [--ns3-stall 600]
     hopsim htsim-pair --htsim HTSIM_ROCE [--k 8] [--size 2MB] [--mtu 1000] [--seed 1]
-                      [--tm FILE] [-o OUTDIR] [--json]
+                      [--tm FILE] [-o OUTDIR] [--force] [--json]
     hopsim --version
 
 Input errors print one line, ``hopsim: error: <message>``, and exit with status 2.

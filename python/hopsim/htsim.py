@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from hopsim.bench import cpu_model
+from hopsim.results import check_outdir
 
 __all__ = [
     "Connection",
@@ -657,6 +658,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("-o", "--output", metavar="OUTDIR", help="default: htsim-pair/k<k>")
     p.add_argument("--json", action="store_true", help="print pair.json instead of the table")
+    p.add_argument("--force", action="store_true", help="overwrite a non-empty OUTDIR")
 
 
 def run_from_args(args: argparse.Namespace) -> int:
@@ -666,9 +668,16 @@ def run_from_args(args: argparse.Namespace) -> int:
     if not Path(args.htsim).is_file():
         raise ValueError(f"--htsim: no such file {args.htsim}")
     outdir = args.output or f"htsim-pair/k{args.k}"
+    check_outdir(outdir, getattr(args, "force", False), "use --force")
     htsim = str(Path(args.htsim).resolve())
     tm = str(Path(args.tm).resolve()) if args.tm else None
-    report = run_pair(htsim, args.k, outdir, size=args.size, mtu=args.mtu, seed=args.seed, tm=tm)
+    try:
+        report = run_pair(
+            htsim, args.k, outdir, size=args.size, mtu=args.mtu, seed=args.seed, tm=tm
+        )
+    except RuntimeError as exc:
+        print(f"hopsim htsim-pair: {exc}", file=sys.stderr)
+        return 1
     print(json.dumps(report) if args.json else format_report(report))
     return 0
 
@@ -679,7 +688,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = p.parse_args(argv)
     try:
         return run_from_args(args)
-    except ValueError as exc:
+    except (ValueError, FileExistsError) as exc:
         print(f"hopsim htsim-pair: error: {exc}", file=sys.stderr)
         return 2
 
