@@ -213,7 +213,13 @@ def test_config_maps_every_model_key_to_a_field(tmp_path):
     doc, rows = ns3_config.scenario_from_config(ns3_config.read_config(path))
     assert doc["compat"] == "ns3" and doc["transport"]["cc"] == "hpcc"
     t = doc["transport"]
-    assert t["hpcc"] == {"rate_ai": "50Mbps", "min_rate": "1Gbps", "eta": 0.95, "max_stage": 0}
+    assert t["hpcc"] == {
+        "rate_ai": "50Mbps",
+        "min_rate": "1Gbps",
+        "eta": 0.95,
+        "max_stage": 0,
+        "int_multi": 4,
+    }
     assert (t["window"], t["bdp"], t["window_follows_rate"], t["mtu"]) == ("bdp", "max", True, 1000)
     ecn = doc["switch"]["ecn"]
     assert (ecn["kmin"], ecn["kmax"], ecn["pmax"]) == ("400KB", "1600KB", 0.2)
@@ -224,6 +230,7 @@ def test_config_maps_every_model_key_to_a_field(tmp_path):
     assert by_key["RATE_HAI"].hopsim == "unused by HPCC"
     assert not by_key["PAUSE_TIME"].modelled, "what hopsim does not model is said"
     assert by_key["U_TARGET"].field == "transport.hpcc.eta"
+    assert by_key["INT_MULTI"].field == "transport.hpcc.int_multi"
     hopsim.validate(
         {
             **doc,

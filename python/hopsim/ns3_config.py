@@ -96,7 +96,6 @@ CONWEAVE_MMU_CELL = 1048
 
 #: Keys with no effect on what hopsim models, and why.
 _NO_EFFECT = {
-    "INT_MULTI": "the unit of INT byte counters; hopsim's are exact",
     "ACK_HIGH_PRIO": "the switch never reads it: ACKs share the data queue (switch.ack_queue); "
     "hopsim's NIC holds them while their class is paused (ns-3's 0; its 1, an ACK sent through "
     "the PAUSE of the class the switches account it in, is not modelled)",
@@ -119,6 +118,7 @@ _ONLY_FOR = {
     "DCTCP_RATE_AI": ("dctcp",),
     "U_TARGET": ("hpcc",),
     "MI_THRESH": ("hpcc",),
+    "INT_MULTI": ("hpcc",),
     "FAST_REACT": ("hpcc",),
     "MULTI_RATE": ("hpcc",),
     "SAMPLE_FEEDBACK": ("hpcc",),
@@ -435,6 +435,8 @@ def _map_key(
         mapped(key, "transport.hpcc.eta", _number(value, key))
     elif key == "MI_THRESH":
         mapped(key, "transport.hpcc.max_stage", _number(value, key, int))
+    elif key == "INT_MULTI":
+        mapped(key, "transport.hpcc.int_multi", _number(value, key, int))
     elif key == "HAS_WIN":
         mapped(key, "transport.window", "bdp" if flag() else "none")
     elif key == "VAR_WIN":

@@ -92,6 +92,7 @@ impl Flow {
         let view = CcFlow {
             now,
             rate: &mut self.rate,
+            next_avail: &mut self.next_avail,
             window: &mut self.window,
             line_rate: self.line_rate,
             base_rtt: self.base_rtt,

@@ -18,6 +18,8 @@
 //! | `transport.dcqcn.cnp_interval` | 0 (CE echoed in ACKs) | `rdma-hw.cc`: no CNP packets |
 //! | `transport.hpcc.min_rate`, `dctcp.min_rate` | 1000 Mb/s | `MIN_RATE 1000Mb/s` |
 //! | `transport.hpcc.max_stage` | 0 (every update multiplicative) | `MI_THRESH 0` (`run.py` `mi=0`), `UpdateRateHp` |
+//! | `transport.hpcc.int_units` | `"ns3"` (bytes in 128 × m B, queue in 80 × m B, time in ns; m = line rate / 25 Gb/s) | `IntHop::Set` / `Get*` (`int-header.h`), `INT_MULTI` (`run.py` `int_multi = bw / 25`) |
+//! | `transport.hpcc.shift_next_send` | true | `RdmaHw::ChangeRate`, `QbbNetDevice::UpdateNextAvail` |
 //! | `transport.timely.variant` | `"ns3"` | `UpdateRateTimely` |
 //! | DCTCP flows | `dctcp.variant = "ns3"`, `rate_ai` 615 Mb/s, `window = "bdp"`, `window_follows_rate`, ECN step at 300 KB (×4 at 400 Gb/s) | `run.py --cc dctcp`, `HandleAckDctcp`, `VAR_WIN 1` |
 //!
@@ -84,6 +86,8 @@ pub fn apply(doc: &mut Value) -> Result<(), ScenarioError> {
         ("/transport/dcqcn/cnp_interval", json!("0us")),
         ("/transport/hpcc/min_rate", json!("1000Mbps")),
         ("/transport/hpcc/max_stage", json!(0)),
+        ("/transport/hpcc/int_units", json!("ns3")),
+        ("/transport/hpcc/shift_next_send", json!(true)),
         ("/transport/timely/variant", json!("ns3")),
     ]);
     if cc == "dctcp" {
@@ -145,6 +149,8 @@ mod tests {
         assert_eq!(doc["switch"]["ecn"]["random_stream"], "shared");
         assert_eq!(doc["links"]["serialization"], "ns3");
         assert_eq!(doc["transport"]["hpcc"]["max_stage"], 0);
+        assert_eq!(doc["transport"]["hpcc"]["int_units"], "ns3");
+        assert_eq!(doc["transport"]["hpcc"]["shift_next_send"], true);
         assert_eq!(doc["transport"]["timely"]["variant"], "ns3");
         let mut plain = json!({"transport": {"cc": "dctcp"}});
         apply(&mut plain).unwrap();
@@ -223,6 +229,16 @@ pub fn contradictions(s: &super::Scenario) -> Vec<String> {
             "transport.dcqcn.cnp_interval",
             format!("\"{}us\"", t.dcqcn.cnp_interval.0.as_ns_f64() / 1000.0),
             "sends no CNP packets: congestion is echoed in ACKs",
+        );
+    }
+    if t.hpcc.int_units != super::HpccIntUnits::Ns3 && uses(CcKind::Hpcc) {
+        say("transport.hpcc.int_units", "\"exact\"".into(), "reads INT in its header's units (int-header.h)");
+    }
+    if !t.hpcc.shift_next_send && uses(CcKind::Hpcc) {
+        say(
+            "transport.hpcc.shift_next_send",
+            "false".into(),
+            "moves the next send on a rate change (RdmaHw::ChangeRate)",
         );
     }
     if t.timely.variant != TimelyVariantSpec::Ns3 && uses(CcKind::Timely) {

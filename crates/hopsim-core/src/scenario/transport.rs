@@ -242,6 +242,32 @@ pub struct HpccSpec {
     /// Lowest rate. Default 100 Mb/s (the HPCC simulator's `MinRate`).
     #[serde(default = "default_hpcc_min_rate")]
     pub min_rate: RateSpec,
+    /// How the INT records are read: `"exact"` (default), or `"ns3"`, in the HPCC ns-3
+    /// simulator's header units (`IntHop`: transmitted bytes in 128 × m bytes, queue length
+    /// in 80 × m bytes, time in ns, with m = `INT_MULTI`, which its `run.py` sets to the
+    /// line rate / 25 Gb/s for HPCC). `compat = "ns3"` sets `"ns3"`.
+    #[serde(default)]
+    pub int_units: HpccIntUnits,
+    /// `INT_MULTI` under `int_units = "ns3"` (≥ 1). Default: the flow's line rate / 25 Gb/s
+    /// (at least 1), as the HPCC simulator's `run.py` sets it for HPCC.
+    #[serde(default)]
+    pub int_multi: Option<u32>,
+    /// When the rate changes, move the flow's next send time by the change in its last
+    /// packet's transmission time, as the HPCC ns-3 simulator's `RdmaHw::ChangeRate` does
+    /// (default false: the new rate applies from the next packet). `compat = "ns3"` sets true.
+    #[serde(default)]
+    pub shift_next_send: bool,
+}
+
+/// How HPCC reads INT records (`transport.hpcc.int_units`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum HpccIntUnits {
+    /// The switch's exact counters.
+    #[default]
+    Exact,
+    /// Rounded down to the HPCC ns-3 simulator's header units.
+    Ns3,
 }
 
 impl Default for HpccSpec {
@@ -251,6 +277,9 @@ impl Default for HpccSpec {
             max_stage: default_max_stage(),
             rate_ai: default_hpcc_ai(),
             min_rate: default_hpcc_min_rate(),
+            int_units: HpccIntUnits::Exact,
+            int_multi: None,
+            shift_next_send: false,
         }
     }
 }

@@ -392,6 +392,17 @@ fn transport_config(
                 max_stage: h.max_stage,
                 rate_ai: h.rate_ai.0 .0,
                 min_rate: h.min_rate.0 .0,
+                int_ns3: h.int_units == crate::scenario::HpccIntUnits::Ns3,
+                int_multi: match h.int_multi {
+                    Some(0) => {
+                        return Err(ScenarioError::field(
+                            "transport.hpcc.int_multi",
+                            "expected at least 1, got 0",
+                        ))
+                    }
+                    m => m.unwrap_or(0) as u64,
+                },
+                shift_next_send: h.shift_next_send,
             },
             dcqcn: DcqcnParams {
                 g: d.g,

@@ -64,6 +64,8 @@ pub struct CcFlow<'a> {
     pub now: SimTime,
     /// Sending rate (bits/s), enforced by the NIC's rate limiter.
     pub rate: &'a mut u64,
+    /// When the rate limiter next lets the flow send (set by the NIC at each send).
+    pub next_avail: &'a mut SimTime,
     /// Cap on bytes in flight (0: none).
     pub window: &'a mut u64,
     pub line_rate: u64,

@@ -159,6 +159,7 @@ mod tests {
         CcFlow {
             now: SimTime::ZERO,
             rate,
+            next_avail: Box::leak(Box::new(SimTime::ZERO)),
             window,
             line_rate: 10_000_000_000,
             base_rtt: Delta::from_us(10),
