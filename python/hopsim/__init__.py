@@ -6,7 +6,9 @@
 >>> print(result.describe())
 """
 
-from hopsim import _core, sweep
+from typing import Any
+
+from hopsim import _core
 from hopsim._core import InternalError, ScenarioError
 from hopsim._run import run, validate
 from hopsim.results import Result
@@ -25,3 +27,12 @@ __all__ = [
     "sweep",
     "validate",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # `hopsim.sweep` imports pandas: loaded when first used (PEP 562).
+    if name == "sweep":
+        import importlib
+
+        return importlib.import_module("hopsim.sweep")
+    raise AttributeError(f"module 'hopsim' has no attribute {name!r}")

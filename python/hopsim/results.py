@@ -9,11 +9,17 @@ import os
 import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from hopsim import _core
+from hopsim._lazy import LazyModule
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    # pandas takes most of `import hopsim`'s time (0.7 s here): loaded on first use, so
+    # commands and child processes that never build a table do not pay for it.
+    pd = LazyModule("pandas")
 
 __all__ = [
     "DEFAULT_SIZE_BUCKETS",
