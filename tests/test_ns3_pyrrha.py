@@ -142,6 +142,11 @@ def test_fct_and_pfc_files_are_read_and_malformed_lines_named(tmp_path):
     pfc.write_text("1 2 3\n")
     with pytest.raises(ValueError, match=r"k-pfc.txt:1: expected 6 fields"):
         ns3_pyrrha.read_pfc(pfc)
+    ci = tmp_path / "k-ci.txt"
+    assert ns3_pyrrha.ci_pauses(ci) is None
+    # CI_PAUSE 0, CI_RESUME 1, CI_DEALLOC 2, CI_MERGE 3
+    ci.write_text("5 3 0 1 0 12 1 0 0\n6 3 0 1 1 12 1 0 0\n7 4 0 1 0 12 1 0 0\n")
+    assert ns3_pyrrha.ci_pauses(ci) == 2
 
 
 def test_fc_mode_follows_the_flow_control_kind():

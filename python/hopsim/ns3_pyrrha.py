@@ -92,6 +92,23 @@ MATCH_SETTINGS: tuple[tuple[str, str, str, dict[str, Any], str], ...] = (
         {"0": "path", "1": "max"},
         "maxBdp and maxRtt, the largest pair's (third.cc)",
     ),
+    (
+        "ROUTING_MODE",
+        "0",
+        "routing.hash",
+        {"0": "ns3"},
+        "ECMP: SwitchNode::GetOutDev hashes (sip, dip, sport | dport << 16) with "
+        "Settings::EcmpHash seeded by the node id, over next hops in CalculateRoute's order "
+        "(the HPCC simulator's hash; SYMMETRIC_ROUTING_MODE 0, LOAD_IMBALANCE_TH 0)",
+    ),
+    (
+        "FLOW_FROM_FILE",
+        "1",
+        "transport.source_ports",
+        {"1": "per_source"},
+        "third.cc reading a flow file: port = portNumder[src]++, from 10000 per source host "
+        "in file order (the file is written in flow_id order); destination port 100",
+    ),
 )
 
 
@@ -161,7 +178,7 @@ def apply_match_settings(doc: dict[str, Any], cfg: Mapping[str, str]) -> list[Ma
     out; the rows say what was set and what the scenario kept."""
     rows = []
     for key, default, dotted, values, _why in MATCH_SETTINGS:
-        v = _first(cfg, key, default)
+        v = "1" if key == "FLOW_FROM_FILE" else _first(cfg, key, default)  # written so
         if v not in values:
             raise ValueError(f"{key}: {v}; expected one of {', '.join(values)}")
         value = values[v]
@@ -226,6 +243,13 @@ def check_settings(
         bdps,
         bdps is not None and float(bdps) == 4 * float(hdrm),
     )
+    for key, what in (
+        ("SYMMETRIC_ROUTING_MODE", "hashes sip | dip and sport | dport"),
+        ("LOAD_IMBALANCE_TH", "sends hash values past the next hops to the first one"),
+    ):
+        v = _first(cfg, key, "0")
+        if v != "0":
+            rows.append(MappedKey(key, v, "", f"not modelled: its ECMP {what}", modelled=False))
     kind = _get(resolved, "switch.flow_control.kind")
     if kind == "pyrrha":
         for key, dotted, default in (
@@ -498,6 +522,24 @@ def read_pfc(path: str | Path) -> pd.DataFrame:
     return df
 
 
+def ci_pauses(path: str | Path) -> int | None:
+    """Pyrrha PAUSE frames (``CI_PAUSE``, type 0) in a Pyrrha-NS3 ``<keyword>-ci.txt``
+    (``time node node_type if_index type root_switch root_port old_switch old_port``; its
+    ``CISignal`` trace fires at host NICs only); None when the file is missing."""
+    p = Path(path)
+    if not p.is_file():
+        return None
+    count = 0
+    for lineno, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
+        fields = line.split()
+        if not fields:
+            continue
+        if len(fields) != 9:
+            raise ValueError(f"{p}:{lineno}: expected 9 fields, got {len(fields)}")
+        count += fields[4] == "0"
+    return count
+
+
 def paused_time_ns(pfc: pd.DataFrame, end_ns: float) -> pd.DataFrame:
     """Per (node, port) the time with at least one queue paused, from a `read_pfc` log (a
     PAUSE with no RESUME lasts to `end_ns`). Port = ``if_index`` - 1 (ns-3 numbers a node's
@@ -659,6 +701,8 @@ class PyrrhaValidation:
     ns3_flows: int
     rows: list[MappedKey] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: Pyrrha PAUSE frames received by hosts: hopsim's, and Pyrrha-NS3's ``-ci.txt`` count.
+    host_ci_pauses: tuple[int, int | None] | None = None
 
     def failures(self, tolerance: float) -> list[str]:
         """Class averages and p99s further than `tolerance` from Pyrrha-NS3's, and flows one
@@ -698,7 +742,12 @@ class PyrrhaValidation:
             lines.append(
                 f"{name:<8}{int(r['flows']):>7,}{avg:>28}{p99:>28}{r['correlation']:>13.3f}"
             )
-        lines += ["", "PAUSE frames received and paused port time per tier of the paused node:"]
+        what = (
+            "PAUSE frames"
+            if self.fc_mode == 0
+            else "PAUSE frames (hopsim: of every kind; Pyrrha-NS3: PFC's, its -pfc.txt)"
+        )
+        lines += ["", f"{what} received and paused port time per tier of the paused node:"]
         lines.append(
             f"{'tier':<8}{'frames hopsim / ns-3':>22}{'ports hopsim / ns-3':>22}"
             f"{'paused ms hopsim / ns-3':>26}"
@@ -708,6 +757,12 @@ class PyrrhaValidation:
             ports = f"{int(r['ports_paused_hopsim']):,} / {int(r['ports_paused_ns3']):,}"
             ms = f"{r['paused_ms_hopsim']:.3f} / {r['paused_ms_ns3']:.3f}"
             lines.append(f"{t:<8}{frames:>22}{ports:>22}{ms:>26}")
+        if self.host_ci_pauses is not None:
+            ours, theirs = self.host_ci_pauses
+            lines.append(
+                f"Pyrrha PAUSE frames received by hosts: hopsim {ours:,}, Pyrrha-NS3 "
+                + (f"{theirs:,} (its -ci.txt)" if theirs is not None else "not logged")
+            )
         if self.rows:
             lines += ["", "settings (see mapping.txt):"]
             lines += [
@@ -745,6 +800,7 @@ class PyrrhaValidation:
             },
             "classes": json.loads(self.classes.reset_index().to_json(orient="records")),
             "tiers": json.loads(self.tiers.reset_index().to_json(orient="records")),
+            "host_ci_pauses": self.host_ci_pauses,
             "settings": [vars(r) for r in self.rows],
             "notes": self.notes,
         }
@@ -829,6 +885,7 @@ def validate_pyrrha(
     ns3_side = ns3_validate.SideRun("ns-3", wall, rss)
     fct = read_fct(fct_path)
     pfc = read_pfc(f"{keyword}-pfc.txt")
+    ci = ci_pauses(f"{keyword}-ci.txt")
     ns3_side.flows_finished = len(fct)
     ns3_side.pause_frames = int((pfc["type"] == 1).sum())
     s = result.summary
@@ -857,11 +914,17 @@ def validate_pyrrha(
         ns3_flows=len(fct),
         rows=rows,
         notes=[str(text) for _, text in s.get("notes") or []],
+        host_ci_pauses=None if fc != FC_MODES["pyrrha"] else (_host_pauses(result), ci),
     )
     (outdir / "agreement.json").write_text(
         json.dumps(v.to_json(), indent=2) + "\n", encoding="utf-8"
     )
     return v
+
+
+def _host_pauses(result: Any) -> int:
+    p = result.ports
+    return int(p.loc[p["tier"].astype(str) == "host", "pause_received"].sum())
 
 
 def _class_of(result: Any, classes: pd.Series, joined: pd.DataFrame) -> list[str]:
