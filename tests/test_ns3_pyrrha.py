@@ -134,7 +134,7 @@ def test_fct_and_pfc_files_are_read_and_malformed_lines_named(tmp_path):
         "2000000400 12 1 1 4 0\n2000000500 0 0 1 3 1\n"
     )
     ev = ns3_pyrrha.read_pfc(pfc)
-    t = ns3_pyrrha.paused_time_ns(ev, end_ns=1000)
+    t = ns3_pyrrha.paused_time_ns(ns3_pyrrha.pause_events(ev), end_ns=1000)
     assert t.set_index(["node", "port"])["paused_time_ns"].to_dict() == {
         (0, 0): 500.0,  # never resumed: to the end
         (12, 0): 300.0,
@@ -143,10 +143,26 @@ def test_fct_and_pfc_files_are_read_and_malformed_lines_named(tmp_path):
     with pytest.raises(ValueError, match=r"k-pfc.txt:1: expected 6 fields"):
         ns3_pyrrha.read_pfc(pfc)
     ci = tmp_path / "k-ci.txt"
-    assert ns3_pyrrha.ci_pauses(ci) is None
-    # CI_PAUSE 0, CI_RESUME 1, CI_DEALLOC 2, CI_MERGE 3
-    ci.write_text("5 3 0 1 0 12 1 0 0\n6 3 0 1 1 12 1 0 0\n7 4 0 1 0 12 1 0 0\n")
-    assert ns3_pyrrha.ci_pauses(ci) == 2
+    assert ns3_pyrrha.read_ci(ci).empty
+    # node 15 if 2: PAUSE root 12:1 at 100, PAUSE root 13:1 at 150, MERGE 13:1 into 12:1 at
+    # 200, RESUME 12:1 at 600 -> paused 100..600; node 3: PAUSE at 50, never resumed
+    ci.write_text(
+        "2000000100 15 1 2 0 12 1 0 0\n2000000150 15 1 2 0 13 1 0 0\n"
+        "2000000200 15 1 2 3 12 1 13 1\n2000000600 15 1 2 1 12 1 0 0\n"
+        "2000000050 3 0 1 0 12 1 0 0\n"
+    )
+    cie = ns3_pyrrha.read_ci(ci)
+    events = ns3_pyrrha.pause_events(ev.iloc[:0], cie)
+    assert int(events["pause"].sum()) == 3
+    t = ns3_pyrrha.paused_time_ns(events, end_ns=1000)
+    assert t.set_index(["node", "port"])["paused_time_ns"].to_dict() == {
+        (3, 0): 950.0,
+        (15, 1): 500.0,
+    }
+    # a MERGE that left the replaced root paused would never end node 15's pause
+    ci.write_text("1 2 3\n")
+    with pytest.raises(ValueError, match=r"k-ci.txt:1: expected 9 fields"):
+        ns3_pyrrha.read_ci(ci)
 
 
 def test_fc_mode_follows_the_flow_control_kind():

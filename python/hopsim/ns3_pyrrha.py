@@ -42,6 +42,8 @@ __all__ = [
     "MATCH_SETTINGS",
     "PyrrhaValidation",
     "class_table",
+    "pause_events",
+    "read_ci",
     "fc_mode",
     "is_pyrrha_tree",
     "join_messages",
@@ -522,41 +524,85 @@ def read_pfc(path: str | Path) -> pd.DataFrame:
     return df
 
 
-def ci_pauses(path: str | Path) -> int | None:
-    """Pyrrha PAUSE frames (``CI_PAUSE``, type 0) in a Pyrrha-NS3 ``<keyword>-ci.txt``
-    (``time node node_type if_index type root_switch root_port old_switch old_port``; its
-    ``CISignal`` trace fires at host NICs only); None when the file is missing."""
+#: Pyrrha-NS3's CI frame types (``broadcom-egress-queue.h``).
+CI_PAUSE, CI_RESUME, CI_DEALLOC, CI_MERGE = 0, 1, 2, 3
+
+
+def read_ci(path: str | Path) -> pd.DataFrame:
+    """A Pyrrha-NS3 ``<keyword>-ci.txt`` (``get_ci``): ``time_ns node node_type if_index type
+    root_switch root_port old_switch old_port`` per Pyrrha frame received, at switches and
+    NICs alike (``type``: `CI_PAUSE`, `CI_RESUME`, `CI_DEALLOC`, `CI_MERGE`), time from 2 s
+    on; empty when the file is missing (it is written under FC_MODE 4 only)."""
+    cols = ["time_ns", "node", "node_type", "if_index", "type"]
+    cols += ["root_switch", "root_port", "old_switch", "old_port"]
     p = Path(path)
     if not p.is_file():
-        return None
-    count = 0
+        return pd.DataFrame(columns=cols, dtype="int64")
+    rows = []
     for lineno, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
         fields = line.split()
         if not fields:
             continue
         if len(fields) != 9:
             raise ValueError(f"{p}:{lineno}: expected 9 fields, got {len(fields)}")
-        count += fields[4] == "0"
-    return count
+        try:
+            rows.append([int(x) for x in fields])
+        except ValueError:
+            raise ValueError(f"{p}:{lineno}: expected integers") from None
+    df = pd.DataFrame(rows, columns=cols, dtype="int64")
+    df["time_ns"] = df["time_ns"] - START_OFFSET_NS
+    return df
 
 
-def paused_time_ns(pfc: pd.DataFrame, end_ns: float) -> pd.DataFrame:
-    """Per (node, port) the time with at least one queue paused, from a `read_pfc` log (a
-    PAUSE with no RESUME lasts to `end_ns`). Port = ``if_index`` - 1 (ns-3 numbers a node's
+def pause_events(pfc: pd.DataFrame, ci: pd.DataFrame | None = None) -> pd.DataFrame:
+    """PFC and Pyrrha frames as pause-state changes of (node, if_index, subject): a PFC
+    frame pauses or resumes its queue; a Pyrrha PAUSE pauses its root, a RESUME or DEALLOC
+    ends it, a MERGE ends the pause of the root it replaces (``old_switch``, ``old_port``),
+    as hopsim's `analysis.pause_spread` counts them."""
+    parts = [
+        pd.DataFrame(
+            {
+                "time_ns": pfc["time_ns"],
+                "node": pfc["node"],
+                "if_index": pfc["if_index"],
+                "subject": "q" + pfc["queue"].astype(str),
+                "pause": pfc["type"] == 1,
+            }
+        )
+    ]
+    if ci is not None and len(ci):
+        root = "r" + ci["root_switch"].astype(str) + ":" + ci["root_port"].astype(str)
+        old = "r" + ci["old_switch"].astype(str) + ":" + ci["old_port"].astype(str)
+        merge = ci["type"] == CI_MERGE
+        parts.append(
+            pd.DataFrame(
+                {
+                    "time_ns": ci["time_ns"],
+                    "node": ci["node"],
+                    "if_index": ci["if_index"],
+                    "subject": root.where(~merge, old),
+                    "pause": ci["type"] == CI_PAUSE,
+                }
+            )
+        )
+    return pd.concat(parts, ignore_index=True)
+
+
+def paused_time_ns(events: pd.DataFrame, end_ns: float) -> pd.DataFrame:
+    """Per (node, port) the time with at least one subject paused, from `pause_events` (a
+    pause never ended lasts to `end_ns`). Port = ``if_index`` - 1 (ns-3 numbers a node's
     devices from 1, after the loopback)."""
     out = []
-    for (node, ifx), ev in pfc.sort_values("time_ns", kind="stable").groupby(
-        ["node", "if_index"], sort=True
-    ):
-        paused: set[int] = set()
-        since = 0.0
-        total = 0.0
-        for t, q, typ in ev[["time_ns", "queue", "type"]].itertuples(index=False):
+    ordered = events.sort_values("time_ns", kind="stable")
+    for (node, ifx), ev in ordered.groupby(["node", "if_index"], sort=True):
+        paused: set[str] = set()
+        since = total = 0.0
+        for t, subject, pause in ev[["time_ns", "subject", "pause"]].itertuples(index=False):
             was = bool(paused)
-            if typ == 1:
-                paused.add(int(q))
+            if pause:
+                paused.add(subject)
             else:
-                paused.discard(int(q))
+                paused.discard(subject)
             if not was and paused:
                 since = float(t)
             elif was and not paused:
@@ -567,32 +613,32 @@ def paused_time_ns(pfc: pd.DataFrame, end_ns: float) -> pd.DataFrame:
     return pd.DataFrame(out, columns=["node", "port", "paused_time_ns"])
 
 
-def pauses_by_tier(ports: pd.DataFrame, pfc: pd.DataFrame, end_ns: float) -> pd.DataFrame:
-    """PAUSE frames received and paused port time (ms, summed over ports) per tier of the
-    paused node, hopsim's (ports table) beside Pyrrha-NS3's (its pfc log; node ids are
-    hopsim's, as written by `write_topology`)."""
+def pauses_by_tier(
+    ports: pd.DataFrame, pfc: pd.DataFrame, end_ns: float, ci: pd.DataFrame | None = None
+) -> pd.DataFrame:
+    """PAUSE frames received (PFC and Pyrrha's), ports that received one and paused port
+    time (ms, summed over ports) per tier of the paused node: hopsim's (its ports table)
+    beside Pyrrha-NS3's (its -pfc.txt and -ci.txt; node ids are hopsim's, as
+    `write_topology` writes them)."""
     tier = ports.groupby("node")["tier"].first().astype(str)
-    theirs = pfc[pfc["type"] == 1].assign(tier=lambda d: d["node"].map(tier))
-    paused = paused_time_ns(pfc, end_ns).assign(tier=lambda d: d["node"].map(tier))
+    ev = pause_events(pfc, ci)
+    frames = ev[ev["pause"]].assign(tier=lambda d: d["node"].map(tier))
+    paused = paused_time_ns(ev, end_ns).assign(tier=lambda d: d["node"].map(tier))
     ours = ports.assign(tier=ports["tier"].astype(str))
-    tiers = [t for t in ("host", "tor", "agg", "spine", "core") if t in set(tier)]
     rows = []
-    for t in tiers:
+    for t in [t for t in ("host", "tor", "agg", "spine", "core") if t in set(tier)]:
+        mine = ours[ours["tier"] == t]
+        theirs = frames[frames["tier"] == t]
         rows.append(
             {
                 "tier": t,
-                "pauses_hopsim": int(ours.loc[ours["tier"] == t, "pause_received"].sum()),
-                "pauses_ns3": int((theirs["tier"] == t).sum()),
-                "paused_ms_hopsim": float(ours.loc[ours["tier"] == t, "paused_time_ns"].sum())
-                / 1e6,
+                "pauses_hopsim": int(mine["pause_received"].sum()),
+                "pauses_ns3": len(theirs),
+                "ports_paused_hopsim": int((mine["pause_received"] > 0).sum()),
+                "ports_paused_ns3": len(theirs[["node", "if_index"]].drop_duplicates()),
+                "paused_ms_hopsim": float(mine["paused_time_ns"].sum()) / 1e6,
                 "paused_ms_ns3": float(paused.loc[paused["tier"] == t, "paused_time_ns"].sum())
                 / 1e6,
-                "ports_paused_hopsim": int(
-                    ((ours["tier"] == t) & (ours["pause_received"] > 0)).sum()
-                ),
-                "ports_paused_ns3": int(
-                    theirs.loc[theirs["tier"] == t, ["node", "if_index"]].drop_duplicates().shape[0]
-                ),
             }
         )
     return pd.DataFrame(rows).set_index("tier")
@@ -701,8 +747,6 @@ class PyrrhaValidation:
     ns3_flows: int
     rows: list[MappedKey] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    #: Pyrrha PAUSE frames received by hosts: hopsim's, and Pyrrha-NS3's ``-ci.txt`` count.
-    host_ci_pauses: tuple[int, int | None] | None = None
 
     def failures(self, tolerance: float) -> list[str]:
         """Class averages and p99s further than `tolerance` from Pyrrha-NS3's, and flows one
@@ -742,12 +786,11 @@ class PyrrhaValidation:
             lines.append(
                 f"{name:<8}{int(r['flows']):>7,}{avg:>28}{p99:>28}{r['correlation']:>13.3f}"
             )
-        what = (
-            "PAUSE frames"
-            if self.fc_mode == 0
-            else "PAUSE frames (hopsim: of every kind; Pyrrha-NS3: PFC's, its -pfc.txt)"
-        )
-        lines += ["", f"{what} received and paused port time per tier of the paused node:"]
+        lines += [
+            "",
+            "PAUSE frames (PFC's and Pyrrha's) received, ports receiving one and paused port "
+            "time per tier of the paused node:",
+        ]
         lines.append(
             f"{'tier':<8}{'frames hopsim / ns-3':>22}{'ports hopsim / ns-3':>22}"
             f"{'paused ms hopsim / ns-3':>26}"
@@ -757,12 +800,6 @@ class PyrrhaValidation:
             ports = f"{int(r['ports_paused_hopsim']):,} / {int(r['ports_paused_ns3']):,}"
             ms = f"{r['paused_ms_hopsim']:.3f} / {r['paused_ms_ns3']:.3f}"
             lines.append(f"{t:<8}{frames:>22}{ports:>22}{ms:>26}")
-        if self.host_ci_pauses is not None:
-            ours, theirs = self.host_ci_pauses
-            lines.append(
-                f"Pyrrha PAUSE frames received by hosts: hopsim {ours:,}, Pyrrha-NS3 "
-                + (f"{theirs:,} (its -ci.txt)" if theirs is not None else "not logged")
-            )
         if self.rows:
             lines += ["", "settings (see mapping.txt):"]
             lines += [
@@ -800,7 +837,6 @@ class PyrrhaValidation:
             },
             "classes": json.loads(self.classes.reset_index().to_json(orient="records")),
             "tiers": json.loads(self.tiers.reset_index().to_json(orient="records")),
-            "host_ci_pauses": self.host_ci_pauses,
             "settings": [vars(r) for r in self.rows],
             "notes": self.notes,
         }
@@ -885,12 +921,13 @@ def validate_pyrrha(
     ns3_side = ns3_validate.SideRun("ns-3", wall, rss)
     fct = read_fct(fct_path)
     pfc = read_pfc(f"{keyword}-pfc.txt")
-    ci = ci_pauses(f"{keyword}-ci.txt")
+    ci = read_ci(f"{keyword}-ci.txt")
     ns3_side.flows_finished = len(fct)
-    ns3_side.pause_frames = int((pfc["type"] == 1).sum())
+    ns3_side.pause_frames = int((pfc["type"] == 1).sum()) + int((ci["type"] == CI_PAUSE).sum())
     s = result.summary
     hopsim_side.flows_finished = int(s["flows_finished"])
-    hopsim_side.pause_frames = int(s.get("pfc_pause_frames", 0))
+    # PAUSE frames of every flow-control kind, as Pyrrha-NS3's count has PFC's and Pyrrha's
+    hopsim_side.pause_frames = int(result.ports["pause_sent"].sum())
     hopsim_side.drops = int(s.get("drops", 0))
 
     joined = join_messages(result.flows, fct, qp_per_pair=qp_per_pair)
@@ -905,7 +942,7 @@ def validate_pyrrha(
         name=name,
         fc_mode=fc,
         classes=class_table(joined),
-        tiers=pauses_by_tier(result.ports, pfc, end),
+        tiers=pauses_by_tier(result.ports, pfc, end, ci),
         joined=joined,
         hopsim=hopsim_side,
         ns3=ns3_side,
@@ -914,17 +951,11 @@ def validate_pyrrha(
         ns3_flows=len(fct),
         rows=rows,
         notes=[str(text) for _, text in s.get("notes") or []],
-        host_ci_pauses=None if fc != FC_MODES["pyrrha"] else (_host_pauses(result), ci),
     )
     (outdir / "agreement.json").write_text(
         json.dumps(v.to_json(), indent=2) + "\n", encoding="utf-8"
     )
     return v
-
-
-def _host_pauses(result: Any) -> int:
-    p = result.ports
-    return int(p.loc[p["tier"].astype(str) == "host", "pause_received"].sum())
 
 
 def _class_of(result: Any, classes: pd.Series, joined: pd.DataFrame) -> list[str]:
