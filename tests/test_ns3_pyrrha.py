@@ -331,3 +331,20 @@ def test_validate_against_pyrrha_runs_both_and_compares_per_class(tmp_path, caps
     # --scenario needs Pyrrha-NS3
     assert main(["validate-against-ns3", "--scenario", str(scenario), "--ns3-fct", "x"]) == 2
     assert "--scenario runs" in capsys.readouterr().err
+
+
+def test_the_authors_settings_are_checked_against_the_scenario():
+    doc = {**SMALL, "switch": {**SMALL["switch"], "flow_control": {"kind": "bfc", "queues": 32}}}
+    resolved = ns3_pyrrha._resolved(doc)
+    cfg = {"BUFFER_SIZE": "32", "PACKET_PAYLOAD_SIZE": "1000", "ENABLE_QCN": "0"}
+    rows = {r.key: r for r in ns3_pyrrha.check_settings(cfg, resolved, 32)}
+    assert rows["BUFFER_SIZE"].modelled and rows["ENABLE_QCN"].modelled
+    assert not rows["PACKET_PAYLOAD_SIZE"].modelled  # 1,000 B there, 1,460 here
+    assert rows["USE_HASH_FID / FLOWTB_SIZE"].modelled and rows["STICKY_TH"].modelled
+    # hopsim's 32 BFC queues against their 31 (queue 0 is never a flow's there)
+    assert not rows["QUEUENUM"].modelled
+    pyrrha = {**SMALL, "switch": {**SMALL["switch"], "flow_control": {"kind": "pyrrha"}}}
+    cfg = {"TH_CONGESTION": "3", "CONGESTION_MERGE": "1", "ONLY_DOWN_PORT_ENABLE": "1"}
+    rows = {r.key: r for r in ns3_pyrrha.check_settings(cfg, ns3_pyrrha._resolved(pyrrha), 8)}
+    assert not rows["TH_CONGESTION"].modelled and rows["CONGESTION_MERGE"].modelled
+    assert not rows["ONLY_DOWN_PORT_ENABLE"].modelled

@@ -229,12 +229,14 @@ def check_settings(
     ack = _first(cfg, "ACK_HIGH_PRIO", "0")
     aq = _get(resolved, "switch.ack_queue")
     row("ACK_HIGH_PRIO", ack, "switch.ack_queue", aq, (ack == "0") == (aq == "data"))
+    kind = _get(resolved, "switch.flow_control.kind")
+    qfield = "switch.flow_control.queues" if kind == "bfc" else "switch.queues"
     row(
         "QUEUENUM",
         f"{queues} (settings.h)",
-        "switch.queues",
-        _get(resolved, "switch.queues"),
-        _get(resolved, "switch.queues") == queues,
+        qfield,
+        _get(resolved, qfield),
+        _get(resolved, qfield) == queues,
     )
     hdrm = _first(cfg, "HDRM_RATIO", "2")
     bdps = _get(resolved, "switch.pfc.headroom_bdps")
@@ -252,7 +254,30 @@ def check_settings(
         v = _first(cfg, key, "0")
         if v != "0":
             rows.append(MappedKey(key, v, "", f"not modelled: its ECMP {what}", modelled=False))
-    kind = _get(resolved, "switch.flow_control.kind")
+    if kind == "bfc":
+        hashed = _first(cfg, "USE_HASH_FID", "1") != "0"
+        tb = _first(cfg, "FLOWTB_SIZE", "100")
+        fids = _get(resolved, "switch.flow_control.fids_per_queue")
+        row(
+            "USE_HASH_FID / FLOWTB_SIZE",
+            f"{int(hashed)} / {tb}",
+            "switch.flow_control.fids_per_queue",
+            fids,
+            fids == (int(tb) if hashed else 0),
+        )
+        sticky = _first(cfg, "STICKY_TH", "2")
+        ours = _get(resolved, "switch.flow_control.sticky")
+        row("STICKY_TH", sticky, "switch.flow_control.sticky", ours, float(sticky) == ours)
+        rows.append(
+            MappedKey(
+                "QUEUENUM",
+                str(queues),
+                "",
+                f"BFC there assigns queues 1..{queues - 1} (SwitchNode: qIndex 0 is the "
+                f"highest-priority queue, never a flow's); hopsim's BFC all {queues}",
+                modelled=False,
+            )
+        )
     if kind == "pyrrha":
         for key, dotted, default in (
             ("TH_CONGESTION", "k_pause", "2"),
@@ -797,6 +822,12 @@ class PyrrhaValidation:
         )
         for t, r in self.tiers.iterrows():
             frames = f"{int(r['pauses_hopsim']):,} / {int(r['pauses_ns3']):,}"
+            if t == "host" and self.fc_mode != FC_MODES["pfc"]:
+                # A NIC holds no queue in hopsim's ports table: its paused time is PFC's only.
+                ms = f"n/a / {r['paused_ms_ns3']:.3f}"
+                ports = f"{int(r['ports_paused_hopsim']):,} / {int(r['ports_paused_ns3']):,}"
+                lines.append(f"{t:<8}{frames:>22}{ports:>22}{ms:>26}")
+                continue
             ports = f"{int(r['ports_paused_hopsim']):,} / {int(r['ports_paused_ns3']):,}"
             ms = f"{r['paused_ms_hopsim']:.3f} / {r['paused_ms_ns3']:.3f}"
             lines.append(f"{t:<8}{frames:>22}{ports:>22}{ms:>26}")
