@@ -172,6 +172,8 @@ def test_fc_mode_follows_the_flow_control_kind():
     assert ns3_pyrrha.fc_mode(bfc, 32) == 2
     with pytest.raises(ValueError, match=r"^switch.flow_control.queues: 32, .*QUEUENUM 8"):
         ns3_pyrrha.fc_mode(bfc, 8)
+    with pytest.raises(ValueError, match=r"^switch.pfc.enabled: false is not driven"):
+        ns3_pyrrha.fc_mode({"switch": {"pfc": {"enabled": False}}})
     with pytest.raises(ValueError, match=r'^switch.flow_control.kind: .*"per_flow"'):
         ns3_pyrrha.fc_mode({"switch": {"flow_control": {"kind": "per_flow"}}})
 

@@ -165,6 +165,11 @@ def fc_mode(doc: Mapping[str, Any], queues: int | None = None) -> int:
         raise ValueError(
             f'switch.flow_control.kind: Pyrrha-NS3 runs {runs}; it has no counterpart of "{kind}"'
         )
+    if kind == "pfc" and _get(doc, "switch.pfc.enabled") is False:
+        raise ValueError(
+            "switch.pfc.enabled: false is not driven: Pyrrha-NS3's PFC-off mode (FC_MODE 5) "
+            "drops data but never an ACK (SwitchNode, FC_PFCoff), which hopsim does not model"
+        )
     if kind == "bfc" and queues is not None:
         want = _get(doc, "switch.flow_control.queues")
         if want is not None and int(want) != queues:
