@@ -23,6 +23,8 @@
                                 [--ns3-pfc PFC] [-o OUTDIR] [--force] [--set KEY=VALUE ...]
                                 [--tolerance 0.05] [--min-correlation 0.9] [--worst 10]
                                 [--no-floor] [--ns3-floor] [--ns3-stall 600]
+    hopsim validate-against-ns3 --scenario SCENARIO.toml --ns3 PYRRHA_NS3_DIR
+                                [--config AUTHORS_INI] [--set KEY=VALUE ...] [-o OUTDIR]
     hopsim htsim-pair --htsim HTSIM_ROCE [--k 8] [--size 2MB] [--mtu 1000] [--seed 1]
                       [--tm FILE] [-o OUTDIR] [--force] [--json]
     hopsim --version
@@ -452,6 +454,13 @@ def _cmd_validate_against_ns3(args: argparse.Namespace) -> int:
         raise _InputError(
             "--ns3-fct reads a finished ns-3 run: drop --ns3 / --binary, or drop --ns3-fct"
         )
+    if build is not None and build.flavour == "pyrrha":
+        return _validate_against_pyrrha(args, build)
+    if args.scenario:
+        raise _InputError(
+            "--scenario runs a hopsim scenario's flows in Pyrrha-NS3: it needs a build of "
+            "Pyrrha-NS3 (--ns3 / --binary)"
+        )
     if args.ns3_floor and args.ns3_fct is not None:
         raise _InputError("--ns3-floor runs ns-3 again: it needs --ns3 or --binary, not --ns3-fct")
     if args.ns3_pfc and args.ns3_fct is None:
@@ -577,6 +586,69 @@ def _cmd_validate_against_ns3(args: argparse.Namespace) -> int:
     print(text)
     print(f"outputs       {outdir}/ (report.txt, agreement.json, flows.csv, scenario.toml)")
     return EXIT_OK if not v.failures(args.tolerance, args.min_correlation) else EXIT_FAILED
+
+
+def _validate_against_pyrrha(args: argparse.Namespace, build: Any) -> int:
+    """`validate-against-ns3` with Pyrrha-NS3: hopsim's scenario and its flows in both."""
+    from hopsim import ns3_pyrrha
+
+    if not args.scenario:
+        raise _InputError(
+            "--scenario: Pyrrha-NS3 runs the flows of a hopsim scenario (e.g. "
+            "scenarios/pyrrha/incast_mix.toml); give one"
+        )
+    refused = [
+        o
+        for o, v in (
+            ("--topology", args.topology),
+            ("--flows", args.flows),
+            ("--cc", args.cc),
+            ("--lb", args.lb),
+            ("--ns3-floor", args.ns3_floor),
+        )
+        if v
+    ]
+    if refused:
+        raise _InputError(
+            f"{', '.join(refused)}: not used with Pyrrha-NS3 (its flows come from --scenario, "
+            "its settings from --config and the scenario)"
+        )
+    shipped = Path(args.config) if args.config else build.workdir / ns3_pyrrha.SHIPPED_CONFIG
+    if not shipped.is_file():
+        raise _InputError(f"--config: {shipped}: no such file (the authors' incast-mix config)")
+    doc, base = load_scenario(args.scenario, args.set, option="--set")
+    hopsim.validate(doc, base_dir=base)
+    try:
+        ns3_pyrrha.fc_mode(doc, ns3_pyrrha.queue_num(build.workdir))
+    except ValueError as exc:
+        raise _InputError(str(exc)) from None
+    kind = (doc.get("switch", {}).get("flow_control") or {}).get("kind", "pfc")
+    name = f"{Path(args.scenario).stem}_{kind}"
+    outdir = Path(args.output) if args.output else Path("ns3-validation") / name
+    check_outdir(outdir, args.force, hint="use --force")
+    check_writable(outdir)
+    print(f"running hopsim, then Pyrrha-NS3 ({build.binary}) on {name} ...", flush=True)
+    try:
+        v = ns3_pyrrha.validate_pyrrha(
+            doc,
+            base,
+            build,
+            outdir.resolve(),
+            shipped_config=shipped,
+            name=name,
+            stall_s=args.ns3_stall or None,
+            report=lambda m: print(f"hopsim: {m}", file=sys.stderr, flush=True),
+        )
+    except RuntimeError as exc:
+        print(f"hopsim: error: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    except ValueError as exc:
+        raise _InputError(str(exc)) from None
+    text = v.format(args.tolerance)
+    (outdir / "report.txt").write_text(text + "\n", encoding="utf-8")
+    print(text)
+    print(f"outputs       {outdir}/ (report.txt, agreement.json, flows.csv, scenario.toml)")
+    return EXIT_OK if not v.failures(args.tolerance) else EXIT_FAILED
 
 
 def _add_outdir(p: argparse.ArgumentParser, default: str) -> None:
@@ -823,7 +895,15 @@ def _parser() -> argparse.ArgumentParser:
     va.add_argument(
         "--config",
         metavar="NS3_CONFIG",
-        help="an ns-3 config.txt (its topology, flows, CC and parameters)",
+        help="an ns-3 config.txt (its topology, flows, CC and parameters); with Pyrrha-NS3, "
+        "the authors' config to start from (default mix_withcc/config-CI-NEAREST_MATCH-1-"
+        "FLOW_CDF-13-dcqcn.ini under --ns3)",
+    )
+    va.add_argument(
+        "--scenario",
+        metavar="SCENARIO",
+        help="with a build of Pyrrha-NS3: the hopsim scenario whose topology and flows both "
+        "run (e.g. scenarios/pyrrha/incast_mix.toml; --set changes it)",
     )
     va.add_argument(
         "--topology", metavar="FILE", help="an HPCC topology file (with --flows and --cc)"
@@ -842,8 +922,8 @@ def _parser() -> argparse.ArgumentParser:
     va.add_argument(
         "--ns3",
         metavar="SIMULATION_DIR",
-        help="ns-3's simulation/ folder, built (build/scratch/third), or ConWeave's checkout "
-        "(build/scratch/network-load-balance)",
+        help="ns-3's simulation/ folder, built (build/scratch/third), ConWeave's checkout "
+        "(build/scratch/network-load-balance) or Pyrrha-NS3's (build/scratch/third)",
     )
     va.add_argument(
         "--binary", metavar="THIRD", help="the ns-3 `third` program, if not under --ns3"

@@ -49,15 +49,17 @@ _STATS = ("mean", "p50", "p95")
 
 
 #: The program of each ns-3 build this command drives, under ``build/scratch/``: the HPCC
-#: simulator's ``third`` and ConWeave's ``network-load-balance``.
-PROGRAMS = {"hpcc": "third", "conweave": "network-load-balance"}
+#: simulator's ``third``, ConWeave's ``network-load-balance`` and Pyrrha-NS3's ``third``
+#: (told from the HPCC one by its tree, `hopsim.ns3_pyrrha.MARKER`).
+PROGRAMS = {"hpcc": "third", "conweave": "network-load-balance", "pyrrha": "third"}
 
 
 @dataclass(frozen=True)
 class Ns3Build:
     """A build of an ns-3 RDMA simulator: its program, the folder holding its shared
     libraries, the folder it runs from (HPCC's ``simulation/``, ConWeave's checkout) and
-    which simulator it is (`flavour`: ``"hpcc"`` or ``"conweave"``, see `PROGRAMS`)."""
+    which simulator it is (`flavour`: ``"hpcc"``, ``"conweave"`` or ``"pyrrha"``, see
+    `PROGRAMS`)."""
 
     binary: Path
     lib_dir: Path
@@ -80,14 +82,14 @@ def find_build(simulation_dir: str | None, binary: str | None) -> Ns3Build:
                 "ConWeave's checkout)"
             )
         scratch = Path(simulation_dir) / "build" / "scratch"
-        found = [scratch / p for p in PROGRAMS.values() if (scratch / p).is_file()]
+        found = [scratch / p for p in dict.fromkeys(PROGRAMS.values()) if (scratch / p).is_file()]
         exe = found[0] if found else scratch / PROGRAMS["hpcc"]
     else:
         raise ValueError(
             "give --ns3 SIMULATION_DIR or --binary PATH to run ns-3, or --ns3-fct FILE"
         )
     if not exe.is_file() or not os.access(exe, os.X_OK):
-        programs = " or ".join(f"`{p}`" for p in PROGRAMS.values())
+        programs = " or ".join(f"`{p}`" for p in dict.fromkeys(PROGRAMS.values()))
         raise ValueError(
             f"{option}: {exe} is not an executable ns-3 {programs} program (build ns-3 first)"
         )
@@ -95,6 +97,10 @@ def find_build(simulation_dir: str | None, binary: str | None) -> Ns3Build:
     # build/scratch/<program> links against build/libns3*.so
     lib_dir = exe.resolve().parent.parent
     workdir = Path(simulation_dir) if simulation_dir else lib_dir.parent
+    from hopsim.ns3_pyrrha import is_pyrrha_tree
+
+    if flavour == "hpcc" and is_pyrrha_tree(workdir):
+        flavour = "pyrrha"
     return Ns3Build(exe.resolve(), lib_dir, workdir.resolve(), flavour)
 
 
@@ -252,6 +258,15 @@ def check_ns3_inputs(build: Ns3Build, config: Path) -> None:
                 )
 
 
+def ns3_env(build: Ns3Build) -> dict[str, str]:
+    """The environment ns-3 runs in: ours, with its build folder's shared libraries first."""
+    env = dict(os.environ)
+    env["LD_LIBRARY_PATH"] = os.pathsep.join(
+        p for p in (str(build.lib_dir), env.get("LD_LIBRARY_PATH", "")) if p
+    )
+    return env
+
+
 def run_ns3(
     build: Ns3Build,
     config: Path,
@@ -268,10 +283,7 @@ def run_ns3(
     `RuntimeError` with the end of its log if it fails."""
     config, outdir = Path(config).resolve(), Path(outdir).resolve()
     check_ns3_inputs(build, config)
-    env = dict(os.environ)
-    env["LD_LIBRARY_PATH"] = os.pathsep.join(
-        p for p in (str(build.lib_dir), env.get("LD_LIBRARY_PATH", "")) if p
-    )
+    env = ns3_env(build)
     if rng_run is not None:
         env["NS_GLOBAL_VALUE"] = f"RngRun={rng_run}"
     log = outdir / ("ns3.log" if rng_run is None else f"ns3_rngrun{rng_run}.log")
