@@ -191,74 +191,85 @@ impl EcmpTable {
             attach[h.idx()] = HostAttach { edge, edge_index: edge_index[edge.idx()], port };
         }
         let edges = edge_nodes.len();
-        // Next-hop sets of each switch towards each edge switch.
-        let mut candidates_of = vec![Vec::new(); switches as usize * edges];
+        // Next-hop sets of each switch towards each edge switch, numbered per switch in
+        // order of first use (by edge switch) as they are found: only the distinct sets
+        // are kept (a switch has few; storing every (switch, edge) list took 400 MB at
+        // k = 48). A switch's own edge is never numbered: selection takes the host's port.
+        let own_edge = |node: usize| edge_index[node];
+        let mut distinct: Vec<HashMap<Vec<PortId>, u32>> = vec![HashMap::new(); switches as usize];
+        let mut ids = vec![0u32; switches as usize * edges];
+        let switch_nodes: Vec<usize> = (0..n).filter(|&node| switch_index[node] != u32::MAX).collect();
+        let mut candidates: Vec<PortId> = Vec::new();
         for (ei, &edge) in edge_nodes.iter().enumerate() {
             let dist = topo.hop_distances_over(edge, |p| up[p.idx()]);
             let rank = match order {
                 NextHopOrder::Ports => Vec::new(),
                 NextHopOrder::Ns3 => ns3_discovery_rank(topo, edge, up),
             };
-            for node in 0..n {
-                let node_id = NodeId(node as u32);
-                if topo.is_host(node_id) || node_id == edge || dist[node] == u32::MAX {
+            for &node in &switch_nodes {
+                if own_edge(node) == ei as u32 {
                     continue;
                 }
-                let candidates = &mut candidates_of[switch_index[node] as usize * edges + ei];
-                for p in topo.ports_of(node_id) {
-                    let peer = topo.ports[topo.ports[p as usize].peer.idx()].node;
-                    if up[p as usize] && !topo.is_host(peer) && dist[peer.idx()] + 1 == dist[node] {
-                        candidates.push(PortId(p));
-                    }
-                }
-                if order == NextHopOrder::Ns3 {
-                    let peer_of = |p: &PortId| topo.ports[topo.ports[p.idx()].peer.idx()].node;
-                    // One interface per neighbour (the last listed link), as ns-3 keeps them.
-                    let mut last_per_peer: Vec<PortId> = Vec::new();
-                    for &p in candidates.iter() {
-                        match last_per_peer.iter_mut().find(|q| peer_of(q) == peer_of(&p)) {
-                            Some(q) => *q = p,
-                            None => last_per_peer.push(p),
+                let node_id = NodeId(node as u32);
+                candidates.clear();
+                if node_id != edge && dist[node] != u32::MAX {
+                    for p in topo.ports_of(node_id) {
+                        let peer = topo.ports[topo.ports[p as usize].peer.idx()].node;
+                        if up[p as usize] && !topo.is_host(peer) && dist[peer.idx()] + 1 == dist[node] {
+                            candidates.push(PortId(p));
                         }
                     }
-                    last_per_peer.sort_by_key(|p| rank[peer_of(p).idx()]);
-                    *candidates = last_per_peer;
+                    if order == NextHopOrder::Ns3 {
+                        let peer_of = |p: &PortId| topo.ports[topo.ports[p.idx()].peer.idx()].node;
+                        // One interface per neighbour (the last listed link), as ns-3 keeps them.
+                        let mut last_per_peer: Vec<PortId> = Vec::new();
+                        for &p in candidates.iter() {
+                            match last_per_peer.iter_mut().find(|q| peer_of(q) == peer_of(&p)) {
+                                Some(q) => *q = p,
+                                None => last_per_peer.push(p),
+                            }
+                        }
+                        last_per_peer.sort_by_key(|p| rank[peer_of(p).idx()]);
+                        candidates.clone_from(&last_per_peer);
+                    }
                 }
+                let index = switch_index[node] as usize;
+                let sets_here = &mut distinct[index];
+                let next = sets_here.len() as u32;
+                let id = match sets_here.get(candidates.as_slice()) {
+                    Some(&id) => id,
+                    None => {
+                        sets_here.insert(candidates.clone(), next);
+                        next
+                    }
+                };
+                ids[index * edges + ei] = id;
             }
         }
-        // Number each switch's distinct sets from 0, in order of first use; switches whose
-        // rows of local set ids are equal share one stored row.
+        // Each switch's distinct sets into the shared pool, in switch order and, within a
+        // switch, in order of first use; switches whose rows of local set ids are equal
+        // share one stored row.
         let mut rows = vec![SwitchRow { row: u32::MAX, first_set: 0, first_port: 0, seed: 0 }; n];
         let mut local: Vec<u32> = Vec::new();
         let mut row_ids: HashMap<Vec<u32>, u32> = HashMap::new();
         let mut sets = Vec::new();
         let mut pool = Vec::new();
         let mut most_sets = 0;
-        for node in 0..n {
-            let index = switch_index[node];
-            if index == u32::MAX {
-                continue;
-            }
+        for &node in &switch_nodes {
+            let index = switch_index[node] as usize;
             let first_port = topo.ports_of(NodeId(node as u32)).start;
             let first_set = sets.len() as u32;
-            let own_edge = edge_index[node];
-            let mut dedupe: HashMap<&[PortId], u32> = HashMap::new();
-            let mut ids = vec![0u32; edges];
-            for (ei, id) in ids.iter_mut().enumerate() {
-                if ei as u32 == own_edge {
-                    continue; // never read: selection takes the host's port first
-                }
-                let candidates = candidates_of[index as usize * edges + ei].as_slice();
-                let next = dedupe.len() as u32;
-                *id = *dedupe.entry(candidates).or_insert_with(|| {
-                    sets.push((pool.len() as u32, candidates.len() as u32));
-                    pool.extend_from_slice(candidates);
-                    next
-                });
+            let mut by_id: Vec<(u32, Vec<PortId>)> =
+                std::mem::take(&mut distinct[index]).into_iter().map(|(set, id)| (id, set)).collect();
+            by_id.sort_unstable_by_key(|(id, _)| *id);
+            for (_, set) in &by_id {
+                sets.push((pool.len() as u32, set.len() as u32));
+                pool.extend_from_slice(set);
             }
-            most_sets = most_sets.max(dedupe.len());
+            most_sets = most_sets.max(by_id.len());
+            let row_of = ids[index * edges..(index + 1) * edges].to_vec();
             let next_row = row_ids.len() as u32;
-            let row = *row_ids.entry(ids).or_insert_with_key(|ids| {
+            let row = *row_ids.entry(row_of).or_insert_with_key(|ids| {
                 local.extend_from_slice(ids);
                 next_row
             });

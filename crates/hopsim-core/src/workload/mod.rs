@@ -467,11 +467,40 @@ fn poisson(
     rng: &mut RngStream,
 ) -> Vec<FlowSpec> {
     let mut out = Vec::new();
+    // Where each host stands in `dsts` (the destination draw skips the sender without
+    // building a list per sender, which cost O(hosts²) at k = 48); a host listed twice
+    // takes the general path.
+    let mut at = vec![u32::MAX; topo.node_count()];
+    let mut repeats = false;
+    for (i, &d) in dsts.iter().enumerate() {
+        let slot = &mut at[d as usize];
+        repeats |= *slot != u32::MAX;
+        *slot = i as u32;
+    }
+    let mut general: Vec<u32> = Vec::new();
     for &src in senders {
-        let choices: Vec<u32> = dsts.iter().copied().filter(|d| *d != src).collect();
-        if choices.is_empty() {
+        // The destinations other than the sender, as a view of `dsts`: index k of the
+        // list without `src` is `dsts[k]` below its place and `dsts[k + 1]` from it on.
+        let skip = if repeats { u32::MAX } else { at[src as usize] };
+        let count = if repeats {
+            general.clear();
+            general.extend(dsts.iter().copied().filter(|d| *d != src));
+            general.len()
+        } else {
+            dsts.len() - usize::from(skip != u32::MAX)
+        };
+        if count == 0 {
             continue;
         }
+        let choose = |k: usize| {
+            if repeats {
+                general[k]
+            } else if k < skip as usize {
+                dsts[k]
+            } else {
+                dsts[k + 1]
+            }
+        };
         let rate: Rate = topo.ports[topo.host_port(crate::ids::NodeId(src)).idx()].rate;
         let mean_gap_s = cdf.mean() * 8.0 / (load * rate.0 as f64);
         let mut t = start as f64;
@@ -481,7 +510,7 @@ fn poisson(
             if t >= stop as f64 {
                 break;
             }
-            let dst = choices[rng.gen_range(0..choices.len())];
+            let dst = choose(rng.gen_range(0..count));
             out.push(FlowSpec {
                 src,
                 dst,
