@@ -6,7 +6,7 @@
 >>> print(result.describe())
 """
 
-from typing import Any
+from typing import Any as _Any
 
 from hopsim import _core
 from hopsim._core import InternalError, ScenarioError
@@ -29,10 +29,14 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _Any:
     # `hopsim.sweep` imports pandas: loaded when first used (PEP 562).
     if name == "sweep":
         import importlib
 
         return importlib.import_module("hopsim.sweep")
     raise AttributeError(f"module 'hopsim' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | {"sweep"})
