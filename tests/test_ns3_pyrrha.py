@@ -335,6 +335,26 @@ def test_validate_against_pyrrha_runs_both_and_compares_per_class(tmp_path, caps
     assert "--scenario runs" in capsys.readouterr().err
 
 
+def test_bfc_follows_pyrrha_ns3_s_queue_assignment_and_scheduler_unless_set():
+    fields = ("switch.flow_control.queue_assignment", "switch.flow_control.scheduler")
+    bfc = {"switch": {"flow_control": {"kind": "bfc", "queues": 32}}}
+    rows = ns3_pyrrha.apply_match_settings(bfc, {})
+    assert bfc["switch"]["flow_control"]["queue_assignment"] == "pyrrha_ns3"
+    assert bfc["switch"]["flow_control"]["scheduler"] == "pyrrha_ns3"
+    assert {r.field for r in rows} >= set(fields)
+    # a value the scenario writes is kept and reported as differing
+    own = {"switch": {"flow_control": {"kind": "bfc", "scheduler": "round_robin"}}}
+    rows = {r.field: r for r in ns3_pyrrha.apply_match_settings(own, {})}
+    assert own["switch"]["flow_control"]["scheduler"] == "round_robin"
+    assert not rows["switch.flow_control.scheduler"].modelled
+    assert rows["switch.flow_control.queue_assignment"].modelled
+    # other kinds get neither field
+    pfc: dict = {"switch": {"flow_control": {"kind": "pyrrha"}}}
+    rows = ns3_pyrrha.apply_match_settings(pfc, {})
+    assert not {r.field for r in rows} & set(fields)
+    assert "queue_assignment" not in pfc["switch"]["flow_control"]
+
+
 def test_the_authors_settings_are_checked_against_the_scenario():
     doc = {**SMALL, "switch": {**SMALL["switch"], "flow_control": {"kind": "bfc", "queues": 32}}}
     resolved = ns3_pyrrha._resolved(doc)
@@ -345,6 +365,11 @@ def test_the_authors_settings_are_checked_against_the_scenario():
     assert rows["USE_HASH_FID / FLOWTB_SIZE"].modelled and rows["STICKY_TH"].modelled
     # hopsim's 32 BFC queues against their 31 (queue 0 is never a flow's there)
     assert not rows["QUEUENUM"].modelled
+    # ... unless hopsim's BFC follows Pyrrha-NS3's queue assignment
+    fc = {"kind": "bfc", "queues": 32, "queue_assignment": "pyrrha_ns3"}
+    doc = {**SMALL, "switch": {**SMALL["switch"], "flow_control": fc}}
+    rows = {r.key: r for r in ns3_pyrrha.check_settings(cfg, ns3_pyrrha._resolved(doc), 32)}
+    assert rows["QUEUENUM"].modelled
     pyrrha = {**SMALL, "switch": {**SMALL["switch"], "flow_control": {"kind": "pyrrha"}}}
     cfg = {"TH_CONGESTION": "3", "CONGESTION_MERGE": "1", "ONLY_DOWN_PORT_ENABLE": "1"}
     rows = {r.key: r for r in ns3_pyrrha.check_settings(cfg, ns3_pyrrha._resolved(pyrrha), 8)}

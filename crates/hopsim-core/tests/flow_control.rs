@@ -404,6 +404,34 @@ fn bfc_with_8_queues_blocks_short_flows_more_than_with_32() {
     assert!(m8 > m32);
 }
 
+/// Pyrrha-NS3's BFC rules (`queue_assignment` and `scheduler` = "pyrrha_ns3") on the same
+/// incast: the run drains without loss and repeats exactly; under Pyrrha-NS3's scheduler a
+/// short flow that lands in a high-numbered queue waits while lower queues are backlogged,
+/// so short flows finish later on average than under round robin.
+#[test]
+fn bfc_with_pyrrha_ns3_s_rules_drains_and_starves_high_queues() {
+    let short_mean = |text: &str| {
+        let s = run(text);
+        assert_drained(&s);
+        assert_eq!(s.summary().drops.total(), 0);
+        let fct: Vec<f64> = s.flow_records().iter().filter(|r| r.tag == "short").map(fct_us).collect();
+        fct.iter().sum::<f64>() / fct.len() as f64
+    };
+    let base = incast_and_short_flows(32);
+    let rules = |assignment: &str, scheduler: &str| {
+        base.replace(
+            "queues = 32\n",
+            &format!("queues = 32\nqueue_assignment = \"{assignment}\"\nscheduler = \"{scheduler}\"\n"),
+        )
+    };
+    let both = rules("pyrrha_ns3", "pyrrha_ns3");
+    assert_ne!(both, base);
+    let (rr, ns3) = (short_mean(&rules("pyrrha_ns3", "round_robin")), short_mean(&both));
+    assert_eq!(ns3, short_mean(&both), "deterministic");
+    eprintln!("short flows' mean FCT: round robin {rr:.1} us, Pyrrha-NS3's scheduler {ns3:.1} us");
+    assert!(ns3 > rr);
+}
+
 /// Aquarius §4, Fig 4: senders S1 (host 0, its NIC at 33 Gb/s: f1 limited to a third of
 /// line rate) and S2 (host 1) on switch L1 (node 6) with receivers R1 (host 4) and R2 (host
 /// 5); S3 (host 2) and S4 (host 3) on switch L2 (node 7), one link from L2 to L1 (L2's port
@@ -595,6 +623,27 @@ fn aquarius_is_deterministic() {
         assert_eq!(a, table(9), "{cc}");
         assert_ne!(a, table(10), "{cc}: another seed differs");
     }
+}
+
+/// Bad BFC parameters are refused with their field's full path; Pyrrha-NS3's queue
+/// assignment keeps queue 0 from flows, so it needs two queues at least.
+#[test]
+fn bfc_bad_parameters_name_their_field() {
+    assert_flow_control_fields_named(
+        "bfc",
+        &[
+            ("queues", "0"),
+            ("fids_per_queue", "2000000"),
+            ("sticky", "-1.0"),
+            ("queue_assignment", "\"random\""),
+        ],
+    );
+    let err = common::refusal(
+        "[topology]\nkind = \"dumbbell\"\nleft_hosts = 1\nright_hosts = 1\n\
+         [switch.flow_control]\nkind = \"bfc\"\nqueues = 1\nqueue_assignment = \"pyrrha_ns3\"\n\
+         [workload]\nkind = \"flows\"\nflows = [{ src = 0, dst = 1, size = \"10KB\" }]\n",
+    );
+    assert!(err.contains("switch.flow_control.queues") && err.contains("pyrrha_ns3"), "{err:?}");
 }
 
 /// Bad parameters are refused with their field's full path.

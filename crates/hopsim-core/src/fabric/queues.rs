@@ -32,6 +32,12 @@ pub enum Scheduler {
     RoundRobin,
     /// The lowest-numbered eligible queue first.
     StrictPriority,
+    /// Pyrrha-NS3's switch scheduler (`BEgressQueue::DoDequeueRR` with its default two
+    /// priorities, `third.cc`): queue 0 first; queues 1..n−1 scanned from a pointer, which
+    /// after a send becomes the served queue's distance from the pointer rather than the
+    /// position past it (`m_rrlasts = rrlast`, the loop offset). With every queue backlogged
+    /// it serves queue 1 again and again: close to strict priority, not round robin.
+    PyrrhaNs3,
 }
 
 /// Order of packets inside one queue.
@@ -499,6 +505,14 @@ impl EgressQueues {
         let start = match self.scheduler {
             Scheduler::RoundRobin => self.rr_next as usize,
             Scheduler::StrictPriority => 0,
+            Scheduler::PyrrhaNs3 => {
+                if self.eligible_word(0) & 1 != 0 {
+                    return Some(0);
+                }
+                return self
+                    .next_eligible_from(1 + self.rr_next as usize)
+                    .or_else(|| self.next_eligible_from(1));
+            }
         };
         self.next_eligible_from(start).or_else(|| self.next_eligible_from(0))
     }
@@ -536,6 +550,14 @@ impl EgressQueues {
     /// Queue `served` just sent: round robin moves past it.
     #[inline(always)]
     pub fn served(&mut self, served: usize) {
+        if self.scheduler == Scheduler::PyrrhaNs3 {
+            // The pointer becomes the offset of `served` from it among queues 1..n−1.
+            if served != 0 {
+                let m = self.queues.len() as u32 - 1;
+                self.rr_next = (served as u32 - 1 + m - self.rr_next) % m;
+            }
+            return;
+        }
         self.rr_next = if served + 1 == self.queues.len() { 0 } else { served as u32 + 1 };
     }
 
@@ -759,6 +781,42 @@ mod tests {
         let r = store.insert(test_packet(seq));
         q.enqueue(store, queue, r);
         r
+    }
+
+    /// Pyrrha-NS3's scheduler: queue 0 first; among the others its pointer quirk serves
+    /// the lowest backlogged queue to exhaustion (round robin would alternate), and skips
+    /// paused ones.
+    #[test]
+    fn pyrrha_ns3_scheduler_serves_low_queues_first() {
+        for queues in [4usize, 100] {
+            let mut q = EgressQueues::new(queues, 8);
+            q.set_scheduler(Scheduler::PyrrhaNs3);
+            let mut store = PacketStore::new();
+            for queue in [1, 2, 3] {
+                for k in 0..3 {
+                    fill(&mut q, &mut store, queue, (queue * 10 + k) as u64);
+                }
+            }
+            let mut order = Vec::new();
+            let mut step = |q: &mut EgressQueues, order: &mut Vec<usize>| {
+                let next = q.next_queue().expect("a queue is eligible");
+                q.dequeue(&mut store, next).expect("it holds a packet");
+                q.served(next);
+                order.push(next);
+            };
+            step(&mut q, &mut order);
+            q.set_paused(1, true, SimTime::ZERO);
+            step(&mut q, &mut order);
+            step(&mut q, &mut order);
+            q.set_paused(1, false, SimTime::ZERO);
+            for _ in 0..6 {
+                step(&mut q, &mut order);
+            }
+            assert_eq!(order, [1, 2, 2, 1, 1, 2, 3, 3, 3], "{queues} queues");
+            fill(&mut q, &mut store, 2, 99);
+            fill(&mut q, &mut store, 0, 98);
+            assert_eq!(q.next_queue(), Some(0), "queue 0 before the others");
+        }
     }
 
     /// Round robin over non-empty, unpaused queues, with the inline bitmap (≤ 64 queues)

@@ -23,6 +23,11 @@
 //! queue may be handed to another flow; the one-hop BDP of a port is its rate × twice its
 //! propagation delay. ACKs queued with data get FIDs of their own (their reversed 5-tuple);
 //! a host NIC never pauses ACKs, so an ACK from a host is never counted.
+//!
+//! **Pyrrha-NS3's rules** (`queue_assignment` and `scheduler` = `"pyrrha_ns3"`, off by
+//! default): its queue assignment never gives queue 0 and skips paused queues; its switch
+//! scheduler favours low-numbered queues (see `BfcQueueAssignment`, `BfcScheduler`;
+//! `docs/ns3.md` measures both against Pyrrha-NS3).
 
 use serde::{Deserialize, Serialize};
 
@@ -59,6 +64,47 @@ pub struct BfcSpec {
     /// One-hop RTTs a drained flow keeps its queue.
     #[serde(default = "two_f64")]
     pub sticky: f64,
+    /// Which queue a flow becoming active gets: `"empty"` (default; hopsim's reading of BFC
+    /// §3.2: the lowest-numbered queue no active flow uses, paused or not, else a random one)
+    /// or `"pyrrha_ns3"` (Pyrrha-NS3's `GetUsableQ`: never queue 0; the lowest of the rest
+    /// with no active flow and not paused, else a random one of them, busy or not).
+    #[serde(default)]
+    pub queue_assignment: BfcQueueAssignment,
+    /// How a switch port chooses among its queues: `"round_robin"` (default, as every hopsim
+    /// port) or `"pyrrha_ns3"` (Pyrrha-NS3's `BEgressQueue::DoDequeueRR`: queue 0 first, then
+    /// a pointer quirk that serves the lowest-numbered backlogged queue again and again).
+    #[serde(default)]
+    pub scheduler: BfcScheduler,
+}
+
+/// How BFC's switch ports serve their queues (`scheduler`).
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum BfcScheduler {
+    /// Round robin, one packet per turn (as every hopsim switch port).
+    #[default]
+    RoundRobin,
+    /// hopsim's reading of Pyrrha-NS3's switch scheduler (`BEgressQueue::DoDequeueRR`):
+    /// queue 0 first; queues 1..queues−1 scanned from a pointer that, after a send, becomes
+    /// the served queue's distance from it instead of the position past it — so the
+    /// lowest-numbered backlogged queue is served again and again (close to strict
+    /// priority by queue number).
+    PyrrhaNs3,
+}
+
+/// How BFC picks the queue of a flow that becomes active (`queue_assignment`).
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum BfcQueueAssignment {
+    /// The lowest-numbered queue no active flow uses, paused or not, among all `queues`;
+    /// when there is none, a random one of them (BFC §3.2 as this model reads it).
+    #[default]
+    Empty,
+    /// hopsim's reading of Pyrrha-NS3's BFC mode (`SwitchMmu::GetUsableQ` and
+    /// `SwitchNode::MatchQ`): queue 0 is never a flow's; the lowest-numbered of queues
+    /// 1..queues−1 that no active flow uses *and that is not paused*; when there is none, a
+    /// random one of 1..queues−1, busy or paused alike.
+    PyrrhaNs3,
 }
 
 fn bfc_queues() -> u32 {
@@ -105,6 +151,8 @@ pub struct BfcConfig {
     pub fids_per_queue: u32,
     /// One-hop RTTs a drained flow keeps its queue.
     pub sticky_hrtt: f64,
+    /// Which queue a flow becoming active gets.
+    pub assignment: BfcQueueAssignment,
 }
 
 /// A flow's entry in an egress port's flow table.
@@ -135,6 +183,10 @@ pub struct BfcStats {
 #[derive(Clone, Debug)]
 pub struct Bfc {
     queues: usize,
+    assignment: BfcQueueAssignment,
+    /// The scheduler of every switch port, set at the start, and those ports.
+    scheduler: BfcScheduler,
+    switch_ports: Vec<std::ops::Range<u32>>,
     /// Per port (global id): Th before division (one-hop BDP, bytes) and the sticky time.
     hop_bdp: Vec<u64>,
     sticky: Vec<Delta>,
@@ -181,6 +233,9 @@ impl Bfc {
         let queues = cfg.queues as usize;
         Bfc {
             queues,
+            assignment: cfg.assignment,
+            scheduler: BfcScheduler::RoundRobin,
+            switch_ports: Vec::new(),
             hop_bdp: ports.iter().map(|p| p.hop_bdp).collect(),
             sticky: ports
                 .iter()
@@ -215,10 +270,11 @@ impl Bfc {
         (mix64(mix64(a ^ self.seeds[sw]) ^ b) % space) as u32
     }
 
-    /// The queue of `pkt`'s flow at `egress`: its own while it is active (or sticky), else
-    /// an empty queue, else a random one.
+    /// The queue of `pkt`'s flow at `egress` (`port`): its own while it is active (or
+    /// sticky), else an empty queue (under `pyrrha_ns3`: empty and not paused), else a
+    /// random one.
     #[inline(never)]
-    fn classify_flow(&mut self, sw: usize, egress: PortId, pkt: &Packet, now: SimTime) -> usize {
+    fn classify_flow(&mut self, sw: usize, egress: PortId, port: &Port, pkt: &Packet, now: SimTime) -> usize {
         let fid = self.fid(sw, pkt);
         let sticky = self.sticky[egress.idx()];
         let e = self.table.entry(pair(egress.0, fid)).or_insert(FlowEntry {
@@ -231,11 +287,23 @@ impl Bfc {
         }
         let base = egress.idx() * self.queues;
         let flows = &self.queue_flows[base..base + self.queues];
-        let q = match flows.iter().position(|&n| n == 0) {
+        // Queues a flow may get: all, or 1.. in Pyrrha-NS3 (its queue 0 is for control).
+        let first = match self.assignment {
+            BfcQueueAssignment::Empty => 0,
+            BfcQueueAssignment::PyrrhaNs3 => 1,
+        };
+        let usable = |q: usize| {
+            flows[q] == 0
+                && match self.assignment {
+                    BfcQueueAssignment::Empty => true,
+                    BfcQueueAssignment::PyrrhaNs3 => !port.queues.is_paused(q),
+                }
+        };
+        let q = match (first..self.queues).find(|&q| usable(q)) {
             Some(q) => q,
             None => {
                 self.stats.shared_assignments += 1;
-                pick_below(&mut self.rngs[sw], self.queues)
+                first + pick_below(&mut self.rngs[sw], self.queues - first)
             }
         };
         self.stats.assignments += 1;
@@ -386,6 +454,14 @@ impl Bfc {
     pub fn queues(&self) -> usize {
         self.queues
     }
+
+    /// Serve the queues of `switch_ports` (global port ranges, one per switch) with
+    /// `scheduler` from the start of the run.
+    pub fn with_scheduler(mut self, scheduler: BfcScheduler, switch_ports: Vec<std::ops::Range<u32>>) -> Bfc {
+        self.scheduler = scheduler;
+        self.switch_ports = switch_ports;
+        self
+    }
 }
 
 impl FlowControlPolicy for Bfc {
@@ -404,12 +480,32 @@ impl FlowControlPolicy for Bfc {
             b.sticky.is_finite() && b.sticky >= 0.0,
             "switch.flow_control.sticky",
             format!("expected a number of one-hop RTTs ≥ 0, got {}", b.sticky),
+        )?;
+        check(
+            b.queue_assignment != BfcQueueAssignment::PyrrhaNs3 || b.queues >= 2,
+            "switch.flow_control.queues",
+            format!(
+                "queue_assignment = \"pyrrha_ns3\" keeps queue 0 from flows, so it needs at least 2 queues, got {}",
+                b.queues
+            ),
+        )?;
+        check(
+            b.scheduler != BfcScheduler::PyrrhaNs3 || b.queues >= 2,
+            "switch.flow_control.queues",
+            format!(
+                "scheduler = \"pyrrha_ns3\" serves queue 0 apart from the others, so it needs at least 2 queues, got {}",
+                b.queues
+            ),
         )
     }
 
     fn build(spec: &BfcSpec, b: &mut FcBuild) -> Self {
-        let cfg =
-            BfcConfig { queues: spec.queues, fids_per_queue: spec.fids_per_queue, sticky_hrtt: spec.sticky };
+        let cfg = BfcConfig {
+            queues: spec.queues,
+            fids_per_queue: spec.fids_per_queue,
+            sticky_hrtt: spec.sticky,
+            assignment: spec.queue_assignment,
+        };
         let ports: Vec<BfcPort> = (0..b.topo.ports.len())
             .map(|i| BfcPort { hop_bdp: b.hop_bdp(i), hop_rtt: b.hop_rtt(i), peer_host: b.peer_host(i) })
             .collect();
@@ -420,7 +516,18 @@ impl FlowControlPolicy for Bfc {
             .map(|n| crate::engine::stream_seed(b.seed, &format!("switch/{}/bfc-fid", n.0)))
             .collect();
         let fields = BfcFields::register(b.headers);
+        let ranges = b.switches.iter().map(|n| b.topo.ports_of(*n)).collect();
         Bfc::new(cfg, &ports, &port_counts, seeds, b.switch_streams("bfc"), b.flows, fields)
+            .with_scheduler(spec.scheduler, ranges)
+    }
+
+    /// Pyrrha-NS3's scheduler, when asked for, at every switch port.
+    fn on_start(&mut self, cx: &mut FcCx) {
+        if self.scheduler == BfcScheduler::PyrrhaNs3 {
+            for p in self.switch_ports.iter().flat_map(|r| r.clone()) {
+                cx.ports[p as usize].queues.set_scheduler(crate::fabric::queues::Scheduler::PyrrhaNs3);
+            }
+        }
     }
 
     /// BFC's own number of physical queues replaces `switch.queues` at its ports.
@@ -438,7 +545,7 @@ impl FlowControlPolicy for Bfc {
 
     #[inline(never)]
     fn classify(&mut self, cx: &mut FcCx, sw: usize, egress: PortId, pkt: &Packet, _slot: usize) -> usize {
-        self.classify_flow(sw, egress, pkt, cx.now)
+        self.classify_flow(sw, egress, &cx.ports[egress.idx()], pkt, cx.now)
     }
 
     #[inline(never)]
@@ -513,16 +620,13 @@ mod tests {
     use crate::fabric::packet::test_packet;
     use crate::time::Rate;
 
-    /// Four queues, one port: active flows take empty queues first, a fifth shares; a
-    /// drained flow's queue is handed on once its sticky time is over.
-    #[test]
-    fn active_flows_take_empty_queues_then_share() {
+    fn four_queue_bfc(assignment: BfcQueueAssignment) -> (Bfc, Headers, Port) {
         let ports = [BfcPort { hop_bdp: 25_000, hop_rtt: Delta::from_us(2), peer_host: false }];
-        let cfg = BfcConfig { queues: 4, fids_per_queue: 0, sticky_hrtt: 1.0 };
+        let cfg = BfcConfig { queues: 4, fids_per_queue: 0, sticky_hrtt: 1.0, assignment };
         let mut layout = HeaderLayout::default();
         let fields = BfcFields::register(&mut layout);
-        let mut bfc = Bfc::new(cfg, &ports, &[1], vec![1], vec![rng_stream(1, "t")], 8, fields);
-        let mut headers = Headers::new(&layout);
+        let bfc = Bfc::new(cfg, &ports, &[1], vec![1], vec![rng_stream(1, "t")], 64, fields);
+        let headers = Headers::new(&layout);
         let port = Port::new(
             crate::ids::NodeId(0),
             PortId(0),
@@ -532,21 +636,32 @@ mod tests {
             4,
             Default::default(),
         );
+        (bfc, headers, port)
+    }
+
+    fn packet(flow: u32) -> Packet {
+        let mut p = test_packet(0);
+        p.flow = FlowId(flow);
+        p
+    }
+
+    /// Flow `f` becomes active at `egress` 0: classified, then its packet joins the queue.
+    fn activate(bfc: &mut Bfc, headers: &mut Headers, port: &Port, f: u32, now: SimTime) -> usize {
+        let p = packet(f);
+        let q = bfc.classify_flow(0, PortId(0), port, &p, now);
+        headers.reset(f as usize);
+        bfc.arrive(0, PortId(0), PortId(0), port, q, 1048, &p, headers, f as usize, now);
+        q
+    }
+
+    /// Four queues, one port: active flows take empty queues first, a fifth shares; a
+    /// drained flow's queue is handed on once its sticky time is over.
+    #[test]
+    fn active_flows_take_empty_queues_then_share() {
+        let (mut bfc, mut headers, port) = four_queue_bfc(BfcQueueAssignment::Empty);
         let egress = PortId(0);
-        let packet = |flow: u32| {
-            let mut p = test_packet(0);
-            p.flow = FlowId(flow);
-            p
-        };
         let now = SimTime::ZERO;
-        let mut queues = Vec::new();
-        for f in 0..5 {
-            let p = packet(f);
-            let q = bfc.classify_flow(0, egress, &p, now);
-            headers.reset(f as usize);
-            bfc.arrive(0, PortId(0), egress, &port, q, 1048, &p, &mut headers, f as usize, now);
-            queues.push(q);
-        }
+        let queues: Vec<usize> = (0..5).map(|f| activate(&mut bfc, &mut headers, &port, f, now)).collect();
         assert_eq!(&queues[..4], &[0, 1, 2, 3], "empty queues first");
         assert!(queues[4] < 4);
         assert_eq!((bfc.stats.assignments, bfc.stats.shared_assignments), (5, 1));
@@ -556,8 +671,56 @@ mod tests {
         headers.reset(7);
         bfc.depart(0, PortId(0), egress, 0, &p0, &mut headers, 7, now);
         if queues[4] != 0 {
-            assert_eq!(bfc.classify_flow(0, egress, &packet(6), SimTime(1)), 0, "queue 0 has no active flow");
+            assert_eq!(
+                bfc.classify_flow(0, egress, &port, &packet(6), SimTime(1)),
+                0,
+                "queue 0 has no active flow"
+            );
         }
-        assert_eq!(bfc.classify_flow(0, egress, &p0, SimTime(1)), 0, "flow 0 is still sticky");
+        assert_eq!(bfc.classify_flow(0, egress, &port, &p0, SimTime(1)), 0, "flow 0 is still sticky");
+    }
+
+    /// The default rule hands a new flow an empty queue even when it is paused.
+    #[test]
+    fn empty_rule_hands_out_a_paused_empty_queue() {
+        let (mut bfc, mut headers, mut port) = four_queue_bfc(BfcQueueAssignment::Empty);
+        let now = SimTime::ZERO;
+        assert!(port.queues.set_paused(0, true, now));
+        assert_eq!(activate(&mut bfc, &mut headers, &port, 0, now), 0, "paused but empty");
+        assert_eq!(bfc.stats.shared_assignments, 0);
+    }
+
+    /// Pyrrha-NS3's rule: queue 0 is never a flow's; a paused queue is skipped while an
+    /// empty unpaused one exists; with none, a random one of 1..queues−1, paused or busy.
+    #[test]
+    fn pyrrha_ns3_rule_skips_paused_queues_and_queue_0() {
+        let (mut bfc, mut headers, mut port) = four_queue_bfc(BfcQueueAssignment::PyrrhaNs3);
+        let now = SimTime::ZERO;
+        assert!(port.queues.set_paused(1, true, now));
+        assert_eq!(activate(&mut bfc, &mut headers, &port, 0, now), 2, "not 0, not paused 1");
+        assert_eq!(activate(&mut bfc, &mut headers, &port, 1, now), 3);
+        assert_eq!(bfc.stats.shared_assignments, 0);
+        // Queues 0 (reserved) and 1 (paused) are empty, 2 and 3 busy: no usable queue.
+        let mut seen = [0u32; 4];
+        for f in 2..42 {
+            let q = activate(&mut bfc, &mut headers, &port, f, now);
+            seen[q] += 1;
+        }
+        assert_eq!(seen[0], 0, "queue 0 is never a flow's");
+        assert!(seen[1] > 0, "the random fallback may pick the paused queue");
+        assert!(seen[2] > 0 && seen[3] > 0, "or a busy one: {seen:?}");
+        assert_eq!(bfc.stats.shared_assignments, 40);
+        // A fresh port with queues 1 and 2 paused: 3 is taken, then 1 once resumed.
+        let (mut bfc, mut headers, mut port) = four_queue_bfc(BfcQueueAssignment::PyrrhaNs3);
+        assert!(port.queues.set_paused(1, true, now));
+        assert!(port.queues.set_paused(2, true, now));
+        assert_eq!(activate(&mut bfc, &mut headers, &port, 0, now), 3);
+        port.queues.set_paused(1, false, now);
+        assert_eq!(activate(&mut bfc, &mut headers, &port, 1, now), 1, "resumed, so usable");
+        // The default rule on the same state would have taken queue 0.
+        let (mut bfc, mut headers, mut port) = four_queue_bfc(BfcQueueAssignment::Empty);
+        assert!(port.queues.set_paused(1, true, now));
+        assert_eq!(activate(&mut bfc, &mut headers, &port, 0, now), 0);
+        assert_eq!(activate(&mut bfc, &mut headers, &port, 1, now), 1, "paused but empty");
     }
 }
