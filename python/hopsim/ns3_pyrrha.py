@@ -567,10 +567,9 @@ def read_fct(path: str | Path) -> pd.DataFrame:
     return df
 
 
-def read_pfc(path: str | Path) -> pd.DataFrame:
-    """A Pyrrha-NS3 ``<keyword>-pfc.txt``: ``time_ns node node_type if_index queue type``
-    (``type`` 1 PAUSE, 0 RESUME), time from 2 s on; empty when the file is missing."""
-    cols = ["time_ns", "node", "node_type", "if_index", "queue", "type"]
+def _read_integer_table(path: str | Path, cols: list[str], expected: str) -> pd.DataFrame:
+    """A whitespace-separated table of integers with the columns `cols` (`expected` names
+    them in errors), time from 2 s on; empty when the file is missing."""
     p = Path(path)
     if not p.is_file():
         return pd.DataFrame(columns=cols, dtype="int64")
@@ -579,10 +578,9 @@ def read_pfc(path: str | Path) -> pd.DataFrame:
         fields = line.split()
         if not fields:
             continue
-        if len(fields) != 6:
+        if len(fields) != len(cols):
             raise ValueError(
-                f"{p}:{lineno}: expected 6 fields (time node node_type if_index queue type), "
-                f"got {len(fields)}"
+                f"{p}:{lineno}: expected {len(cols)} fields{expected}, got {len(fields)}"
             )
         try:
             rows.append([int(x) for x in fields])
@@ -591,6 +589,13 @@ def read_pfc(path: str | Path) -> pd.DataFrame:
     df = pd.DataFrame(rows, columns=cols, dtype="int64")
     df["time_ns"] = df["time_ns"] - START_OFFSET_NS
     return df
+
+
+def read_pfc(path: str | Path) -> pd.DataFrame:
+    """A Pyrrha-NS3 ``<keyword>-pfc.txt``: ``time_ns node node_type if_index queue type``
+    (``type`` 1 PAUSE, 0 RESUME), time from 2 s on; empty when the file is missing."""
+    cols = ["time_ns", "node", "node_type", "if_index", "queue", "type"]
+    return _read_integer_table(path, cols, " (time node node_type if_index queue type)")
 
 
 #: Pyrrha-NS3's CI frame types (``broadcom-egress-queue.h``).
@@ -604,23 +609,7 @@ def read_ci(path: str | Path) -> pd.DataFrame:
     on; empty when the file is missing (it is written under FC_MODE 4 only)."""
     cols = ["time_ns", "node", "node_type", "if_index", "type"]
     cols += ["root_switch", "root_port", "old_switch", "old_port"]
-    p = Path(path)
-    if not p.is_file():
-        return pd.DataFrame(columns=cols, dtype="int64")
-    rows = []
-    for lineno, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
-        fields = line.split()
-        if not fields:
-            continue
-        if len(fields) != 9:
-            raise ValueError(f"{p}:{lineno}: expected 9 fields, got {len(fields)}")
-        try:
-            rows.append([int(x) for x in fields])
-        except ValueError:
-            raise ValueError(f"{p}:{lineno}: expected integers") from None
-    df = pd.DataFrame(rows, columns=cols, dtype="int64")
-    df["time_ns"] = df["time_ns"] - START_OFFSET_NS
-    return df
+    return _read_integer_table(path, cols, "")
 
 
 def pause_events(pfc: pd.DataFrame, ci: pd.DataFrame | None = None) -> pd.DataFrame:
