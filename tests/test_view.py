@@ -177,7 +177,10 @@ def test_in_a_browser_the_slider_replays_and_a_click_shows_the_port(runs, tmp_pa
         assert seg.get_attribute("stroke") != "#cfcfcf", "the port is coloured by its queue"
         hit = d.find_element(By.CSS_SELECTOR, f'line.port-hit[data-run="0"][data-key="{key}"]')
         d.execute_script("arguments[0].scrollIntoView({block: 'center'})", hit)
-        hit.click()
+        # Dispatched, not `hit.click()`: WebDriver refuses an element whose bounding box
+        # has zero size, which an SVG line drawn exactly vertically or horizontally has
+        # (its clickable stroke is wide; the box measures the geometry alone).
+        d.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", hit)
         info = d.find_element(By.ID, "info").text
         assert f"PFC: node {port['node']} port {port['port']}" in info
         assert f"Pyrrha: node {port['node']} port {port['port']}" in info, "both runs' port"

@@ -10,14 +10,17 @@ use hopsim_core::topology::FiveTuple;
 use hopsim_core::Simulator;
 
 /// Leaf-spine with 4 spines: four hosts of leaf 0 send 1 MB each to four hosts of leaf 1
-/// at line rate, exactly filling leaf 0's four uplinks.
+/// at line rate, exactly filling leaf 0's four uplinks. Receivers keep out-of-order
+/// arrivals (`transport.reorder_buffer`): a per-packet balancer reorders, and under plain
+/// go-back-N every reordering would resend from the gap (the trap `hopsim` warns of), so
+/// how much DRILL resends would depend on how its choices happen to interleave.
 fn elephants(seed: u64, load_balancer: &str) -> String {
     let flows: Vec<String> =
         (0..4).map(|i| format!("{{ src = {i}, dst = {}, size = \"1MB\" }}", 4 + i)).collect();
     format!(
         "seed = {seed}\n[topology]\nkind = \"leaf_spine\"\nspines = 4\nleaves = 2\nhosts_per_leaf = 4\n\
          [routing]\nload_balancer = \"{load_balancer}\"\n[transport]\ncc = \"none\"\n\
-         [workload]\nkind = \"flows\"\nflows = [{}]\n",
+         [transport.reorder_buffer]\nenabled = true\n[workload]\nkind = \"flows\"\nflows = [{}]\n",
         flows.join(", ")
     )
 }

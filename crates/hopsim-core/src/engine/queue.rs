@@ -1,12 +1,12 @@
-//! Calendar (bucketed) event queue: events fire by time, ties in scheduling order.
+//! Calendar (bucketed) event queue: events fire by time, ties by the event's own order key.
 //!
 //! Almost every event of a packet simulation is scheduled a little ahead of now (a
 //! serialization time, a link delay), so a calendar queue makes scheduling O(1): time is
 //! cut into buckets of 2^10 ps (~1 ns); a ring sized to the network's link delays (2^11
 //! buckets, ~2 µs, for 1 µs links) covers what packets schedule; events further out
 //! (timers) wait in an overflow heap and move into the ring as it advances. The bucket
-//! being drained is a vector sorted stably by time, so the firing order is exactly that of
-//! a single priority queue keyed by (time, scheduling sequence). Bucket width was chosen
+//! being drained is a vector sorted by (time, order key), so the firing order is exactly that of
+//! a single priority queue keyed by (time, [`Event::order_key`]). Bucket width was chosen
 //! by instruction counts (cachegrind) on the k=8 fat-tree: 1 ns buckets hold ~15 events
 //! each there (256 ps and 512 ps buckets cost 3 % and 0.3 % more instructions).
 //!
@@ -101,9 +101,51 @@ pub enum Event {
     PolicyTimer { kind: PolicyTimerKind, target: u32, generation: u32 },
 }
 
+impl Event {
+    /// The tie-break among events of one picosecond `time`: the event's kind (in
+    /// declaration order: deliveries, then transmitter wake-ups, NIC wake-ups, flow
+    /// starts, ..., timers last), then the entity it acts on (port, node, flow, fault,
+    /// timer target) in an order shuffled afresh at every picosecond (by `salt`, drawn
+    /// from the run's seed: the tie order is part of the run's randomness).
+    ///
+    /// It depends on the event and its time alone, never on when or by whom it was
+    /// scheduled, so a network cut into partitions, each with its own queue, fires every
+    /// partition's events in the order one queue does (what makes the parallel engine
+    /// bit-identical to the sequential one). The shuffle keeps coincident arrivals from
+    /// always favouring the same port: with a fixed order by port number, two equal
+    /// senders through a drop-tail bottleneck (same rates, same delays) lose their packets
+    /// unequally at every tie and one finishes 1.6× later (the phase effect of Floyd and
+    /// Jacobson, 1992; with the shuffle, the gap between two NewReno flows varies with the
+    /// seed, 1–23 % over twelve seeds on `tests/cc.rs`'s dumbbell). Within a kind the map from entity to key is a bijection (an XOR
+    /// with a hash of the time, then a multiplication by an odd constant, modulo 2^56), so
+    /// distinct entities never tie. Two pending events with equal keys at one time cannot
+    /// be told apart by their handlers: a link has one pending `Deliver` and a port one
+    /// `TxDone` (whatever the packet reference, which differs between partitions' stores),
+    /// equal wake-ups are interchangeable, and of two timers of one (kind, target) at most
+    /// one is of the current generation (a stale one does nothing).
+    #[inline]
+    pub fn order_key(&self, time: SimTime, salt: u64) -> u64 {
+        const LOW: u64 = (1 << 56) - 1;
+        let (tag, id): (u64, u64) = match *self {
+            Event::Deliver { port, .. } => (0, port.0 as u64),
+            Event::TxDone { port } => (1, port.0 as u64),
+            Event::NicWake { node } => (2, node.0 as u64),
+            Event::FlowStart { flow } => (3, flow.0 as u64),
+            Event::LinkFault { fault, up } => (4, ((fault as u64) << 1) | up as u64),
+            Event::TraceSample => (5, 0),
+            Event::QueueSample => (6, 0),
+            Event::DeadlockCheck => (7, 0),
+            Event::FlowTimer { kind, flow, .. } => (8, ((kind as u64) << 32) | flow.0 as u64),
+            Event::PolicyTimer { kind, target, .. } => (9, ((kind as u64) << 32) | target as u64),
+        };
+        let mut h = (time.0 ^ salt).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        h ^= h >> 31;
+        let shuffled = ((id ^ h) & LOW).wrapping_mul(0xBF58_476D_1CE4_E5B9) & LOW;
+        (tag << 56) | shuffled
+    }
+}
+
 /// An event of the bucket being drained (or of the overflow heap), with its full time.
-/// Within a bucket, events are kept in insertion order for equal times (a stable sort),
-/// so no sequence number is needed there.
 #[derive(Clone, Copy)]
 struct Entry {
     time: SimTime,
@@ -136,7 +178,7 @@ struct Bucket {
     len: u32,
 }
 
-/// An overflow event, ordered by `(time, seq)` (earliest first out of the max-heap).
+/// An overflow event, ordered by `(time, order key)` (earliest first out of the max-heap).
 #[derive(Clone, Copy)]
 struct Overflow {
     key: u128,
@@ -183,16 +225,44 @@ fn chain<'a>(blocks: &'a [Block], next: &'a [u32], bucket: Bucket) -> impl Itera
     })
 }
 
-/// Sort a nearly sorted bucket by time, keeping insertion order among equal times
-/// (stable): an insertion sort, about one comparison per event.
-fn insertion_sort(v: &mut [Entry]) {
+/// How events of one picosecond are ordered (`engine.tie_order`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TieOrder {
+    /// By [`Event::order_key`], shuffled by this salt: independent of scheduling, what
+    /// the parallel engine needs (the default).
+    Shuffled(u64),
+    /// In the order they were scheduled, as ns-3's default scheduler does (`(ts, uid)`,
+    /// the uid a global insertion count): what exact agreement with the ns-3 RDMA
+    /// simulator needs (`compat = "ns3"`). A partitioned run cannot keep it.
+    Scheduled,
+}
+
+impl Entry {
+    /// Firing order: time, then (shuffled ties) the event's order key, compared only on
+    /// equal times; with scheduled ties, a stable sort keeps insertion order.
+    #[inline(always)]
+    fn before(&self, other: &Entry, tie: TieOrder) -> bool {
+        self.time < other.time
+            || (self.time == other.time
+                && match tie {
+                    TieOrder::Shuffled(salt) => {
+                        self.event.order_key(self.time, salt) < other.event.order_key(other.time, salt)
+                    }
+                    TieOrder::Scheduled => false,
+                })
+    }
+}
+
+/// Sort a nearly sorted bucket by (time, tie order), stably: an insertion sort, about
+/// one comparison per event.
+fn insertion_sort(v: &mut [Entry], tie: TieOrder) {
     for i in 1..v.len() {
         let e = v[i];
-        if e.time >= v[i - 1].time {
+        if !e.before(&v[i - 1], tie) {
             continue;
         }
         let mut j = i;
-        while j > 0 && v[j - 1].time > e.time {
+        while j > 0 && e.before(&v[j - 1], tie) {
             v[j] = v[j - 1];
             j -= 1;
         }
@@ -217,12 +287,14 @@ const NIL: u32 = u32::MAX;
 
 /// The pending-event set.
 ///
-/// Order: by time, ties in scheduling order. Ring buckets keep scheduling order by
-/// appending and a stable sort; the overflow heap orders by `(time, seq)`. The two never
-/// disagree because no overflow event ever lies inside the ring: `place` sends an event
-/// to the overflow only beyond the ring, and every move of the calendar (`advance_bucket`)
-/// pulls in the overflow events the ring now covers before anything else is scheduled. So
-/// an overflow event reaches its bucket before any later-scheduled event of that bucket.
+/// Order: by time, ties as [`TieOrder`] says. Shuffled: by [`Event::order_key`],
+/// wherever an event waited (the ring's buckets are sorted by both when drained, the
+/// overflow heap keys by both), so the order does not depend on when an event was
+/// scheduled. Scheduled: ring buckets keep scheduling order by appending and a stable
+/// sort; the overflow heap orders by `(time, seq)`. The two never disagree because no
+/// overflow event ever lies inside the ring: `place` sends an event to the overflow only
+/// beyond the ring, and every move of the calendar (`advance_bucket`) pulls in the
+/// overflow events the ring now covers before anything else is scheduled.
 pub struct EventQueue {
     /// Buckets in the ring (a power of two) and `ring_len - 1`.
     ring_len: u64,
@@ -247,7 +319,8 @@ pub struct EventQueue {
     /// Events at or beyond bucket `cur + ring_len`.
     overflow: BinaryHeap<Overflow>,
     len: usize,
-    /// Scheduling sequence (orders equal times in the overflow heap).
+    tie: TieOrder,
+    /// Scheduling sequence (orders scheduled ties in the overflow heap).
     next_seq: u64,
 }
 
@@ -282,6 +355,7 @@ impl EventQueue {
             occupied: vec![0; (ring_len / 64) as usize],
             overflow: BinaryHeap::new(),
             len: 0,
+            tie: TieOrder::Shuffled(0),
             next_seq: 0,
         }
     }
@@ -290,7 +364,19 @@ impl EventQueue {
         Self::default()
     }
 
-    /// Schedule `event` at `time`. Equal times fire in scheduling order.
+    /// Order equal-time events as `tie` says (shuffled by a salt a run draws from its
+    /// seed, or as scheduled); set before the first event is scheduled.
+    pub fn with_tie_order(mut self, tie: TieOrder) -> Self {
+        debug_assert!(self.is_empty(), "the tie order is fixed before events are scheduled");
+        self.tie = tie;
+        self
+    }
+
+    pub fn tie_order(&self) -> TieOrder {
+        self.tie
+    }
+
+    /// Schedule `event` at `time`. Equal times fire in the queue's [`TieOrder`].
     #[inline]
     pub fn schedule(&mut self, time: SimTime, event: Event) {
         self.len += 1;
@@ -303,14 +389,23 @@ impl EventQueue {
     fn place(&mut self, time: SimTime, event: Event) {
         let b = time.0 >> BUCKET_SHIFT;
         if b <= self.cur {
-            // Fires after every pending event of the same time (all scheduled earlier).
-            let at = self.head + self.current[self.head..].partition_point(|e| e.time <= time);
-            self.current.insert(at, Entry { time, event });
+            // Among the pending events of the bucket being drained, by (time, tie order):
+            // scheduled ties after every pending event of the same time.
+            let new = Entry { time, event };
+            let tie = self.tie;
+            let at = self.head + self.current[self.head..].partition_point(|e| !new.before(e, tie));
+            self.current.insert(at, new);
         } else if b - self.cur < self.ring_len {
             self.push_ring(b, time, event);
         } else {
-            let key = ((time.0 as u128) << 64) | self.next_seq as u128;
-            self.next_seq += 1;
+            let tie = match self.tie {
+                TieOrder::Shuffled(salt) => event.order_key(time, salt),
+                TieOrder::Scheduled => {
+                    self.next_seq += 1;
+                    self.next_seq
+                }
+            };
+            let key = ((time.0 as u128) << 64) | tie as u128;
             self.overflow.push(Overflow { key, event });
         }
     }
@@ -377,7 +472,7 @@ impl EventQueue {
         None
     }
 
-    /// The events of ring bucket `b`, in scheduling order.
+    /// The events of ring bucket `b`, unsorted.
     fn ring_events(&self, b: u64) -> impl Iterator<Item = Entry> + '_ {
         let bucket = self.ring[(b & self.mask) as usize];
         let base = b << BUCKET_SHIFT;
@@ -475,9 +570,14 @@ impl EventQueue {
             block = next;
         }
         if crowded {
-            self.current.sort_by_key(|e| e.time);
+            match self.tie {
+                TieOrder::Shuffled(salt) => {
+                    self.current.sort_by_key(|e| (e.time, e.event.order_key(e.time, salt)))
+                }
+                TieOrder::Scheduled => self.current.sort_by_key(|e| e.time),
+            }
         } else {
-            insertion_sort(&mut self.current);
+            insertion_sort(&mut self.current, self.tie);
         }
     }
 
@@ -579,37 +679,98 @@ mod tests {
     }
 
     #[test]
-    fn equal_times_fire_in_insertion_order_across_ring_and_overflow() {
+    fn equal_times_fire_by_order_key_across_ring_and_overflow() {
         // Events at one time, scheduled while that time is beyond the ring (overflow)
-        // and again once it is inside (ring), fire in scheduling order.
+        // and again once it is inside (ring), in reverse key order: they fire by key,
+        // wherever they waited.
         let mut q = EventQueue::with_horizon(crate::time::Delta::from_ns(300));
         let far = SimTime(5_000_000);
-        for n in 0..10 {
+        for n in (10..20).rev() {
             q.schedule(far, wake(n));
         }
         q.schedule(SimTime(4_900_000), wake(100));
         assert_eq!(q.pop().unwrap(), (SimTime(4_900_000), wake(100)));
-        for n in 10..20 {
+        for n in (0..10).rev() {
             q.schedule(far, wake(n));
         }
-        for n in 0..20 {
-            assert_eq!(q.pop().unwrap(), (far, wake(n)));
+        let mut expect: Vec<Event> = (0..20).map(wake).collect();
+        expect.sort_by_key(|e| e.order_key(far, 0));
+        for e in expect {
+            assert_eq!(q.pop().unwrap(), (far, e));
         }
         assert!(q.is_empty());
     }
 
     #[test]
-    fn equal_times_fire_in_insertion_order() {
-        let mut q = EventQueue::new();
-        for n in 0..100 {
-            q.schedule(SimTime(5), wake(n));
+    fn scheduled_ties_fire_in_insertion_order_across_ring_and_overflow() {
+        let mut q =
+            EventQueue::with_horizon(crate::time::Delta::from_ns(300)).with_tie_order(TieOrder::Scheduled);
+        let far = SimTime(5_000_000);
+        for n in (10..20).rev() {
+            q.schedule(far, wake(n));
         }
-        q.schedule(SimTime(1), wake(1000));
-        assert_eq!(q.pop_until(SimTime::NEVER).unwrap().1, wake(1000));
-        for n in 0..100 {
-            assert_eq!(q.pop_until(SimTime::NEVER).unwrap(), (SimTime(5), wake(n)));
+        q.schedule(SimTime(4_900_000), wake(100));
+        assert_eq!(q.pop().unwrap(), (SimTime(4_900_000), wake(100)));
+        for n in (0..10).rev() {
+            q.schedule(far, wake(n));
         }
+        for n in (10..20).rev().chain((0..10).rev()) {
+            assert_eq!(q.pop().unwrap(), (far, wake(n)));
+        }
+        q.schedule(SimTime(6_000_000), wake(5));
+        q.schedule(SimTime(6_000_000), wake(1));
+        assert_eq!(q.pop().unwrap().1, wake(5));
+        q.schedule(SimTime(6_000_000), wake(0));
+        assert_eq!(q.pop().unwrap().1, wake(1));
+        assert_eq!(q.pop().unwrap().1, wake(0));
         assert!(q.is_empty());
+    }
+
+    #[test]
+    fn equal_times_fire_by_kind_then_target_whatever_the_scheduling_order() {
+        let port = |p| crate::ids::PortId(p);
+        let timer = |flow| Event::FlowTimer { kind: TimerKind::Rto, flow: FlowId(flow), generation: 0 };
+        let mut expect = [
+            Event::Deliver { port: port(1), pkt: PacketRef::from_index(9) },
+            Event::Deliver { port: port(2), pkt: PacketRef::from_index(0) },
+            Event::TxDone { port: port(0) },
+            wake(3),
+            timer(1),
+        ];
+        // The two deliveries in the order of this picosecond's shuffle, then by kind.
+        if expect[1].order_key(SimTime(5), 0) < expect[0].order_key(SimTime(5), 0) {
+            expect.swap(0, 1);
+        }
+        for order in [[4, 3, 2, 1, 0], [2, 0, 4, 1, 3], [0, 1, 2, 3, 4]] {
+            let mut q = EventQueue::new();
+            for i in order {
+                q.schedule(SimTime(5), expect[i]);
+            }
+            let got: Vec<Event> =
+                std::iter::from_fn(|| q.pop_until(SimTime::NEVER).map(|(_, e)| e)).collect();
+            assert_eq!(got, expect, "scheduled in order {order:?}");
+        }
+        // An event scheduled for now with a smaller key than the one just fired fires next.
+        let mut nodes: Vec<u32> = (0..3).collect();
+        nodes.sort_by_key(|&n| wake(n).order_key(SimTime(5), 0));
+        let [lo, mid, hi] = [nodes[0], nodes[1], nodes[2]];
+        let mut q = EventQueue::new();
+        q.schedule(SimTime(5), wake(mid));
+        q.schedule(SimTime(5), wake(hi));
+        assert_eq!(q.pop().unwrap().1, wake(mid));
+        q.schedule(SimTime(5), wake(lo));
+        assert_eq!(q.pop().unwrap().1, wake(lo));
+        assert_eq!(q.pop().unwrap().1, wake(hi));
+        // The shuffle differs from one picosecond to the next, and never ties two entities.
+        let order = |t| {
+            let mut v: Vec<u32> = (0..64).collect();
+            v.sort_by_key(|&n| wake(n).order_key(SimTime(t), 0));
+            v
+        };
+        assert_ne!(order(5), order(6));
+        let keys: std::collections::BTreeSet<u64> =
+            (0..10_000).map(|n| wake(n).order_key(SimTime(5), 0)).collect();
+        assert_eq!(keys.len(), 10_000);
     }
 
     #[test]
@@ -619,14 +780,13 @@ mod tests {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
         let mut q = EventQueue::with_horizon(crate::time::Delta::from_ns(300));
         let mut shadow = std::collections::BTreeMap::new();
-        let (mut seq, mut now) = (0u64, 0u64);
+        let mut now = 0u64;
         for round in 0..200_000u32 {
             if rng.gen_bool(0.55) {
                 let span = [100u64, 100_000, 10_000_000, 5_000_000_000][rng.gen_range(0..4)];
                 let t = now + rng.gen_range(0..span);
                 q.schedule(SimTime(t), wake(round));
-                shadow.insert((t, seq), wake(round));
-                seq += 1;
+                shadow.insert((t, wake(round).order_key(SimTime(t), 0)), wake(round));
             } else {
                 let expect = shadow.pop_first().map(|((t, _), e)| (SimTime(t), e));
                 let got = q.pop_until(SimTime::NEVER);
@@ -645,13 +805,11 @@ mod tests {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
         let mut q = EventQueue::new();
         let mut shadow = std::collections::BTreeMap::new();
-        let mut seq = 0u64;
         for round in 0..2000 {
             if rng.gen_bool(0.6) {
                 let t = rng.gen_range(0..50u64);
                 q.schedule(SimTime(t), wake(round));
-                shadow.insert((t, seq), wake(round));
-                seq += 1;
+                shadow.insert((t, wake(round).order_key(SimTime(t), 0)), wake(round));
             } else {
                 let expect = shadow.pop_first().map(|((t, _), e)| (SimTime(t), e));
                 assert_eq!(q.pop_until(SimTime::NEVER), expect);

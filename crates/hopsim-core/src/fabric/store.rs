@@ -31,6 +31,11 @@ impl PacketRef {
     pub fn index(self) -> usize {
         self.0 as usize
     }
+
+    #[cfg(test)]
+    pub(crate) fn from_index(i: u32) -> PacketRef {
+        PacketRef(i)
+    }
 }
 
 /// One slot: the packet, the next slot of the list it is in and, on a link, when that

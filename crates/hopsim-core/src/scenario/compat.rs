@@ -12,6 +12,7 @@
 //! | `switch.buffer_bytes` | 32 MiB | `BUFFER_SIZE 32` read as MiB (`third.cc`) |
 //! | `switch.ecn.random_stream` | `"shared"` | `SwitchMmu::ShouldSendCN` draws from ns-3's one global stream |
 //! | `routing.hash` | `"ns3"` | `SwitchNode::EcmpHash`, seeded by node id |
+//! | `engine.tie_order` | `"scheduled"` (simultaneous events in scheduling order) | ns-3's `MapScheduler` orders events by `(ts, uid)`, the uid a global insertion count |
 //! | `links.serialization` | `"ns3"` (truncated to the ns) | `QbbNetDevice::TransmitStart`, `RdmaHw` pacing: `Seconds(DataRate::CalculateTxTime(bytes))` |
 //! | `transport.source_ports` | `"per_pair"` | `third.cc` `portNumder` |
 //! | `transport.bdp` | `"max"` | `GLOBAL_T 1` (`maxRtt`, `maxBdp`) |
@@ -81,6 +82,7 @@ pub fn apply(doc: &mut Value) -> Result<(), ScenarioError> {
         ("/switch/ecn/random_stream", json!("shared")),
         ("/routing/hash", json!("ns3")),
         ("/links/serialization", json!("ns3")),
+        ("/engine/tie_order", json!("scheduled")),
         ("/transport/source_ports", json!("per_pair")),
         ("/transport/bdp", json!("max")),
         ("/transport/dcqcn/cnp_interval", json!("0us")),
@@ -214,6 +216,13 @@ pub fn contradictions(s: &super::Scenario) -> Vec<String> {
     }
     if s.links.serialization != crate::time::Serialization::Ns3 {
         say("links.serialization", "\"exact\"".into(), "truncates serialization times to the ns");
+    }
+    if s.engine.tie_order != super::TieOrderSpec::Scheduled {
+        say(
+            "engine.tie_order",
+            "\"shuffled\"".into(),
+            "fires simultaneous events in scheduling order (MapScheduler's (ts, uid))",
+        );
     }
     let (ports, ports_how) = if conweave {
         (SourcePorts::PerSource, "numbers source ports per source host (ScheduleFlowInputs)")

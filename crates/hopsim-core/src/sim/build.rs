@@ -261,7 +261,14 @@ pub fn build(v: ValidScenario) -> Simulator {
     let timers = crate::fabric::timers::PolicyTimers::new(ports.len());
     let fab = crate::fabric::Fabric {
         now: SimTime::ZERO,
-        events: crate::engine::EventQueue::with_horizon(horizon),
+        events: crate::engine::EventQueue::with_horizon(horizon).with_tie_order(
+            match scenario.engine.tie_order {
+                crate::scenario::TieOrderSpec::Shuffled => crate::engine::TieOrder::Shuffled(
+                    crate::engine::stream_seed(scenario.seed, "event-order"),
+                ),
+                crate::scenario::TieOrderSpec::Scheduled => crate::engine::TieOrder::Scheduled,
+            },
+        ),
         store: crate::fabric::store::PacketStore::new(),
         topo,
         routing,
