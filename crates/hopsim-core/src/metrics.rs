@@ -63,6 +63,17 @@ impl Drops {
             + self.rank_admission
     }
 
+    /// Add `other`'s counts (the partitions of a parallel run).
+    pub fn merge(&mut self, other: &Drops) {
+        self.buffer_full += other.buffer_full;
+        self.headroom_overflow += other.headroom_overflow;
+        self.egress_admission += other.egress_admission;
+        self.hop_limit += other.hop_limit;
+        self.link_down += other.link_down;
+        self.no_route += other.no_route;
+        self.rank_admission += other.rank_admission;
+    }
+
     /// Each cause with its count, in a fixed order (for reports).
     pub fn by_cause(&self) -> [(&'static str, u64); 7] {
         [

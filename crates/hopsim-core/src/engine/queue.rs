@@ -149,6 +149,9 @@ impl Event {
 #[derive(Clone, Copy)]
 struct Entry {
     time: SimTime,
+    /// The tie key ([`Event::order_key`] when ties are shuffled; 0 when they keep
+    /// scheduling order, which the stable sorts then preserve), computed once per event.
+    key: u64,
     event: Event,
 }
 
@@ -238,31 +241,34 @@ pub enum TieOrder {
 }
 
 impl Entry {
-    /// Firing order: time, then (shuffled ties) the event's order key, compared only on
-    /// equal times; with scheduled ties, a stable sort keeps insertion order.
+    /// Firing order: time, then the tie key.
     #[inline(always)]
-    fn before(&self, other: &Entry, tie: TieOrder) -> bool {
-        self.time < other.time
-            || (self.time == other.time
-                && match tie {
-                    TieOrder::Shuffled(salt) => {
-                        self.event.order_key(self.time, salt) < other.event.order_key(other.time, salt)
-                    }
-                    TieOrder::Scheduled => false,
-                })
+    fn before(&self, other: &Entry) -> bool {
+        (self.time, self.key) < (other.time, other.key)
+    }
+}
+
+impl TieOrder {
+    /// The tie key of `event` at `time`.
+    #[inline(always)]
+    fn key(self, time: SimTime, event: &Event) -> u64 {
+        match self {
+            TieOrder::Shuffled(salt) => event.order_key(time, salt),
+            TieOrder::Scheduled => 0,
+        }
     }
 }
 
 /// Sort a nearly sorted bucket by (time, tie order), stably: an insertion sort, about
 /// one comparison per event.
-fn insertion_sort(v: &mut [Entry], tie: TieOrder) {
+fn insertion_sort(v: &mut [Entry]) {
     for i in 1..v.len() {
         let e = v[i];
-        if !e.before(&v[i - 1], tie) {
+        if !e.before(&v[i - 1]) {
             continue;
         }
         let mut j = i;
-        while j > 0 && e.before(&v[j - 1], tie) {
+        while j > 0 && e.before(&v[j - 1]) {
             v[j] = v[j - 1];
             j -= 1;
         }
@@ -391,15 +397,14 @@ impl EventQueue {
         if b <= self.cur {
             // Among the pending events of the bucket being drained, by (time, tie order):
             // scheduled ties after every pending event of the same time.
-            let new = Entry { time, event };
-            let tie = self.tie;
-            let at = self.head + self.current[self.head..].partition_point(|e| !new.before(e, tie));
+            let new = Entry { time, key: self.tie.key(time, &event), event };
+            let at = self.head + self.current[self.head..].partition_point(|e| !new.before(e));
             self.current.insert(at, new);
         } else if b - self.cur < self.ring_len {
             self.push_ring(b, time, event);
         } else {
             let tie = match self.tie {
-                TieOrder::Shuffled(salt) => event.order_key(time, salt),
+                TieOrder::Shuffled(_) => self.tie.key(time, &event),
                 TieOrder::Scheduled => {
                     self.next_seq += 1;
                     self.next_seq
@@ -476,9 +481,11 @@ impl EventQueue {
     fn ring_events(&self, b: u64) -> impl Iterator<Item = Entry> + '_ {
         let bucket = self.ring[(b & self.mask) as usize];
         let base = b << BUCKET_SHIFT;
-        chain(&self.blocks, &self.block_next, bucket)
-            .flatten()
-            .map(move |e| Entry { time: SimTime(base + e.offset as u64), event: e.event })
+        chain(&self.blocks, &self.block_next, bucket).flatten().map(move |e| Entry {
+            time: SimTime(base + e.offset as u64),
+            key: 0,
+            event: e.event,
+        })
     }
 
     /// Make `current` hold the earliest events; false when the queue is empty.
@@ -531,7 +538,11 @@ impl EventQueue {
         let base = b << BUCKET_SHIFT;
         let n = bucket.len as usize;
         let blocks = n.div_ceil(BLOCK_ENTRIES);
-        let entry = |e: &RingEntry| Entry { time: SimTime(base + e.offset as u64), event: e.event };
+        let tie = self.tie;
+        let entry = |e: &RingEntry| {
+            let time = SimTime(base + e.offset as u64);
+            Entry { time, key: tie.key(time, &e.event), event: e.event }
+        };
         // More than this many events in one sub-bucket may be far from sorted: the
         // library's stable sort then (bursts of timers, overflow drains).
         let mut crowded = false;
@@ -550,7 +561,7 @@ impl EventQueue {
             for k in 1..=SUB_BUCKETS {
                 start[k] += start[k - 1];
             }
-            let filler = Entry { time: SimTime::ZERO, event: Event::TraceSample };
+            let filler = Entry { time: SimTime::ZERO, key: 0, event: Event::TraceSample };
             self.current.resize(n, filler);
             for block in chain(&self.blocks, &self.block_next, bucket) {
                 for e in block {
@@ -570,14 +581,9 @@ impl EventQueue {
             block = next;
         }
         if crowded {
-            match self.tie {
-                TieOrder::Shuffled(salt) => {
-                    self.current.sort_by_key(|e| (e.time, e.event.order_key(e.time, salt)))
-                }
-                TieOrder::Scheduled => self.current.sort_by_key(|e| e.time),
-            }
+            self.current.sort_by_key(|e| (e.time, e.key));
         } else {
-            insertion_sort(&mut self.current, self.tie);
+            insertion_sort(&mut self.current);
         }
     }
 

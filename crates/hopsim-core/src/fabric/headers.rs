@@ -113,6 +113,18 @@ impl Headers {
         *w = (*w & !(f.mask << f.shift)) | ((value & f.mask) << f.shift);
     }
 
+    /// The fields of the packet in `slot`, as words (for a packet handed to another
+    /// partition of a parallel run).
+    pub fn row(&self, slot: usize) -> &[u64] {
+        &self.rows[slot * self.words..(slot + 1) * self.words]
+    }
+
+    /// Give the packet in `slot` the fields `row` (from [`row`](Self::row)).
+    pub fn set_row(&mut self, slot: usize, row: &[u64]) {
+        self.reset(slot);
+        self.rows[slot * self.words..(slot + 1) * self.words].copy_from_slice(row);
+    }
+
     /// A packet moved from slot `from` to slot `to`: its fields move with it.
     pub fn copy(&mut self, from: usize, to: usize) {
         self.reset(to);

@@ -58,6 +58,11 @@ pub struct Fabric {
     pub flow_deflections: Vec<u32>,
     /// Flows in the run.
     pub flows_total: u64,
+    /// Packets sent onto links whose far end another partition of a parallel run
+    /// simulates (ports marked [`Port::remote`]): (port, arrival, packet), in sending
+    /// order; handed over at the end of each window (`sim::parallel`). Always empty in a
+    /// sequential run.
+    pub outbox: Vec<(PortId, SimTime, PacketRef)>,
 }
 
 impl Fabric {
@@ -110,8 +115,12 @@ impl Fabric {
             );
         }
         let arrive = tx_end + p.arrival_delay;
-        let first_in_flight = self.store.push_in_flight(&mut p.in_flight, pkt, arrive);
         self.counters.packet_hops += 1;
+        if p.remote {
+            self.outbox.push((port, arrive, pkt));
+            return;
+        }
+        let first_in_flight = self.store.push_in_flight(&mut p.in_flight, pkt, arrive);
         if first_in_flight {
             self.events.schedule(arrive, Event::Deliver { port, pkt });
         }

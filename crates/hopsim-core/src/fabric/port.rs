@@ -76,6 +76,9 @@ pub struct Port {
     pub txdone_pending: bool,
     /// The link is down (`[[faults]]`): nothing is sent or queued here.
     pub down: bool,
+    /// The far end is simulated by another partition of a parallel run: packets sent
+    /// here leave through the fabric's outbox instead of this port's in-flight list.
+    pub remote: bool,
     pub stats: PortStats,
     /// ECN marking thresholds for this port's rate (switch ports only).
     pub ecn: Option<crate::fabric::ecn::RedProfile>,
@@ -101,6 +104,7 @@ impl Port {
             busy_until: SimTime::ZERO,
             txdone_pending: false,
             down: false,
+            remote: false,
             in_flight: PacketList::default(),
             control_queue: PacketList::default(),
             queues: EgressQueues::new(data_queues, classes),

@@ -30,6 +30,9 @@ pub struct HostCore {
     pub extra_hops: Option<Vec<u64>>,
     /// Next flow (in start order) whose `FlowStart` has not been scheduled yet.
     pub next_flow_to_schedule: usize,
+    /// Per flow: its source is simulated by another partition of a parallel run, so its
+    /// start is not scheduled here (empty in a sequential run).
+    pub starts_elsewhere: Vec<bool>,
     /// The header field senders write ranks in (when switches read ranks).
     pub rank_field: Option<Field>,
     /// Bolt's header bits (FIRST, LAST, INC, DEC), when hosts run Bolt.
@@ -134,6 +137,9 @@ impl HostCore {
 
     /// Flows start in time order; only the next start is ever pending.
     pub fn schedule_next_flow_start(&mut self, fab: &mut Fabric) {
+        while self.starts_elsewhere.get(self.next_flow_to_schedule) == Some(&true) {
+            self.next_flow_to_schedule += 1;
+        }
         if let Some(f) = self.flows.get(self.next_flow_to_schedule) {
             fab.events
                 .schedule(f.start, Event::FlowStart { flow: FlowId(self.next_flow_to_schedule as u32) });

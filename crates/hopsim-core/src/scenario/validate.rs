@@ -49,22 +49,6 @@ impl ValidScenario {
         if let Some(d) = scenario.duration {
             check(d.0 > Delta::ZERO, "duration", "expected a positive duration")?;
         }
-        let engine = &scenario.engine;
-        check(
-            engine.threads >= 1,
-            "engine.threads",
-            format!("expected at least 1 thread, got {}", engine.threads),
-        )?;
-        check(
-            engine.threads == 1 || engine.tie_order == super::TieOrderSpec::Shuffled,
-            "engine.tie_order",
-            format!(
-                "\"scheduled\" (set by compat = \"ns3\" unless written) orders simultaneous events by when they \
-                 were scheduled, which a run cut into partitions cannot know: expected \"shuffled\" with \
-                 engine.threads = {}, or engine.threads = 1",
-                engine.threads
-            ),
-        )?;
         let mut grouped = vec![false; topo.node_count()];
         for (g, group) in scenario.transport.groups.iter().enumerate() {
             for h in &group.hosts {

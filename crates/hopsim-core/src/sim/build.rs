@@ -281,6 +281,7 @@ pub fn build(v: ValidScenario) -> Simulator {
         obs,
         flow_deflections: vec![0; flows.len()],
         flows_total: flows.len() as u64,
+        outbox: Vec::new(),
     };
     let ttl = transport.ttl;
     let rank_ordered = policies.deflection.rank_ordered();
@@ -313,6 +314,7 @@ pub fn build(v: ValidScenario) -> Simulator {
         flow_int,
         extra_hops: (!policies.deflection.is_none()).then(Vec::new),
         next_flow_to_schedule: 0,
+        starts_elsewhere: Vec::new(),
         rank_field,
         bolt_flags,
     };

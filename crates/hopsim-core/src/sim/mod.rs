@@ -11,6 +11,7 @@ mod deadlock;
 mod faults;
 mod memory;
 mod observe;
+pub mod parallel;
 mod query;
 mod tables;
 mod timers;

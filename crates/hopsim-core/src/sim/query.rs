@@ -9,6 +9,11 @@ use crate::switch::flow_control::pfc::Pfc;
 use crate::switch::FlowControl;
 
 impl Simulator {
+    /// The run-wide counters (events, packet-hops, drops, marks, ...).
+    pub fn counters(&self) -> &crate::metrics::Counters {
+        &self.fab.counters
+    }
+
     /// Switch `node`'s drop counters (for tests and reports).
     pub fn switch_drops(&self, node: NodeId) -> Drops {
         self.switches.nodes[self.fab.node_slot[node.idx()] as usize].drops
