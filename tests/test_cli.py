@@ -210,6 +210,23 @@ def test_bench_json_is_stable(capsys):
     assert reports[0]["events"] == reports[1]["events"]
 
 
+def test_bench_with_threads_keeps_the_recorded_checksum(capsys):
+    """The parallel engine (two partitions: the two racks) reproduces the one-thread flow
+    table, so the checksum recorded for one thread still matches."""
+    code, out, _ = run_cli(capsys, "bench", "tiny", "--json", "--threads", "2")
+    assert code == 0
+    report = json.loads(out)
+    assert report["threads"] == 2 and report["checksum_matches"] is True
+    par = report["parallel"]
+    assert par["threads"] == 2 and par["windows"] > 0 and par["transfers"] > 0
+    assert sum(par["events"]) == report["events"] and par["critical_events"] <= report["events"]
+    code, out, err = run_cli(capsys, "bench", "tiny", "--threads", "3")
+    assert code != 0 and "engine.threads" in err and "at most 2" in err
+    with pytest.raises(SystemExit):
+        run_cli(capsys, "bench", "tiny", "--threads", "0")
+    assert "at least 1 thread" in capsys.readouterr().err
+
+
 SHIPPED_BENCHMARKS = Path(__file__).resolve().parents[1] / "python" / "hopsim" / "benchmarks"
 
 

@@ -13,7 +13,11 @@ from hopsim.scenario import apply_overrides
 # recorded by hopsim 0.1 at 25bb88e, before ACKs shared the data queues and switches had
 # their own random streams and simultaneous events were ordered by kind and a shuffle.
 PHASE1_LEAFSPINE = "8caf2f9ed6b60001"
-PHASE1 = ['switch.ack_queue="control"', 'switch.ecn.random_stream="shared"', 'engine.tie_order="scheduled"']
+PHASE1 = [
+    'switch.ack_queue="control"',
+    'switch.ecn.random_stream="shared"',
+    'engine.tie_order="scheduled"',
+]
 
 
 def test_hopsim_01_settings_reproduce_its_results():

@@ -180,7 +180,9 @@ def test_in_a_browser_the_slider_replays_and_a_click_shows_the_port(runs, tmp_pa
         # Dispatched, not `hit.click()`: WebDriver refuses an element whose bounding box
         # has zero size, which an SVG line drawn exactly vertically or horizontally has
         # (its clickable stroke is wide; the box measures the geometry alone).
-        d.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", hit)
+        d.execute_script(
+            "arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", hit
+        )
         info = d.find_element(By.ID, "info").text
         assert f"PFC: node {port['node']} port {port['port']}" in info
         assert f"Pyrrha: node {port['node']} port {port['port']}" in info, "both runs' port"

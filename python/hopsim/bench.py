@@ -46,6 +46,9 @@ REPORT_KEYS = (
     "packet_hops_per_sec",
     "sim_seconds",
     "wall_seconds",
+    "cpu_seconds",
+    "threads",
+    "parallel",
     "peak_rss_bytes",
     "checksum",
     "peak_packets_in_flight",
@@ -173,12 +176,32 @@ def run_benchmark(name: str) -> dict[str, Any]:
     return _measure(doc, base, expected)
 
 
+def _cpu_seconds() -> float | None:
+    """User and system CPU time of this process so far, every thread included."""
+    try:
+        import resource
+    except ImportError:  # Windows
+        return None
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def with_threads(doc: dict[str, Any], threads: int | None) -> dict[str, Any]:
+    """``doc`` run by ``threads`` threads of the parallel engine (``engine.threads``);
+    the flow table, and so the recorded checksum, must not change."""
+    if threads is None:
+        return doc
+    return {**doc, "engine": {**doc.get("engine", {}), "threads": threads}}
+
+
 def _measure(doc: dict[str, Any], base: str, expected: str | None) -> dict[str, Any]:
     payload = to_json(doc)
+    cpu_before = _cpu_seconds()
     started = time.perf_counter()
     sim = _core.Simulation(payload, base)
     sim.run()
     wall = time.perf_counter() - started
+    cpu_after = _cpu_seconds()
     summary = sim.summary()
     memory = sim.memory()
     events, hops = summary["events"], summary["packet_hops"]
@@ -193,6 +216,11 @@ def _measure(doc: dict[str, Any], base: str, expected: str | None) -> dict[str, 
         "packet_hops_per_sec": hops / wall if wall > 0 else None,
         "sim_seconds": summary["sim_time_ns"] / 1e9,
         "wall_seconds": wall,
+        "cpu_seconds": None if cpu_before is None else cpu_after - cpu_before,
+        "threads": doc.get("engine", {}).get("threads", 1),
+        # With threads: partitions, windows, packets handed across, events per partition
+        # and on the critical path (events / critical_events bounds the speed-up).
+        "parallel": sim.parallel(),
         "peak_rss_bytes": peak_rss,
         "checksum": checksum,
         # Packet-store bytes over the most packets ever in flight (the store keeps its
@@ -212,8 +240,14 @@ def _format_report(name: str, report: dict[str, Any]) -> str:
             return "n/a"
         if key == "peak_rss_bytes":
             return f"{value / 2**20:,.1f} MiB"
-        if key in ("sim_seconds", "wall_seconds"):
+        if key in ("sim_seconds", "wall_seconds", "cpu_seconds"):
             return f"{value:.6g}"
+        if key == "parallel":
+            return (
+                f"{value['threads']} partitions, {value['windows']:,} windows of "
+                f"{value['lookahead_ns']:,.0f} ns, {value['transfers']:,} packets across, "
+                f"critical path {sum(value['events']) / max(value['critical_events'], 1):.2f}x"
+            )
         if key == "checksum_matches":
             return {True: "yes", False: "NO: results changed"}[value]
         if key.startswith("bytes_per"):
@@ -229,10 +263,12 @@ def _format_report(name: str, report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def main(name: str, as_json: bool = False) -> int:
-    """``hopsim bench NAME``: run it and print the report; returns the exit status."""
+def main(name: str, as_json: bool = False, threads: int | None = None) -> int:
+    """``hopsim bench NAME [--threads N]``: run it and print the report; returns the exit
+    status."""
     try:
         doc, base, expected = _load(name)
+        doc = with_threads(doc, threads)
     except BenchmarkSkipped as exc:
         if as_json:
             print(json.dumps({"skipped": f"{name}: {exc}"}))
@@ -254,7 +290,7 @@ def main(name: str, as_json: bool = False) -> int:
     return 0
 
 
-def main_many(names: list[str], as_json: bool = False) -> int:
+def main_many(names: list[str], as_json: bool = False, threads: int | None = None) -> int:
     """``hopsim bench NAME NAME ... | --all``: run each benchmark in a fresh process (so
     each reports its own peak RSS), one after the other. With ``as_json``, print one JSON
     object per line with the benchmark's name under ``"benchmark"``."""
@@ -267,6 +303,8 @@ def main_many(names: list[str], as_json: bool = False) -> int:
     status = 0
     for name in names:
         cmd = [sys.executable, "-m", "hopsim.cli", "bench", name, *(["--json"] if as_json else [])]
+        if threads is not None:
+            cmd += ["--threads", str(threads)]
         proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, check=False)
         status = status or proc.returncode
         if proc.returncode != 0:

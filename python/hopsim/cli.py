@@ -1,8 +1,9 @@
 """The ``hopsim`` command line.
 
-    hopsim run SCENARIO.toml [-o OUTDIR] [--set KEY=VALUE ...] [--unset KEY ...] [--force] [--quiet]
+    hopsim run SCENARIO.toml [-o OUTDIR] [--set KEY=VALUE ...] [--unset KEY ...] [--threads N]
+               [--force] [--quiet]
     hopsim validate SCENARIO.toml|SWEEP.toml [--set KEY=VALUE ...] [--unset KEY ...]
-    hopsim bench NAME... [--json] | hopsim bench --all [--json] | hopsim bench --list
+    hopsim bench NAME... [--json] [--threads N] | hopsim bench --all [--json] | hopsim bench --list
     hopsim sweep SWEEP.toml [-o OUTDIR] [-j N] [--ray ADDRESS] [--dry-run] [--quiet]
     hopsim workloads
     hopsim scenarios [list] | hopsim scenarios copy [NAME ...] [-o DIR] [--force]
@@ -82,6 +83,19 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
         sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
 
 
+def _threads(text: str) -> int:
+    """``--threads N``: a whole number of at least 1."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number of threads, got {text!r}"
+        ) from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected at least 1 thread, got {n}")
+    return n
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     _check_scenario_file(args.scenario)
     outdir = Path(args.output) if args.output else Path("runs") / Path(args.scenario).stem
@@ -89,6 +103,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     # an occupied or unwritable output directory, before spending time on the run.
     doc, base = load_scenario(args.scenario, args.set, option="--set")
     doc.setdefault("name", Path(args.scenario).stem)
+    doc = bench.with_threads(doc, args.threads)
     hopsim.validate(doc, base_dir=base)
     check_outdir(outdir, args.force, hint="use --force")
     check_writable(outdir)
@@ -142,12 +157,14 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     if args.all:
         if args.name:
             raise _InputError("bench: give benchmark NAMEs or --all, not both")
-        return bench.main_many([name for name, _ in bench.list_benchmarks()], as_json=args.json)
+        return bench.main_many(
+            [name for name, _ in bench.list_benchmarks()], as_json=args.json, threads=args.threads
+        )
     if not args.name:
         raise _InputError("bench: give a benchmark NAME, --all or --list")
     if len(args.name) > 1:
-        return bench.main_many(args.name, as_json=args.json)
-    return bench.main(args.name[0], as_json=args.json)
+        return bench.main_many(args.name, as_json=args.json, threads=args.threads)
+    return bench.main(args.name[0], as_json=args.json, threads=args.threads)
 
 
 def _cmd_htsim_pair(args: argparse.Namespace) -> int:
@@ -680,6 +697,11 @@ def _parser() -> argparse.ArgumentParser:
         "before --set routing.load_balancer=ecmp (repeatable; applied in order with --set)"
     )
 
+    threads_help = (
+        "threads of the parallel engine (engine.threads): the network cut by pod or rack, the "
+        "results identical to one thread's"
+    )
+
     def unset(key: str) -> tuple[str, Any]:
         return (key, UNSET)
 
@@ -695,6 +717,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument(
         "--unset", action="append", dest="set", type=unset, metavar="KEY", help=unset_help
     )
+    r.add_argument("--threads", type=_threads, metavar="N", help=threads_help)
     r.add_argument("--force", action="store_true", help="overwrite outputs in an existing OUTDIR")
     r.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no summary")
     r.set_defaults(func=_cmd_run)
@@ -712,6 +735,7 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--list", action="store_true", help="list the benchmarks")
     b.add_argument("--all", action="store_true", help="run every benchmark, one process each")
     b.add_argument("--json", action="store_true", help="print one JSON object (per benchmark)")
+    b.add_argument("--threads", type=_threads, metavar="N", help=threads_help)
     b.set_defaults(func=_cmd_bench)
 
     s = sub.add_parser(

@@ -32,6 +32,14 @@ pub struct HolBlocking {
 }
 
 impl HolBlocking {
+    /// Add the flows `other` marked (another partition of a parallel run).
+    pub fn merge(&mut self, other: &HolBlocking) {
+        for (a, b) in self.blocked.iter_mut().zip(&other.blocked) {
+            *a |= b;
+        }
+        self.flows = self.blocked.iter().map(|w| w.count_ones() as u64).sum();
+    }
+
     pub fn new(threshold: Delta, flows: usize) -> HolBlocking {
         HolBlocking { threshold, since: Default::default(), blocked: vec![0; flows.div_ceil(64)], flows: 0 }
     }
@@ -176,6 +184,21 @@ pub struct QueueDelay {
     counts: Vec<[u64; BUCKETS]>,
     sum_ns: [u64; 5],
     max_ns: [u64; 5],
+}
+
+impl QueueDelay {
+    /// Add `other`'s packets (another partition of a parallel run).
+    pub fn merge(&mut self, other: &QueueDelay) {
+        for (a, b) in self.counts.iter_mut().zip(&other.counts) {
+            for (x, y) in a.iter_mut().zip(b) {
+                *x += y;
+            }
+        }
+        for t in 0..self.sum_ns.len() {
+            self.sum_ns[t] += other.sum_ns[t];
+            self.max_ns[t] = self.max_ns[t].max(other.max_ns[t]);
+        }
+    }
 }
 
 impl Default for QueueDelay {

@@ -1,40 +1,71 @@
-//! The conservative parallel engine (`sim::parallel`): the same scenario run by 1, 2 and
-//! 4 partitions gives exactly the sequential run's flow table, ports and counters.
+//! The conservative parallel engine (`engine.threads`, `sim::parallel`): the same
+//! scenario run by 1, 2 and 4 partitions gives exactly the sequential run's flow table,
+//! ports, switches and summary.
 
 mod common;
 
-use hopsim_core::scenario::Scenario;
-use hopsim_core::sim::parallel;
+use hopsim_core::Simulator;
 
-/// A k = 4 fat-tree (4 pods below its cores: at most 4 partitions) under Web Search
-/// at `load` with DCQCN, PFC and ECN at their defaults, for `us` microseconds.
+/// A k = 4 fat-tree (4 pods below its cores: at most 4 partitions) under Web Search at
+/// `load` with DCQCN, PFC and ECN at their defaults, for `us` microseconds.
 fn fattree(load: f64, us: u32, extra: &str) -> String {
     format!(
         "seed = 7\nduration = \"{us}us\"\n[topology]\nkind = \"fat_tree\"\nk = 4\ndelay = \"1us\"\n\
-         [output]\npfc_events = false\n{extra}\n\
+         {extra}\n\
          [workload]\nkind = \"poisson\"\nsize_dist = \"websearch\"\nload = {load}\nstop = \"{us}us\"\n"
     )
 }
 
-fn scenario(toml: &str) -> Scenario {
-    Scenario::from_toml_str(toml).expect("scenario")
+fn with_threads(toml: &str, threads: u32) -> String {
+    if toml.contains("[engine]") {
+        return toml.replace("[engine]\n", &format!("[engine]\nthreads = {threads}\n"));
+    }
+    format!("{toml}\n[engine]\nthreads = {threads}\n")
 }
 
-/// Flow table, ports and counters as text: what must be identical.
-fn sequential(toml: &str) -> (String, String, String, u64) {
-    let s = common::run(toml);
-    let c = *s.counters();
-    (format!("{:?}", s.flow_records()), format!("{:?}", s.port_records()), format!("{c:?}"), c.packet_hops)
+/// What must be identical: the flow table, the port and switch tables, the counters and
+/// the summary (but for the peak of packets in flight: a sum of partition peaks).
+fn results(s: &Simulator) -> Vec<(String, String)> {
+    let mut summary = s.summary_record();
+    summary.remove("peak_packets_in_flight");
+    let mut out = vec![
+        ("flows".into(), format!("{:?}", s.flow_records())),
+        ("ports".into(), format!("{:?}", s.port_records())),
+        ("counters".into(), format!("{:?}", s.counters())),
+        ("summary".into(), format!("{summary:?}")),
+    ];
+    for t in ["switches", "queue_delay"] {
+        out.push((t.into(), format!("{:?}", s.table(t).expect("declared"))));
+    }
+    out
 }
 
-fn parallel(toml: &str, threads: usize) -> (String, String, String, parallel::ParallelRun) {
-    let run = parallel::run(scenario(toml), threads).unwrap_or_else(|e| panic!("{threads} threads: {e}"));
-    (
-        format!("{:?}", run.flow_records()),
-        format!("{:?}", run.port_records()),
-        format!("{:?}", run.counters()),
-        run,
-    )
+fn assert_same(toml: &str) -> Vec<(String, String)> {
+    let seq = common::run(toml);
+    let want = results(&seq);
+    for threads in [1, 2, 4] {
+        let mut par = common::sim(&with_threads(toml, threads));
+        // In steps, as front ends run with a progress bar: splitting changes nothing.
+        let mut t = hopsim_core::time::SimTime::ZERO;
+        while !par.is_done() {
+            t += hopsim_core::time::Delta::from_us(37);
+            par.run_until(t);
+        }
+        for ((name, w), (_, g)) in want.iter().zip(results(&par)) {
+            assert!(*w == g, "{threads} threads: {name} differs\nsequential {w}\nparallel   {g}");
+        }
+        let stats = par.parallel_stats();
+        if threads > 1 {
+            let stats = stats.expect("a parallel run");
+            assert_eq!(stats.threads, threads as usize);
+            assert!(stats.transfers > 1_000, "{threads} threads hand packets across: {stats:?}");
+            assert!(stats.windows > 100, "{stats:?}");
+            assert!(stats.hosts.iter().all(|&h| h > 0), "every partition has hosts: {stats:?}");
+        } else {
+            assert!(stats.is_none(), "one thread is the sequential engine");
+        }
+    }
+    want
 }
 
 #[test]
@@ -44,21 +75,10 @@ fn one_two_and_four_threads_give_the_sequential_results_exactly() {
         (0.8, "[switch.pfc]\nthreshold = \"static\"\nxoff_bytes = \"20KB\"\nxon_bytes = \"10KB\"\n"),
     ] {
         let toml = fattree(load, 2000, extra);
-        let (flows, ports, counters, hops) = sequential(&toml);
-        assert!(hops > 100_000, "a busy run: {hops} packet-hops");
+        let want = assert_same(&toml);
+        let flows = &want[0].1;
         let finished = flows.matches("finish: Some").count();
-        eprintln!("load {load}: {hops} packet-hops, {finished} flows finished");
         assert!(finished > 30, "flows finish: {finished}");
-        for threads in [1, 2, 4] {
-            let (f, p, c, run) = parallel(&toml, threads);
-            assert_eq!(c, counters, "{threads} threads: counters");
-            assert!(f == flows, "{threads} threads: the flow table differs");
-            assert!(p == ports, "{threads} threads: the port table differs");
-            if threads > 1 {
-                assert!(run.transfers > 1_000, "{threads} threads hand packets across: {}", run.transfers);
-                assert!(run.windows > 100, "{} windows", run.windows);
-            }
-        }
     }
 }
 
@@ -70,31 +90,42 @@ fn pfc_pauses_cross_partitions_identically() {
         1000,
         "[switch.pfc]\nthreshold = \"static\"\nxoff_bytes = \"10KB\"\nxon_bytes = \"5KB\"\n",
     );
-    let (_, ports, _, _) = sequential(&toml);
+    let want = assert_same(&toml);
+    let ports = &want[1].1;
     let quiet = ports.matches("pause_sent: 0,").count();
     let all = ports.matches("pause_sent:").count();
-    eprintln!("{} of {all} ports sent PAUSE frames", all - quiet);
     assert!(all - quiet >= 8, "ports pause: {} of {all}", all - quiet);
-    let (_, p, _, _) = parallel(&toml, 4);
-    assert!(p == ports, "pauses and paused times per port");
+}
+
+#[test]
+fn a_leaf_spine_is_cut_by_rack() {
+    let toml = "seed = 3\nduration = \"1ms\"\n[topology]\nkind = \"leaf_spine\"\nspines = 4\nleaves = 4\n\
+                hosts_per_leaf = 8\n[workload]\nkind = \"poisson\"\nsize_dist = \"websearch\"\nload = 0.7\n\
+                stop = \"1ms\"\n";
+    assert_same(toml);
 }
 
 #[test]
 fn what_a_partitioned_run_cannot_reproduce_is_refused_by_field() {
-    let refused = |extra: &str, threads: usize| -> String {
-        let mut toml = fattree(0.3, 50, "");
-        toml = toml.replace("[output]\npfc_events = false\n", extra);
-        match parallel::run(scenario(&toml), threads) {
+    let refused = |extra: &str, threads: u32| -> String {
+        let toml = with_threads(&fattree(0.3, 50, extra), threads);
+        let s = hopsim_core::scenario::Scenario::from_toml_str(&toml).expect("scenario");
+        match Simulator::new(s) {
             Ok(_) => panic!("{extra} ran"),
             Err(e) => e.to_string(),
         }
     };
-    let e = refused("[output]\npfc_events = true\n", 2);
-    assert!(e.contains("output.pfc_events"), "{e}");
-    let e = refused("[output]\npfc_events = false\n[routing]\nload_balancer = \"drill\"\n", 2);
-    assert!(e.contains("routing.load_balancer"), "{e}");
-    let e = refused("[output]\npfc_events = false\n[engine]\ntie_order = \"scheduled\"\n", 2);
-    assert!(e.contains("engine.tie_order"), "{e}");
-    let e = refused("[output]\npfc_events = false\n", 9);
+    for (extra, field) in [
+        ("[output]\npfc_events = true\n", "output.pfc_events"),
+        ("[routing]\nload_balancer = \"drill\"\n", "routing.load_balancer"),
+        ("[engine]\ntie_order = \"scheduled\"\n", "engine.tie_order"),
+        ("[switch.ecn]\nrandom_stream = \"shared\"\n", "switch.ecn.random_stream"),
+    ] {
+        let e = refused(extra, 2);
+        assert!(e.contains(field), "{extra}: {e}");
+    }
+    let e = refused("", 9);
     assert!(e.contains("engine.threads") && e.contains("at most 4"), "{e}");
+    let e = refused("", 0);
+    assert!(e.contains("engine.threads"), "{e}");
 }

@@ -201,6 +201,25 @@ impl Simulation {
     }
 
     /// Run-wide figures (see `hopsim_core::tables::SUMMARY`).
+    /// What the parallel engine did (`None` for one thread): partitions, lookahead,
+    /// windows, packets handed across, events per partition and on the critical path,
+    /// wall seconds busy and waiting per partition.
+    fn parallel<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let Some(p) = self.sim.parallel_stats() else { return Ok(None) };
+        let d = PyDict::new_bound(py);
+        d.set_item("threads", p.threads)?;
+        d.set_item("lookahead_ns", p.lookahead.0 as f64 / 1e3)?;
+        d.set_item("windows", p.windows)?;
+        d.set_item("transfers", p.transfers)?;
+        d.set_item("critical_events", p.critical_events)?;
+        d.set_item("events", p.events)?;
+        d.set_item("nodes", p.nodes)?;
+        d.set_item("hosts", p.hosts)?;
+        d.set_item("busy_s", p.busy_s)?;
+        d.set_item("waiting_s", p.waiting_s)?;
+        Ok(Some(d))
+    }
+
     fn summary<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         json_to_py(py, &serde_json::Value::Object(self.sim.summary_record()))
     }

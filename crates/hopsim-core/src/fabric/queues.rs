@@ -616,6 +616,15 @@ impl EgressQueues {
     }
 
     /// Time during which at least one queue was paused, up to `now`.
+    /// Take `other`'s paused-time account (the same port in another partition of a
+    /// parallel run, which simulated it).
+    pub fn copy_pause_account(&mut self, other: &EgressQueues) {
+        let (m, o) = (&mut self.more, &other.more);
+        m.paused_count = o.paused_count;
+        m.paused_since = o.paused_since;
+        m.paused_time = o.paused_time;
+    }
+
     pub fn paused_time_until(&self, now: SimTime) -> Delta {
         let m = &self.more;
         let mut t = m.paused_time;

@@ -70,7 +70,7 @@ pub struct Scenario {
     /// How links time packets.
     #[serde(default)]
     pub links: LinksSpec,
-    /// How the event engine runs: the order of simultaneous events.
+    /// How the event engine runs: threads, and the order of simultaneous events.
     #[serde(default)]
     pub engine: EngineSpec,
     /// Follow another simulator's behaviour where the scenario does not say otherwise:
@@ -94,15 +94,32 @@ pub struct LinksSpec {
 }
 
 /// `[engine]`: how the discrete-event engine runs the scenario.
-#[derive(Clone, Debug, Default, Deserialize, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EngineSpec {
+    /// Threads of the conservative parallel engine (default 1: sequential). The network
+    /// is cut into as many partitions (a fat-tree by pod, a leaf-spine by leaf), each run
+    /// by its own thread in windows as long as the shortest link delay between
+    /// partitions; the flow table, ports, switches and summary are those of a one-thread
+    /// run (`docs/parallel.md` lists what a parallel run refuses).
+    #[serde(default = "one_thread")]
+    pub threads: u32,
     /// Order of events at the same picosecond: `"shuffled"` (default: by kind, then by
     /// the entity acted on in an order drawn per picosecond from the seed, independent of
     /// when they were scheduled, as a partitioned parallel run needs) or `"scheduled"` (in
     /// the order they were scheduled, as ns-3's scheduler does; `compat = "ns3"` sets it).
     #[serde(default)]
     pub tie_order: TieOrderSpec,
+}
+
+impl Default for EngineSpec {
+    fn default() -> Self {
+        EngineSpec { threads: 1, tie_order: TieOrderSpec::default() }
+    }
+}
+
+fn one_thread() -> u32 {
+    1
 }
 
 /// `engine.tie_order`.

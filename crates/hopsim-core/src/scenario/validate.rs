@@ -49,6 +49,8 @@ impl ValidScenario {
         if let Some(d) = scenario.duration {
             check(d.0 > Delta::ZERO, "duration", "expected a positive duration")?;
         }
+        let threads = scenario.engine.threads;
+        check(threads >= 1, "engine.threads", format!("expected at least 1 thread, got {threads}"))?;
         let mut grouped = vec![false; topo.node_count()];
         for (g, group) in scenario.transport.groups.iter().enumerate() {
             for h in &group.hosts {

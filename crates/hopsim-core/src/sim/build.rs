@@ -339,6 +339,7 @@ pub fn build(v: ValidScenario) -> Simulator {
             ("deflection", policies.deflection.describe()),
         ],
         notes: Vec::new(),
+        par: None,
         deadlock: scenario
             .output
             .deadlock

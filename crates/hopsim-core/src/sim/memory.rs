@@ -38,7 +38,25 @@ impl MemoryReport {
 }
 
 impl Simulator {
+    /// What the run allocated; a parallel run's replicas summed (each partition holds a
+    /// whole copy of the network), and its peak of packets in flight the sum of the
+    /// partitions' peaks (an upper bound of the run's).
     pub fn memory_report(&self) -> MemoryReport {
+        let mut total = self.replica_memory();
+        for other in self.parallel_replicas() {
+            let m = other.replica_memory();
+            total.packet_store_bytes += m.packet_store_bytes;
+            total.port_bytes += m.port_bytes;
+            total.flow_bytes += m.flow_bytes;
+            total.event_bytes += m.event_bytes;
+            total.routing_bytes += m.routing_bytes;
+            total.int_bytes += m.int_bytes;
+            total.peak_packets_in_flight += m.peak_packets_in_flight;
+        }
+        total
+    }
+
+    fn replica_memory(&self) -> MemoryReport {
         let flow_bytes = (self.hosts.core.flows.capacity() * size_of::<crate::host::Flow>()) as u64
             + self.hosts.transport.state_bytes();
         MemoryReport {

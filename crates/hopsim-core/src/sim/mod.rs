@@ -161,11 +161,25 @@ pub struct Simulator {
     /// What the user should hear before the run starts: a setting that contradicts the
     /// `compat` profile the scenario asked for (`scenario::compat::contradictions`).
     pub(crate) notes: Vec<(&'static str, String)>,
+    /// `engine.threads > 1`: the other partitions of the parallel run this simulator is
+    /// the first of (`parallel`).
+    pub(crate) par: Option<Box<parallel::Group>>,
 }
 
 impl Simulator {
-    /// Validate `scenario` and build the network.
+    /// Validate `scenario` and build the network (with `engine.threads > 1`, one replica
+    /// per partition of the parallel engine).
     pub fn new(scenario: Scenario) -> Result<Simulator, ScenarioError> {
+        let threads = scenario.engine.threads as usize;
+        let sim = Self::new_one(scenario.clone())?;
+        if threads > 1 {
+            return parallel::attach(sim, &scenario, threads);
+        }
+        Ok(sim)
+    }
+
+    /// One sequential simulator of `scenario` (whatever its `engine.threads`).
+    fn new_one(scenario: Scenario) -> Result<Simulator, ScenarioError> {
         let compat = crate::scenario::compat::contradictions(&scenario);
         let valid = ValidScenario::new(scenario)?;
         let mut notes: Vec<(&'static str, String)> = compat.into_iter().map(|n| ("compat", n)).collect();
@@ -202,6 +216,9 @@ impl Simulator {
 
     /// True once nothing is left to simulate: no pending event, or the time limit reached.
     pub fn is_done(&self) -> bool {
+        if let Some(g) = &self.par {
+            return g.joined.is_some();
+        }
         match self.fab.events.peek_time() {
             None => true,
             Some(t) => t > self.limit,
@@ -211,6 +228,9 @@ impl Simulator {
     /// Run until simulated time `until` (capped at the limit) or until nothing is left.
     /// Splitting a run into several calls never changes its results or final clock.
     pub fn run_until(&mut self, until: SimTime) {
+        if self.par.is_some() {
+            return parallel::run_until(self, until);
+        }
         let stop = until.min(self.limit);
         while let Some((t, ev)) = self.fab.events.pop_until(stop) {
             debug_assert!(t >= self.fab.now, "time went backwards");
@@ -461,8 +481,16 @@ impl Simulator {
                 .collect(),
             deflections: self.fab.counters.deflections,
             control_drops: self.fab.counters.control_drops,
-            packets_in_flight: self.fab.store.live(),
-            peak_packets_in_flight: self.fab.store.peak(),
+            packets_in_flight: self
+                .par
+                .as_ref()
+                .and_then(|g| g.joined.as_ref())
+                .map_or(self.fab.store.live(), |j| j.packets_live),
+            peak_packets_in_flight: self
+                .par
+                .as_ref()
+                .and_then(|g| g.joined.as_ref())
+                .map_or(self.fab.store.peak(), |j| j.packets_peak),
             buffer_bytes_in_use: buffer_in_use,
             max_buffer_bytes: self.switches.nodes.iter().map(|s| s.mmu.peak_bytes).max().unwrap_or(0),
             retransmitted_bytes: self.hosts.core.flows.iter().map(|f| f.retransmitted_bytes).sum(),
@@ -497,6 +525,9 @@ impl Simulator {
     /// Every mechanism's own counters: flow control, load balancer, switch signals,
     /// transport.
     pub fn policy_counters(&self) -> Vec<(&'static str, u64)> {
+        if let Some(j) = self.par.as_ref().and_then(|g| g.joined.as_ref()) {
+            return j.policy_counters.clone();
+        }
         let mut all = self.switches.fc.counters();
         all.extend(self.switches.lb.counters());
         all.extend(self.switches.signals.iter().flat_map(|s| s.counters()));
@@ -516,6 +547,9 @@ impl Simulator {
 
     /// A switch signal's counter `name` (0 if no signal keeps one of that name).
     fn signal_counter(&self, name: &str) -> u64 {
+        if self.par.as_ref().is_some_and(|g| g.joined.is_some()) {
+            return self.policy_counters().iter().find(|(n, _)| *n == name).map_or(0, |(_, v)| *v);
+        }
         self.switches
             .signals
             .iter()
@@ -526,6 +560,9 @@ impl Simulator {
 
     /// The transport's counter `name` (0 if it keeps none of that name).
     fn transport_counter(&self, name: &str) -> u64 {
+        if self.par.as_ref().is_some_and(|g| g.joined.is_some()) {
+            return self.policy_counters().iter().find(|(n, _)| *n == name).map_or(0, |(_, v)| *v);
+        }
         self.hosts.transport.counters().iter().find(|(n, _)| *n == name).map_or(0, |(_, v)| *v)
     }
 
@@ -536,6 +573,9 @@ impl Simulator {
 
     /// How much of the workload is done (for progress reporting; one pass over the flows).
     pub fn work_done(&self) -> WorkDone {
+        if let Some(w) = self.parallel_work_done() {
+            return w;
+        }
         let flows = &self.hosts.core.flows;
         WorkDone {
             flows_total: flows.len() as u64,

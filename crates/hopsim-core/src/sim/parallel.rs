@@ -15,9 +15,12 @@
 //! that depends on the events alone (`Event::order_key`), never on when they were
 //! scheduled, so every partition fires its events in exactly the order the sequential
 //! run fires them; random draws come from per-switch streams. The results of the
-//! partitions are then joined: each flow's sender-side record from its source's
-//! partition and its receiver's counts from its destination's, each port from its
-//! node's, counters summed (`tests/parallel.rs` compares 1, 2 and 4 threads exactly).
+//! partitions are then joined into the first: each flow's sender side from its source's
+//! partition and its receiver side from its destination's, each port's and switch's
+//! counters from its node's, run-wide counts summed (`tests/parallel.rs` compares the
+//! flow table, ports, switches and summary of 1, 2 and 4 threads with the sequential run).
+//! One number is not the sequential one: the peak of packets in flight is the sum of the
+//! partitions' peaks, an upper bound.
 //!
 //! What a partitioned run cannot reproduce is refused by [`check_scope`] with the field
 //! to change: timelines and logs recorded across the network (packet traces, queue and
@@ -26,12 +29,12 @@
 //! lists (only PFC, ECMP and no deflection here), and TCP (its receiver's timers read the
 //! sender's state).
 
-use std::sync::{Barrier, Mutex};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 use crate::fabric::int::IntStack;
 use crate::fabric::packet::Packet;
-use crate::ids::{FlowId, NodeId, PortId};
-use crate::metrics::{Counters, FlowRecord};
+use crate::ids::{NodeId, PortId};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::switch::ControlPayload;
 use crate::time::{Delta, SimTime};
@@ -48,6 +51,9 @@ struct Transfer {
     int: Option<IntStack>,
     frame: Option<ControlPayload>,
 }
+
+/// Packets handed to one partition at a window's end, by sending partition.
+type Inbox = Vec<(usize, Vec<Transfer>)>;
 
 /// Which partition simulates each node, and the lookahead between partitions.
 #[derive(Clone, Debug)]
@@ -176,7 +182,10 @@ pub fn check_scope(scenario: &Scenario, sim: &Simulator) -> Result<(), ScenarioE
     if sim.deadlock.is_some() {
         return refuse("output.deadlock", "the deadlock detector reads every switch at once");
     }
-    if sim.switches.control_log.is_some() {
+    if o.control_frames {
+        return refuse("output.control_frames", "the control-frame log is one timeline of the whole network");
+    }
+    if o.pfc_events {
         return refuse(
             "output.pfc_events",
             "the PFC event log is one timeline of the whole network (set output.pfc_events = false)",
@@ -279,148 +288,405 @@ fn accept(sim: &mut Simulator, inbound: Vec<Transfer>) {
     }
 }
 
-/// A finished parallel run: its partitions' replicas and the plan that cut them.
-pub struct ParallelRun {
+/// The partitions of a parallel run beyond the first (which the [`Simulator`] holding
+/// this group simulates itself), and the run's own counts.
+pub(crate) struct Group {
     pub plan: Plan,
-    parts: Vec<Simulator>,
-    /// Windows run, and packets handed between partitions.
+    others: Vec<Simulator>,
     pub windows: u64,
     pub transfers: u64,
+    /// Sum over windows of the most events any partition fired in it: the run's
+    /// critical path in events (the sum of all events over it bounds the speed-up).
+    pub critical_events: u64,
+    /// Per partition: wall time spent simulating and exchanging, and waiting at the
+    /// window barriers (measured, so not reproducible; they never touch results).
+    pub busy: Vec<std::time::Duration>,
+    pub waiting: Vec<std::time::Duration>,
+    /// Set once the run has reached its end and the partitions' results were joined
+    /// into the first: what every counter and table then reads.
+    pub joined: Option<Joined>,
 }
 
-/// Build `threads` replicas of `scenario`, cut the network and run it to its end.
-pub fn run(scenario: Scenario, threads: usize) -> Result<ParallelRun, ScenarioError> {
-    if threads == 0 {
-        return Err(ScenarioError::field("engine.threads", "expected at least 1 thread, got 0"));
-    }
-    let first = Simulator::new(scenario.clone())?;
-    check_scope(&scenario, &first)?;
+/// Results of the partitions that live in per-mechanism state, joined at the end.
+pub(crate) struct Joined {
+    pub policy_counters: Vec<(&'static str, u64)>,
+    pub flow_control_counters: Vec<(&'static str, u64)>,
+    pub packets_live: u64,
+    /// Events each partition fired.
+    pub part_events: Vec<u64>,
+    /// The partitions' peaks summed: an upper bound of the run's peak (the partitions
+    /// need not peak at the same moment).
+    pub packets_peak: u64,
+}
+
+/// What a parallel run did: partitions, lookahead, windows, packets handed across.
+#[derive(Clone, Debug)]
+pub struct ParallelStats {
+    pub threads: usize,
+    pub lookahead: Delta,
+    pub windows: u64,
+    pub transfers: u64,
+    /// Σ over windows of the most events a partition fired in it: with every event
+    /// costing the same, no number of cores runs the partitions faster than
+    /// `events / critical_events` times one core (the imbalance bound).
+    pub critical_events: u64,
+    /// Per partition: wall seconds simulating (and exchanging) and waiting at barriers.
+    pub busy_s: Vec<f64>,
+    pub waiting_s: Vec<f64>,
+    /// Per partition: nodes and hosts simulated, events fired.
+    pub nodes: Vec<u64>,
+    pub hosts: Vec<u64>,
+    pub events: Vec<u64>,
+}
+
+/// Make `first` (built from `scenario`) the first partition of a `threads`-way parallel
+/// run: check the scenario, cut the network, build the other replicas.
+pub(crate) fn attach(
+    mut first: Simulator,
+    scenario: &Scenario,
+    threads: usize,
+) -> Result<Simulator, ScenarioError> {
+    check_scope(scenario, &first)?;
     let plan = plan(&first, threads)?;
-    let mut parts = vec![first];
+    let mut others = Vec::with_capacity(threads - 1);
     for _ in 1..threads {
-        parts.push(Simulator::new(scenario.clone())?);
+        others.push(Simulator::new_one(scenario.clone())?);
     }
-    for (me, sim) in parts.iter_mut().enumerate() {
-        own(sim, &plan, me as u32);
+    own(&mut first, &plan, 0);
+    for (i, sim) in others.iter_mut().enumerate() {
+        own(sim, &plan, i as u32 + 1);
     }
-    type Inbox = Vec<(usize, Vec<Transfer>)>;
-    let mail: Vec<Mutex<Inbox>> = (0..threads).map(|_| Mutex::new(Vec::new())).collect();
-    let next: Vec<Mutex<Option<SimTime>>> = (0..threads).map(|_| Mutex::new(None)).collect();
-    let barrier = Barrier::new(threads);
-    let windows = std::sync::atomic::AtomicU64::new(0);
-    let transfers = std::sync::atomic::AtomicU64::new(0);
-    let lookahead = plan.lookahead;
-    let part_of = &plan.part_of;
-    std::thread::scope(|scope| {
-        for (me, sim) in parts.iter_mut().enumerate() {
-            let (mail, next, barrier, windows, transfers) = (&mail, &next, &barrier, &windows, &transfers);
-            scope.spawn(move || {
-                let limit = sim.limit;
-                loop {
-                    // Everyone's earliest pending event: the next window starts there.
-                    *next[me].lock().expect("no thread panicked") = sim.fab.events.peek_time();
-                    barrier.wait();
-                    let start = next.iter().filter_map(|t| *t.lock().expect("no thread panicked")).min();
-                    barrier.wait();
-                    let Some(start) = start.filter(|&s| s <= limit) else { break };
-                    if me == 0 {
-                        windows.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    }
-                    // Events strictly before start + lookahead: nothing sent in this window
-                    // can arrive inside it.
-                    let end = SimTime((start.0).saturating_add(lookahead.0) - 1);
-                    sim.run_until(end);
-                    let out = take_outbox(sim);
-                    transfers.fetch_add(out.len() as u64, std::sync::atomic::Ordering::Relaxed);
-                    let mut by_part: Vec<Vec<Transfer>> = (0..mail.len()).map(|_| Vec::new()).collect();
-                    for t in out {
-                        let to = part_of[sim.fab.ports[sim.fab.ports[t.port.idx()].peer.idx()].node.idx()];
-                        by_part[to as usize].push(t);
-                    }
-                    // In partition order, so each link's packets stay in sending order (one
-                    // sender per link) and every inbox is filled the same way every run.
-                    for (to, batch) in by_part.into_iter().enumerate() {
-                        if !batch.is_empty() {
-                            mail[to].lock().expect("no thread panicked").push((me, batch));
-                        }
-                    }
-                    barrier.wait();
-                    let mut inbox = std::mem::take(&mut *mail[me].lock().expect("no thread panicked"));
-                    inbox.sort_by_key(|(from, _)| *from);
-                    for (_, batch) in inbox {
-                        accept(sim, batch);
-                    }
-                }
-                // Nothing is left before the limit: settle the clock as a sequential run does.
-                sim.run_until(limit);
-            });
-        }
-    });
-    Ok(ParallelRun { plan, parts, windows: windows.into_inner(), transfers: transfers.into_inner() })
+    first.par = Some(Box::new(Group {
+        plan,
+        others,
+        windows: 0,
+        transfers: 0,
+        critical_events: 0,
+        busy: vec![Default::default(); threads],
+        waiting: vec![Default::default(); threads],
+        joined: None,
+    }));
+    Ok(first)
 }
 
-impl ParallelRun {
-    fn owner(&self, node: u32) -> &Simulator {
-        &self.parts[self.plan.part_of[node as usize] as usize]
-    }
-
-    /// One record per flow, in flow-id order: the sender's side from the source's
-    /// partition, reordering counted by the destination's, deflections summed.
-    pub fn flow_records(&self) -> Vec<FlowRecord> {
-        let each: Vec<Vec<FlowRecord>> = self.parts.iter().map(|s| s.flow_records()).collect();
-        let sender: Vec<FlowRecord> = (0..each[0].len())
-            .map(|f| {
-                let src = self.plan.part_of[each[0][f].src as usize] as usize;
-                let dst = self.plan.part_of[each[0][f].dst as usize] as usize;
-                let mut r = each[src][f].clone();
-                r.reordered_packets = each[dst][f].reordered_packets;
-                r.deflections = each.iter().map(|e| e[f].deflections).sum();
-                r.hol_blocked = each.iter().any(|e| e[f].hol_blocked);
-                r
-            })
-            .collect();
-        sender
-    }
-
-    /// One record per port, from its node's partition.
-    pub fn port_records(&self) -> Vec<crate::metrics::PortRecord> {
-        let each: Vec<Vec<crate::metrics::PortRecord>> =
-            self.parts.iter().map(|s| s.port_records()).collect();
-        (0..each[0].len())
-            .map(|i| each[self.plan.part_of[each[0][i].node as usize] as usize][i].clone())
-            .collect()
-    }
-
-    /// The run's counters, summed over partitions.
-    pub fn counters(&self) -> Counters {
-        let mut c = Counters::default();
-        for s in &self.parts {
-            let p = &s.fab.counters;
-            c.events += p.events;
-            c.packet_hops += p.packet_hops;
-            c.data_packets_sent += p.data_packets_sent;
-            c.data_packets_delivered += p.data_packets_delivered;
-            c.drops.merge(&p.drops);
-            c.ecn_marks += p.ecn_marks;
-            c.flows_finished += p.flows_finished;
-            c.deflections += p.deflections;
-            c.control_drops += p.control_drops;
+/// Run every partition up to `until` (capped at the limit), window by window; once
+/// nothing is left before the limit, join the partitions' results into `first`.
+pub(crate) fn run_until(first: &mut Simulator, until: SimTime) {
+    let Some(mut group) = first.par.take() else { return };
+    if group.joined.is_none() {
+        let stop = until.min(first.limit);
+        let lookahead = group.plan.lookahead;
+        let part_of = &group.plan.part_of;
+        let mut parts: Vec<&mut Simulator> =
+            std::iter::once(&mut *first).chain(group.others.iter_mut()).collect();
+        let threads = parts.len();
+        let mail: Vec<Mutex<Inbox>> = (0..threads).map(|_| Mutex::new(Vec::new())).collect();
+        let next: [Vec<AtomicU64>; 2] =
+            std::array::from_fn(|_| (0..threads).map(|_| AtomicU64::new(u64::MAX)).collect());
+        let barrier = SpinBarrier::new(threads);
+        let windows = AtomicU64::new(0);
+        let transfers = AtomicU64::new(0);
+        let per_part: Vec<Timeline> = std::thread::scope(|scope| {
+            let handles: Vec<_> = parts
+                .iter_mut()
+                .enumerate()
+                .map(|(me, sim)| {
+                    let (mail, next, barrier, windows, transfers) =
+                        (&mail, &next, &barrier, &windows, &transfers);
+                    scope.spawn(move || {
+                        window_loop(
+                            sim, me, stop, lookahead, part_of, mail, next, barrier, windows, transfers,
+                        )
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().expect("a partition panicked")).collect()
+        });
+        let n_windows = per_part[0].events.len();
+        group.critical_events += (0..n_windows)
+            .map(|w| per_part.iter().map(|t| t.events[w] as u64).max().unwrap_or(0))
+            .sum::<u64>();
+        for (p, t) in per_part.iter().enumerate() {
+            group.busy[p] += t.busy;
+            group.waiting[p] += t.waiting;
         }
-        c
+        group.windows += windows.into_inner();
+        group.transfers += transfers.into_inner();
+        let ended = std::iter::once(&*first)
+            .chain(group.others.iter())
+            .all(|s| s.fab.events.peek_time().is_none_or(|t| t > first.limit));
+        if ended {
+            group.joined = Some(join(first, &group));
+        }
+    }
+    first.par = Some(group);
+}
+
+/// What one partition's thread did, window by window.
+struct Timeline {
+    /// Events fired in each window.
+    events: Vec<u32>,
+    busy: std::time::Duration,
+    waiting: std::time::Duration,
+}
+
+/// A barrier that spins (the partitions wait for each other every window, thousands of
+/// times a second: a sleeping barrier's wake-up, tens of microseconds on a virtual
+/// machine, would cost more than a small window's work), yielding the processor after a
+/// while so that more partitions than cores still progress.
+struct SpinBarrier {
+    n: usize,
+    arrived: AtomicUsize,
+    generation: AtomicUsize,
+}
+
+impl SpinBarrier {
+    fn new(n: usize) -> SpinBarrier {
+        SpinBarrier { n, arrived: AtomicUsize::new(0), generation: AtomicUsize::new(0) }
     }
 
-    /// The last event's time over the partitions.
-    pub fn now(&self) -> SimTime {
-        self.parts.iter().map(|s| s.now()).max().unwrap_or(SimTime::ZERO)
+    fn wait(&self) {
+        let generation = self.generation.load(Ordering::Acquire);
+        if self.arrived.fetch_add(1, Ordering::AcqRel) + 1 == self.n {
+            self.arrived.store(0, Ordering::Relaxed);
+            self.generation.fetch_add(1, Ordering::Release);
+            return;
+        }
+        let mut spins = 0u32;
+        while self.generation.load(Ordering::Acquire) == generation {
+            if spins < 2_000 {
+                std::hint::spin_loop();
+                spins += 1;
+            } else {
+                std::thread::yield_now();
+            }
+        }
+    }
+}
+
+/// One partition's thread: windows until nothing is left before `stop`. Two barriers a
+/// window: after everyone posted the time of its next event (so all start the window
+/// at the same time, the earliest), and after everyone posted what it sent across (so
+/// all take their inbox). The next-event times alternate between two slots, so a fast
+/// partition posting the next window's never overwrites what a slow one still reads.
+#[allow(clippy::too_many_arguments)]
+fn window_loop(
+    sim: &mut Simulator,
+    me: usize,
+    stop: SimTime,
+    lookahead: Delta,
+    part_of: &[u32],
+    mail: &[Mutex<Inbox>],
+    next: &[Vec<AtomicU64>; 2],
+    barrier: &SpinBarrier,
+    windows: &AtomicU64,
+    transfers: &AtomicU64,
+) -> Timeline {
+    let mut line = Timeline { events: Vec::new(), busy: Default::default(), waiting: Default::default() };
+    let mut clock = std::time::Instant::now();
+    let wait = |line: &mut Timeline, clock: &mut std::time::Instant| {
+        let t = std::time::Instant::now();
+        line.busy += t - *clock;
+        barrier.wait();
+        *clock = std::time::Instant::now();
+        line.waiting += *clock - t;
+    };
+    let post = |slot: &[AtomicU64], sim: &Simulator| {
+        slot[me].store(sim.fab.events.peek_time().map_or(u64::MAX, |t| t.0), Ordering::Release)
+    };
+    let mut parity = 0;
+    post(&next[parity], sim);
+    wait(&mut line, &mut clock);
+    loop {
+        // Everyone's earliest pending event: the window starts there.
+        let start = next[parity].iter().map(|t| t.load(Ordering::Acquire)).min().unwrap_or(u64::MAX);
+        if start > stop.0 {
+            break;
+        }
+        if me == 0 {
+            windows.fetch_add(1, Ordering::Relaxed);
+        }
+        let events_before = sim.fab.counters.events;
+        // Events strictly before start + lookahead: nothing sent in this window can
+        // arrive inside it.
+        let end = SimTime(start.saturating_add(lookahead.0) - 1).min(stop);
+        sim.run_until(end);
+        line.events.push((sim.fab.counters.events - events_before) as u32);
+        let out = take_outbox(sim);
+        transfers.fetch_add(out.len() as u64, Ordering::Relaxed);
+        let mut by_part: Vec<Vec<Transfer>> = (0..mail.len()).map(|_| Vec::new()).collect();
+        for t in out {
+            let to = part_of[sim.fab.ports[sim.fab.ports[t.port.idx()].peer.idx()].node.idx()];
+            by_part[to as usize].push(t);
+        }
+        for (to, batch) in by_part.into_iter().enumerate() {
+            if !batch.is_empty() {
+                mail[to].lock().expect("no partition panicked").push((me, batch));
+            }
+        }
+        wait(&mut line, &mut clock);
+        // By sender, so each link's packets stay in sending order (one sender per link).
+        let mut inbox = std::mem::take(&mut *mail[me].lock().expect("no partition panicked"));
+        inbox.sort_by_key(|(from, _)| *from);
+        for (_, batch) in inbox {
+            accept(sim, batch);
+        }
+        parity ^= 1;
+        post(&next[parity], sim);
+        wait(&mut line, &mut clock);
+    }
+    // Nothing is left before `stop`: settle the clock as a sequential run does.
+    sim.run_until(stop);
+    line.busy += clock.elapsed();
+    line
+}
+
+/// Join the partitions' results into the first: each flow's sender side from its
+/// source's partition and its receiver side from its destination's, each port's and
+/// switch's counters from its node's, run-wide counts summed.
+fn join(first: &mut Simulator, group: &Group) -> Joined {
+    let part_of = &group.plan.part_of;
+    let of = |node: NodeId| part_of[node.idx()] as usize;
+    let others = &group.others;
+    let replica = |p: usize| -> &Simulator { &others[p - 1] };
+    let mut joined = Joined {
+        policy_counters: sum_named(
+            std::iter::once(first.policy_counters()).chain(others.iter().map(|s| s.policy_counters())),
+        ),
+        flow_control_counters: sum_named(
+            std::iter::once(first.switches.fc.counters())
+                .chain(others.iter().map(|s| s.switches.fc.counters())),
+        ),
+        packets_live: first.fab.store.live(),
+        packets_peak: first.fab.store.peak(),
+        part_events: std::iter::once(&*first).chain(others.iter()).map(|s| s.fab.counters.events).collect(),
+    };
+    for o in others {
+        let (c, d) = (&mut first.fab.counters, &o.fab.counters);
+        c.events += d.events;
+        c.packet_hops += d.packet_hops;
+        c.data_packets_sent += d.data_packets_sent;
+        c.data_packets_delivered += d.data_packets_delivered;
+        c.drops.merge(&d.drops);
+        c.ecn_marks += d.ecn_marks;
+        c.flows_finished += d.flows_finished;
+        c.deflections += d.deflections;
+        c.control_drops += d.control_drops;
+        for (a, b) in first.fab.flow_deflections.iter_mut().zip(&o.fab.flow_deflections) {
+            *a += b;
+        }
+        first.fab.obs.hol.merge(&o.fab.obs.hol);
+        first.fab.obs.queue_delay.merge(&o.fab.obs.queue_delay);
+        let (fc, oc) = (&mut first.switches.frame_counts, &o.switches.frame_counts);
+        for (a, b) in fc.sent.iter_mut().zip(&oc.sent).chain(fc.received.iter_mut().zip(&oc.received)) {
+            *a += b;
+        }
+        joined.packets_live += o.fab.store.live();
+        joined.packets_peak += o.fab.store.peak();
+        first.fab.now = first.fab.now.max(o.fab.now);
+    }
+    for f in 0..first.hosts.core.flows.len() {
+        let (src, dst) = (of(first.hosts.core.flows[f].src), of(first.hosts.core.flows[f].dst));
+        let receiver = if dst == 0 {
+            first.hosts.core.flows[f].clone()
+        } else {
+            replica(dst).hosts.core.flows[f].clone()
+        };
+        let flow = &mut first.hosts.core.flows[f];
+        if src != 0 {
+            *flow = replica(src).hosts.core.flows[f].clone();
+        }
+        flow.rcv_nxt = receiver.rcv_nxt;
+        flow.reorder = receiver.reorder;
+        flow.ce_pending = receiver.ce_pending;
+    }
+    for i in 0..first.fab.ports.len() {
+        let p = of(first.fab.ports[i].node);
+        if p != 0 {
+            let from = &replica(p).fab.ports[i];
+            first.fab.ports[i].stats = from.stats;
+            first.fab.ports[i].queues.copy_pause_account(&from.queues);
+        }
+    }
+    for sw in 0..first.switches.nodes.len() {
+        let p = of(first.switches.nodes[sw].node);
+        if p != 0 {
+            let from = &replica(p).switches.nodes[sw];
+            first.switches.nodes[sw].mmu = from.mmu.clone();
+            first.switches.nodes[sw].drops = from.drops;
+        }
+    }
+    joined
+}
+
+/// Counters by name, summed over the partitions, in the first's order.
+fn sum_named(each: impl Iterator<Item = Vec<(&'static str, u64)>>) -> Vec<(&'static str, u64)> {
+    let mut out: Vec<(&'static str, u64)> = Vec::new();
+    for list in each {
+        for (name, v) in list {
+            match out.iter_mut().find(|(n, _)| *n == name) {
+                Some(e) => e.1 += v,
+                None => out.push((name, v)),
+            }
+        }
+    }
+    out
+}
+
+impl Simulator {
+    /// The other partitions' replicas of a parallel run (none for a one-thread run).
+    pub(crate) fn parallel_replicas(&self) -> &[Simulator] {
+        self.par.as_ref().map_or(&[], |g| &g.others)
     }
 
-    /// The partition simulating `node`.
-    pub fn partition_of(&self, node: NodeId) -> usize {
-        self.plan.part_of[node.idx()] as usize
+    /// What the parallel engine did (`None` for a one-thread run).
+    pub fn parallel_stats(&self) -> Option<ParallelStats> {
+        let g = self.par.as_ref()?;
+        let parts: Vec<&Simulator> = std::iter::once(self).chain(g.others.iter()).collect();
+        let count = |f: &dyn Fn(usize) -> bool| -> Vec<u64> {
+            (0..parts.len())
+                .map(|p| {
+                    (0..g.plan.part_of.len()).filter(|&n| g.plan.part_of[n] as usize == p && f(n)).count()
+                        as u64
+                })
+                .collect()
+        };
+        Some(ParallelStats {
+            threads: parts.len(),
+            lookahead: g.plan.lookahead,
+            windows: g.windows,
+            transfers: g.transfers,
+            critical_events: g.critical_events,
+            busy_s: g.busy.iter().map(|d| d.as_secs_f64()).collect(),
+            waiting_s: g.waiting.iter().map(|d| d.as_secs_f64()).collect(),
+            nodes: count(&|_| true),
+            hosts: count(&|n| self.fab.topo.is_host(NodeId(n as u32))),
+            events: match &g.joined {
+                Some(j) => j.part_events.clone(),
+                None => parts.iter().map(|s| s.fab.counters.events).collect(),
+            },
+        })
     }
 
-    /// Flow `f`'s source partition's simulator.
-    pub fn source_of(&self, f: FlowId) -> &Simulator {
-        self.owner(self.parts[0].hosts.core.flows[f.idx()].src.0)
+    /// The workload's progress over every partition (flows counted at their sources).
+    pub(crate) fn parallel_work_done(&self) -> Option<super::WorkDone> {
+        let g = self.par.as_ref()?;
+        if g.joined.is_some() {
+            return None;
+        }
+        let part_of = &g.plan.part_of;
+        let parts: Vec<&Simulator> = std::iter::once(self).chain(g.others.iter()).collect();
+        let flows = &self.hosts.core.flows;
+        Some(super::WorkDone {
+            flows_total: flows.len() as u64,
+            flows_finished: parts.iter().map(|s| s.fab.counters.flows_finished).sum(),
+            bytes_total: flows.iter().map(|f| f.size).sum(),
+            bytes_acked: (0..flows.len())
+                .map(|i| {
+                    let f = &parts[part_of[flows[i].src.idx()] as usize].hosts.core.flows[i];
+                    f.snd_una.min(f.size)
+                })
+                .sum(),
+        })
     }
 }

@@ -41,6 +41,9 @@ impl Simulator {
 
     /// The flow-control policy's own counters, by name.
     pub fn flow_control_counters(&self) -> Vec<(&'static str, u64)> {
+        if let Some(j) = self.par.as_ref().and_then(|g| g.joined.as_ref()) {
+            return j.flow_control_counters.clone();
+        }
         self.switches.fc.counters()
     }
 
