@@ -25,6 +25,14 @@ __all__ = ["render_outputs", "render_scenario", "update", "BLOCKS"]
 PYTHON_SUMMARY: tuple[tuple[str, str, str, str], ...] = (
     ("wall_seconds", "float", "s", "wall-clock time of the run"),
     ("events_per_sec", "float", "1/s", "events simulated per wall-clock second"),
+    (
+        "parallel",
+        "object",
+        "",
+        "with `engine.threads > 1` (else null): `threads`, `lookahead_ns`, `windows`, `transfers` "
+        "(packets handed between partitions), per partition `events`, `nodes`, `hosts`, `busy_s`, "
+        "`waiting_s`, and `critical_events` (docs/parallel.md)",
+    ),
     ("scenario_name", "string", "", "the scenario's `name`"),
     ("hopsim_version", "string", "", "the version that ran it"),
     ("flows_unfinished", "int", "", "`flows_total - flows_finished`"),

@@ -194,6 +194,14 @@ def describe(result: Result) -> str:
             )
         )
         lines.append(f"workload      {'; '.join(setup.get('workloads') or [])}")
+        par = s.get("parallel")
+        if par:
+            bound = sum(par["events"]) / max(par["critical_events"], 1)
+            lines.append(
+                f"engine        {par['threads']} threads: {par['threads']} partitions, "
+                f"{par['windows']:,} windows of {par['lookahead_ns']:,.0f} ns, "
+                f"{par['transfers']:,} packets handed across (critical-path bound {bound:.2f}x)"
+            )
         load = setup.get("offered_load")
         if load is not None:
             lines.append(f"offered load  {load:.3f} of the host links' capacity (measured)")

@@ -343,6 +343,9 @@ class Result:
 
         summary = dict(sim.summary())
         summary["wall_seconds"] = wall_seconds
+        # With engine.threads > 1: partitions, windows, packets handed across, events per
+        # partition and on the critical path (docs/parallel.md); None for one thread.
+        summary["parallel"] = sim.parallel()
         summary["events_per_sec"] = summary["events"] / wall_seconds if wall_seconds > 0 else None
         summary["scenario_name"] = scenario_name
         summary["hopsim_version"] = version

@@ -684,12 +684,9 @@ mod tests {
         assert_eq!(std::mem::size_of::<Block>(), 64);
     }
 
-    #[test]
-    fn equal_times_fire_by_order_key_across_ring_and_overflow() {
-        // Events at one time, scheduled while that time is beyond the ring (overflow)
-        // and again once it is inside (ring), in reverse key order: they fire by key,
-        // wherever they waited.
-        let mut q = EventQueue::with_horizon(crate::time::Delta::from_ns(300));
+    /// Wakes 19..10 at one far time while it is beyond the ring (overflow), then 9..0
+    /// once it is inside (ring); returns that time.
+    fn overflow_then_ring(q: &mut EventQueue) -> SimTime {
         let far = SimTime(5_000_000);
         for n in (10..20).rev() {
             q.schedule(far, wake(n));
@@ -699,6 +696,16 @@ mod tests {
         for n in (0..10).rev() {
             q.schedule(far, wake(n));
         }
+        far
+    }
+
+    #[test]
+    fn equal_times_fire_by_order_key_across_ring_and_overflow() {
+        // Events at one time, scheduled while that time is beyond the ring (overflow)
+        // and again once it is inside (ring), in reverse key order: they fire by key,
+        // wherever they waited.
+        let mut q = EventQueue::with_horizon(crate::time::Delta::from_ns(300));
+        let far = overflow_then_ring(&mut q);
         let mut expect: Vec<Event> = (0..20).map(wake).collect();
         expect.sort_by_key(|e| e.order_key(far, 0));
         for e in expect {
@@ -711,15 +718,7 @@ mod tests {
     fn scheduled_ties_fire_in_insertion_order_across_ring_and_overflow() {
         let mut q =
             EventQueue::with_horizon(crate::time::Delta::from_ns(300)).with_tie_order(TieOrder::Scheduled);
-        let far = SimTime(5_000_000);
-        for n in (10..20).rev() {
-            q.schedule(far, wake(n));
-        }
-        q.schedule(SimTime(4_900_000), wake(100));
-        assert_eq!(q.pop().unwrap(), (SimTime(4_900_000), wake(100)));
-        for n in (0..10).rev() {
-            q.schedule(far, wake(n));
-        }
+        let far = overflow_then_ring(&mut q);
         for n in (10..20).rev().chain((0..10).rev()) {
             assert_eq!(q.pop().unwrap(), (far, wake(n)));
         }

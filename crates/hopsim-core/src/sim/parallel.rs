@@ -371,6 +371,8 @@ pub(crate) fn attach(
 
 /// Run every partition up to `until` (capped at the limit), window by window; once
 /// nothing is left before the limit, join the partitions' results into `first`.
+#[cold]
+#[inline(never)]
 pub(crate) fn run_until(first: &mut Simulator, until: SimTime) {
     let Some(mut group) = first.par.take() else { return };
     if group.joined.is_none() {
