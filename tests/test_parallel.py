@@ -14,6 +14,8 @@ FATTREE = {
     "seed": 5,
     "duration": "400us",
     "topology": {"kind": "fat_tree", "k": 4, "delay": "1us"},
+    # Small static thresholds: PAUSE frames cross the partitions' links.
+    "switch": {"pfc": {"threshold": "static", "xoff_bytes": "10KB", "xon_bytes": "5KB"}},
     "workload": {"kind": "poisson", "size_dist": "websearch", "load": 0.7, "stop": "400us"},
 }
 
@@ -22,8 +24,9 @@ TIMING = {"wall_seconds", "events_per_sec", "parallel", "peak_packets_in_flight"
 
 
 def test_two_threads_give_the_one_thread_tables_and_summary():
-    one = hopsim.run(FATTREE)
-    two = hopsim.run(FATTREE, overrides={"engine.threads": 2})
+    one = hopsim.run(FATTREE, overrides={"output.pfc_events": True})
+    two = hopsim.run(FATTREE, overrides={"engine.threads": 2, "output.pfc_events": True})
+    assert len(one.pfc_events) > 0 and one.pfc_events.equals(two.pfc_events), "the PFC log"
     assert one.summary["packet_hops"] > 50_000
     assert one.flows.equals(two.flows), "the flow table"
     assert one.ports.equals(two.ports), "the port table"
@@ -55,7 +58,7 @@ def test_run_threads_on_the_command_line(tmp_path, capsys):
 @pytest.mark.parametrize(
     ("override", "field"),
     [
-        ({"output.pfc_events": True}, "output.pfc_events"),
+        ({"output.packet_trace.max_records": 10}, "output.packet_trace"),
         ({"switch.flow_control.kind": "pyrrha"}, "switch.flow_control.kind"),
         ({"compat": "ns3"}, "engine.tie_order"),
         ({"engine.threads": 5}, "engine.threads"),

@@ -34,7 +34,7 @@ fn results(s: &Simulator) -> Vec<(String, String)> {
         ("counters".into(), format!("{:?}", s.counters())),
         ("summary".into(), format!("{summary:?}")),
     ];
-    for t in ["switches", "queue_delay"] {
+    for t in ["switches", "queue_delay", "pfc_events", "control_frames"] {
         out.push((t.into(), format!("{:?}", s.table(t).expect("declared"))));
     }
     out
@@ -88,13 +88,17 @@ fn pfc_pauses_cross_partitions_identically() {
     let toml = fattree(
         0.9,
         1000,
-        "[switch.pfc]\nthreshold = \"static\"\nxoff_bytes = \"10KB\"\nxon_bytes = \"5KB\"\n",
+        "[output]\npfc_events = true\ncontrol_frames = true\n\
+         [switch.pfc]\nthreshold = \"static\"\nxoff_bytes = \"10KB\"\nxon_bytes = \"5KB\"\n",
     );
     let want = assert_same(&toml);
     let ports = &want[1].1;
     let quiet = ports.matches("pause_sent: 0,").count();
     let all = ports.matches("pause_sent:").count();
     assert!(all - quiet >= 8, "ports pause: {} of {all}", all - quiet);
+    let seq = common::run(&toml);
+    let logged = seq.table("pfc_events").expect("declared").rows();
+    assert!(logged > 100, "the compared PFC log holds the pauses: {logged} rows");
 }
 
 #[test]
@@ -116,7 +120,7 @@ fn what_a_partitioned_run_cannot_reproduce_is_refused_by_field() {
         }
     };
     for (extra, field) in [
-        ("[output]\npfc_events = true\n", "output.pfc_events"),
+        ("[output]\nrate_trace = { flows = [0], interval = \"1us\" }\n", "output.rate_trace"),
         ("[routing]\nload_balancer = \"drill\"\n", "routing.load_balancer"),
         ("[engine]\ntie_order = \"scheduled\"\n", "engine.tie_order"),
         ("[switch.ecn]\nrandom_stream = \"shared\"\n", "switch.ecn.random_stream"),

@@ -326,6 +326,8 @@ pub struct EventQueue {
     overflow: BinaryHeap<Overflow>,
     len: usize,
     tie: TieOrder,
+    /// The tie key of the event popped last.
+    fired_key: u64,
     /// Scheduling sequence (orders scheduled ties in the overflow heap).
     next_seq: u64,
 }
@@ -362,6 +364,7 @@ impl EventQueue {
             overflow: BinaryHeap::new(),
             len: 0,
             tie: TieOrder::Shuffled(0),
+            fired_key: 0,
             next_seq: 0,
         }
     }
@@ -614,7 +617,16 @@ impl EventQueue {
         let e = self.current[self.head];
         self.head += 1;
         self.len -= 1;
+        self.fired_key = e.key;
         (e.time, e.event)
+    }
+
+    /// The tie key of the event popped last (0 under scheduled ties): with its time, where
+    /// the event stands in the run's firing order, which orders what several partitions
+    /// of a parallel run logged.
+    #[inline]
+    pub fn fired_key(&self) -> u64 {
+        self.fired_key
     }
 
     /// The event `ahead` places after the next one in the bucket being drained, if any,

@@ -23,8 +23,9 @@
 //! partitions' peaks, an upper bound.
 //!
 //! What a partitioned run cannot reproduce is refused by [`check_scope`] with the field
-//! to change: timelines and logs recorded across the network (packet traces, queue and
-//! rate samples, PFC event logs, the deadlock detector), link faults, one random stream
+//! to change: timelines recorded across the network (packet traces, queue and rate
+//! samples, the deadlock detector; the PFC and control-frame logs are merged by the tie
+//! key of the event that sent each frame), link faults, one random stream
 //! shared by every switch, policies whose state spans switches or whose frames carry
 //! lists (only PFC, ECMP and no deflection here), and TCP (its receiver's timers read the
 //! sender's state).
@@ -181,15 +182,6 @@ pub fn check_scope(scenario: &Scenario, sim: &Simulator) -> Result<(), ScenarioE
     }
     if sim.deadlock.is_some() {
         return refuse("output.deadlock", "the deadlock detector reads every switch at once");
-    }
-    if o.control_frames {
-        return refuse("output.control_frames", "the control-frame log is one timeline of the whole network");
-    }
-    if o.pfc_events {
-        return refuse(
-            "output.pfc_events",
-            "the PFC event log is one timeline of the whole network (set output.pfc_events = false)",
-        );
     }
     if !scenario.faults.is_empty() {
         return refuse("faults", "a failing link changes routes at every switch");
@@ -586,6 +578,17 @@ fn join(first: &mut Simulator, group: &Group) -> Joined {
         joined.packets_live += o.fab.store.live();
         joined.packets_peak += o.fab.store.peak();
         first.fab.now = first.fab.now.max(o.fab.now);
+    }
+    // The frame logs, each in its partition's firing order, merged by (time, tie key of
+    // the event that sent the frame): the sequential run's order (a stable sort keeps the
+    // frames one event sent in the order it sent them).
+    if first.switches.control_log.is_some() {
+        let mut log: Vec<_> = std::iter::once(&*first)
+            .chain(others.iter())
+            .flat_map(|s| s.switches.control_log.as_deref().unwrap_or(&[]).iter().cloned())
+            .collect();
+        log.sort_by_key(|e| (e.time, e.order));
+        first.switches.control_log = Some(log);
     }
     for f in 0..first.hosts.core.flows.len() {
         let (src, dst) = (of(first.hosts.core.flows[f].src), of(first.hosts.core.flows[f].dst));

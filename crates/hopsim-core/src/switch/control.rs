@@ -58,7 +58,7 @@ impl Switches {
             None => {}
         }
         if let Some(log) = &mut self.control_log {
-            log.push(ControlEvent { time: fab.now, node, port, payload });
+            log.push(ControlEvent { time: fab.now, node, port, payload, order: fab.events.fired_key() });
         }
         let r = fab.store.insert(pkt);
         self.frames.put(r.index(), payload);

@@ -504,6 +504,9 @@ pub struct ControlEvent {
     pub node: NodeId,
     pub port: PortId,
     pub payload: ControlPayload,
+    /// The tie key of the event during which the frame was sent: with `time`, its place
+    /// in the run's order, by which a parallel run merges its partitions' logs.
+    pub order: u64,
 }
 
 /// Access to the state of one mechanism, when it is the run's (tests and reports).
