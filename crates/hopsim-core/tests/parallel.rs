@@ -102,6 +102,13 @@ fn pfc_pauses_cross_partitions_identically() {
 }
 
 #[test]
+fn hpcc_int_stacks_travel_with_their_packets() {
+    // HPCC's window follows the INT each packet collects hop by hop: a stack lost or
+    // mixed up at a partition's edge would change every rate.
+    assert_same(&fattree(0.6, 600, "[transport]\ncc = \"hpcc\"\n"));
+}
+
+#[test]
 fn a_leaf_spine_is_cut_by_rack() {
     let toml = "seed = 3\nduration = \"1ms\"\n[topology]\nkind = \"leaf_spine\"\nspines = 4\nleaves = 4\n\
                 hosts_per_leaf = 8\n[workload]\nkind = \"poisson\"\nsize_dist = \"websearch\"\nload = 0.7\n\

@@ -43,11 +43,19 @@ use crate::topology::Tier;
 
 use super::Simulator;
 
-/// A packet handed from one partition to another at a window's end.
+/// A packet handed from one partition to another at a window's end (72 bytes: what
+/// travels beside only some packets is boxed, so the common data packet is copied
+/// cheaply through the exchange).
 struct Transfer {
     port: PortId,
     arrive: SimTime,
     pkt: Packet,
+    side: Option<Box<Side>>,
+}
+
+/// What travels beside a packet when its run has it: extension header fields, an INT
+/// stack, a control frame's payload.
+struct Side {
     header: Vec<u64>,
     int: Option<IntStack>,
     frame: Option<ControlPayload>,
@@ -252,7 +260,9 @@ fn take_outbox(sim: &mut Simulator) -> Vec<Transfer> {
             let frame = (pkt.kind == crate::fabric::packet::PacketKind::Control)
                 .then(|| sim.switches.frames.take(r.index()));
             sim.fab.consume(r);
-            Transfer { port, arrive, pkt, header, int, frame }
+            let side = (!header.is_empty() || int.is_some() || frame.is_some())
+                .then(|| Box::new(Side { header, int, frame }));
+            Transfer { port, arrive, pkt, side }
         })
         .collect()
 }
@@ -262,16 +272,21 @@ fn accept(sim: &mut Simulator, inbound: Vec<Transfer>) {
     for t in inbound {
         let r = sim.fab.store.insert(t.pkt);
         if sim.fab.headers.is_enabled() {
-            sim.fab.headers.set_row(r.index(), &t.header);
+            sim.fab.headers.reset(r.index());
         }
-        if let Some(int) = t.int {
-            if sim.fab.int_stacks.len() <= r.index() {
-                sim.fab.int_stacks.resize(r.index() + 1, IntStack::default());
+        if let Some(side) = t.side {
+            if !side.header.is_empty() {
+                sim.fab.headers.set_row(r.index(), &side.header);
             }
-            sim.fab.int_stacks[r.index()] = int;
-        }
-        if let Some(frame) = t.frame {
-            sim.switches.frames.put(r.index(), frame);
+            if let Some(int) = side.int {
+                if sim.fab.int_stacks.len() <= r.index() {
+                    sim.fab.int_stacks.resize(r.index() + 1, IntStack::default());
+                }
+                sim.fab.int_stacks[r.index()] = int;
+            }
+            if let Some(frame) = side.frame {
+                sim.switches.frames.put(r.index(), frame);
+            }
         }
         let p = &mut sim.fab.ports[t.port.idx()];
         if sim.fab.store.push_in_flight(&mut p.in_flight, r, t.arrive) {
