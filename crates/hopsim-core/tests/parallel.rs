@@ -109,6 +109,18 @@ fn hpcc_int_stacks_travel_with_their_packets() {
 }
 
 #[test]
+fn drill_decides_per_switch() {
+    // DRILL keeps its memory per switch and draws from per-switch streams: a partition
+    // holds everything a decision reads. (LetFlow decides the same way, but its summary
+    // line reads its tables: not admitted until that line is joined too.)
+    assert_same(&fattree(
+        0.7,
+        600,
+        "[routing]\nload_balancer = \"drill\"\n[transport.reorder_buffer]\nenabled = true\n",
+    ));
+}
+
+#[test]
 fn a_leaf_spine_is_cut_by_rack() {
     let toml = "seed = 3\nduration = \"1ms\"\n[topology]\nkind = \"leaf_spine\"\nspines = 4\nleaves = 4\n\
                 hosts_per_leaf = 8\n[workload]\nkind = \"poisson\"\nsize_dist = \"websearch\"\nload = 0.7\n\
@@ -128,7 +140,8 @@ fn what_a_partitioned_run_cannot_reproduce_is_refused_by_field() {
     };
     for (extra, field) in [
         ("[output]\nrate_trace = { flows = [0], interval = \"1us\" }\n", "output.rate_trace"),
-        ("[routing]\nload_balancer = \"drill\"\n", "routing.load_balancer"),
+        ("[routing]\nload_balancer = \"conga\"\n", "routing.load_balancer"),
+        ("[switch.flow_control]\nkind = \"bfc\"\n", "switch.flow_control.kind"),
         ("[engine]\ntie_order = \"scheduled\"\n", "engine.tie_order"),
         ("[switch.ecn]\nrandom_stream = \"shared\"\n", "switch.ecn.random_stream"),
     ] {

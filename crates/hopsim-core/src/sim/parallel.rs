@@ -200,24 +200,21 @@ pub fn check_scope(scenario: &Scenario, sim: &Simulator) -> Result<(), ScenarioE
     if *scenario.transport.kind != crate::scenario::TransportKind::Roce {
         return refuse("transport.kind", "TCP's receiver timers read its sender's state");
     }
-    for (family, what) in &sim.policies {
-        let ok = match *family {
-            "flow_control" => what == "none" || what.starts_with("pfc"),
-            "load_balancer" => what == "ecmp",
-            "deflection" => what == "none",
-            _ => false,
-        };
-        if !ok {
-            let field = match *family {
-                "flow_control" => "switch.flow_control.kind",
-                "load_balancer" => "routing.load_balancer",
-                _ => "switch.deflection",
-            };
-            return refuse(
-                field,
-                &format!("{what} has not been checked for partitioned runs (PFC, ECMP, no deflection have)"),
-            );
-        }
+    if let Some(fc) = scenario.switch.flow_control.as_ref().filter(|fc| !fc.partitions()) {
+        return refuse(
+            "switch.flow_control.kind",
+            &format!("\"{}\" has not been checked for partitioned runs (see docs/parallel.md)", fc.kind()),
+        );
+    }
+    let lb = &scenario.routing.load_balancer;
+    if !lb.partitions() {
+        return refuse(
+            "routing.load_balancer",
+            &format!("\"{}\" has not been checked for partitioned runs (see docs/parallel.md)", lb.kind()),
+        );
+    }
+    if !scenario.switch.deflection.is_none() {
+        return refuse("switch.deflection", "deflection has not been checked for partitioned runs");
     }
     Ok(())
 }
@@ -639,12 +636,15 @@ fn join(first: &mut Simulator, group: &Group) -> Joined {
     joined
 }
 
-/// Counters by name, summed over the partitions, in the first's order.
+/// Counters by name over the partitions, in the first's order: summed, but a counter
+/// named as a maximum (`..._max_...`, `max_...`, `..._peak_...`) takes the largest.
 fn sum_named(each: impl Iterator<Item = Vec<(&'static str, u64)>>) -> Vec<(&'static str, u64)> {
     let mut out: Vec<(&'static str, u64)> = Vec::new();
     for list in each {
         for (name, v) in list {
+            let is_max = name.starts_with("max_") || name.contains("_max_") || name.contains("_peak_");
             match out.iter_mut().find(|(n, _)| *n == name) {
+                Some(e) if is_max => e.1 = e.1.max(v),
                 Some(e) => e.1 += v,
                 None => out.push((name, v)),
             }

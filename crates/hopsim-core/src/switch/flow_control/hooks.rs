@@ -160,6 +160,12 @@ pub trait FlowControlPolicy: Sized {
     /// validated and resolved for it (and handed to [`describe`](Self::describe)).
     const USES_PFC: bool = false;
 
+    /// Whether a parallel run (`engine.threads`) may cut the network across it: its state
+    /// kept per switch and NIC, its frames self-contained (a payload that names a list in
+    /// an arena does not travel). Set once a `tests/parallel.rs` case shows a partitioned
+    /// run identical to one thread's; until then a parallel run refuses it by field.
+    const PARTITIONS: bool = false;
+
     /// Check the table; errors name the field (`switch.flow_control.<field>`).
     fn validate(_spec: &Self::Spec) -> Result<(), ScenarioError> {
         Ok(())
@@ -251,7 +257,9 @@ pub trait FlowControlPolicy: Sized {
         None
     }
 
-    /// The policy's own counters, by name (prefixed with the kind's name).
+    /// The policy's own counters, by name (prefixed with the kind's name). A parallel run
+    /// sums each over its partitions, but takes the largest of one named as a maximum
+    /// (`<kind>_max_...`).
     fn counters(&self) -> Vec<(&'static str, u64)> {
         Vec::new()
     }

@@ -170,6 +170,14 @@ macro_rules! flow_control_registry {
                 }
             }
 
+            /// Whether a parallel run may cut the network across it
+            /// ([`FlowControlPolicy::PARTITIONS`]).
+            pub fn partitions(&self) -> bool {
+                match self {
+                    $( FlowControlSpec::$variant(_) => <$policy as FlowControlPolicy>::PARTITIONS, )+
+                }
+            }
+
             /// Check the mechanism's table.
             pub fn validate(&self) -> Result<(), ScenarioError> {
                 match self {

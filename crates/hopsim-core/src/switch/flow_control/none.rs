@@ -16,6 +16,7 @@ impl FlowControlPolicy for NoFlowControl {
     type Spec = NoFields;
     type Frame = NoFrame;
     const INLINE: bool = true;
+    const PARTITIONS: bool = true;
 
     fn build(_spec: &NoFields, _b: &mut FcBuild) -> Self {
         NoFlowControl::default()

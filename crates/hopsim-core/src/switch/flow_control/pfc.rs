@@ -46,6 +46,7 @@ impl FlowControlPolicy for Pfc {
     type Frame = PfcFrame;
     const INLINE: bool = true;
     const USES_PFC: bool = true;
+    const PARTITIONS: bool = true;
 
     fn build(_spec: &NoFields, b: &mut FcBuild) -> Self {
         Pfc { states: PfcState::per_switch(b), outbox: Outbox::new() }

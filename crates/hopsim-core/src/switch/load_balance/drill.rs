@@ -143,6 +143,7 @@ impl Drill {
 
 impl LoadBalancerPolicy for Drill {
     const NAME: &'static str = "drill";
+    const PARTITIONS: bool = true;
     const REORDERS: bool = true;
     type Spec = DrillSpec;
 

@@ -16,6 +16,7 @@ impl LoadBalancerPolicy for Ecmp {
     const NAME: &'static str = "ecmp";
     type Spec = NoFields;
     const INLINE: bool = true;
+    const PARTITIONS: bool = true;
 
     fn build(_spec: &NoFields, _b: &mut LbBuild) -> Self {
         Ecmp

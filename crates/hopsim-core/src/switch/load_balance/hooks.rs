@@ -113,6 +113,11 @@ pub trait LoadBalancerPolicy: Sized {
     /// Whether it spreads one flow's packets over several paths as a matter of course (per
     /// packet), so they arrive out of order: a run with go-back-N recovery is warned.
     const REORDERS: bool = false;
+    /// Whether a parallel run (`engine.threads`) may cut the network across it: its state
+    /// kept per switch, its random draws from per-switch streams, its signals carried by
+    /// packets. Set once a `tests/parallel.rs` case shows a partitioned run identical to
+    /// one thread's; until then a parallel run refuses it by field.
+    const PARTITIONS: bool = false;
 
     /// Check the table; errors name the field (`routing.NAME.<field>`).
     fn validate(_spec: &Self::Spec) -> Result<(), ScenarioError> {
@@ -134,7 +139,9 @@ pub trait LoadBalancerPolicy: Sized {
     /// A timer the balancer set fired.
     fn on_timer(&mut self, _cx: &mut LbCx, _target: u32) {}
 
-    /// The balancer's own counters, by name (prefixed with the kind's name).
+    /// The balancer's own counters, by name (prefixed with the kind's name). A parallel run
+    /// sums each over its partitions, but takes the largest of one named as a maximum
+    /// (`<kind>_max_...`).
     fn counters(&self) -> Vec<(&'static str, u64)> {
         Vec::new()
     }

@@ -77,6 +77,14 @@ macro_rules! load_balancer_registry {
                 }
             }
 
+            /// Whether a parallel run may cut the network across it
+            /// ([`LoadBalancerPolicy::PARTITIONS`]).
+            pub fn partitions(&self) -> bool {
+                match self {
+                    $( LoadBalancerSpec::$variant(_) => <$policy as LoadBalancerPolicy>::PARTITIONS, )+
+                }
+            }
+
             /// Kind `kind` with its table (`None`: every field at its default); errors
             /// carry the table's inner path.
             pub fn with_table<E: serde::de::Error>(kind: &str, table: Option<serde_json::Value>) -> Result<Self, E> {
