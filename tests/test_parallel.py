@@ -68,3 +68,6 @@ def test_what_a_parallel_run_cannot_reproduce_is_refused_by_field(override, fiel
     overrides = {"engine.threads": 2, **override}
     with pytest.raises(hopsim.ScenarioError, match=field.replace(".", r"\.")):
         hopsim.run(FATTREE, overrides=overrides)
+    # Validation says so too, without building anything.
+    with pytest.raises(hopsim.ScenarioError, match=field.replace(".", r"\.")):
+        hopsim.validate(FATTREE, overrides=overrides)

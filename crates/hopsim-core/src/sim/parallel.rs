@@ -22,7 +22,7 @@
 //! One number is not the sequential one: the peak of packets in flight is the sum of the
 //! partitions' peaks, an upper bound.
 //!
-//! What a partitioned run cannot reproduce is refused by [`check_scope`] with the field
+//! What a partitioned run cannot reproduce is refused by [`check`] with the field
 //! to change: timelines recorded across the network (packet traces, queue and rate
 //! samples, the deadlock detector; the PFC and control-frame logs are merged by the tie
 //! key of the event that sent each frame), link faults, one random stream
@@ -39,7 +39,7 @@ use crate::ids::{NodeId, PortId};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::switch::ControlPayload;
 use crate::time::{Delta, SimTime};
-use crate::topology::Tier;
+use crate::topology::{Tier, Topology};
 
 use super::Simulator;
 
@@ -73,19 +73,19 @@ pub struct Plan {
     pub lookahead: Delta,
 }
 
-/// Cut the network into `parts` partitions: without its top tier of switches (a
-/// fat-tree's cores, a leaf-spine's spines) a fabric falls apart into pods or racks;
-/// those go to partitions largest first, each to the partition with the fewest hosts so
-/// far, and the top-tier switches are dealt round robin.
-pub fn plan(sim: &Simulator, parts: usize) -> Result<Plan, ScenarioError> {
-    let topo = &sim.fab.topo;
+/// The groups a network falls apart into without its top tier of switches (pods of a
+/// fat-tree, racks of a leaf-spine), each with its host count, largest first; and which
+/// nodes are that top tier. Refuses more partitions than groups, naming `engine.threads`.
+#[allow(clippy::type_complexity)]
+fn groups(topo: &Topology, parts: usize) -> Result<(Vec<(usize, Vec<usize>)>, Vec<bool>), ScenarioError> {
     let n = topo.node_count();
     let top = (0..n)
         .filter(|&i| !topo.is_host(NodeId(i as u32)))
         .map(|i| tier_rank(topo.tiers[i]))
         .max()
         .unwrap_or(0);
-    let is_top = |i: usize| !topo.is_host(NodeId(i as u32)) && tier_rank(topo.tiers[i]) == top;
+    let is_top: Vec<bool> =
+        (0..n).map(|i| !topo.is_host(NodeId(i as u32)) && tier_rank(topo.tiers[i]) == top).collect();
     // Components of the fabric without its top tier (union-find).
     let mut root: Vec<usize> = (0..n).collect();
     fn find(root: &mut [usize], mut i: usize) -> usize {
@@ -95,9 +95,9 @@ pub fn plan(sim: &Simulator, parts: usize) -> Result<Plan, ScenarioError> {
         }
         i
     }
-    for p in &sim.fab.ports {
-        let (a, b) = (p.node.idx(), sim.fab.ports[p.peer.idx()].node.idx());
-        if is_top(a) || is_top(b) {
+    for p in &topo.ports {
+        let (a, b) = (p.node.idx(), topo.ports[p.peer.idx()].node.idx());
+        if is_top[a] || is_top[b] {
             continue;
         }
         let (ra, rb) = (find(&mut root, a), find(&mut root, b));
@@ -106,7 +106,7 @@ pub fn plan(sim: &Simulator, parts: usize) -> Result<Plan, ScenarioError> {
         }
     }
     let mut hosts_in: std::collections::BTreeMap<usize, (usize, Vec<usize>)> = Default::default();
-    for i in (0..n).filter(|&i| !is_top(i)) {
+    for i in (0..n).filter(|&i| !is_top[i]) {
         let r = find(&mut root, i);
         let e = hosts_in.entry(r).or_default();
         e.0 += topo.is_host(NodeId(i as u32)) as usize;
@@ -125,6 +125,17 @@ pub fn plan(sim: &Simulator, parts: usize) -> Result<Plan, ScenarioError> {
     }
     let mut groups: Vec<(usize, Vec<usize>)> = hosts_in.into_values().collect();
     groups.sort_by(|a, b| b.0.cmp(&a.0).then(a.1[0].cmp(&b.1[0])));
+    Ok((groups, is_top))
+}
+
+/// Cut the network into `parts` partitions: without its top tier of switches (a
+/// fat-tree's cores, a leaf-spine's spines) a fabric falls apart into pods or racks;
+/// those go to partitions largest first, each to the partition with the fewest hosts so
+/// far, and the top-tier switches are dealt round robin.
+pub fn plan(sim: &Simulator, parts: usize) -> Result<Plan, ScenarioError> {
+    let topo = &sim.fab.topo;
+    let n = topo.node_count();
+    let (groups, is_top) = groups(topo, parts)?;
     let mut load = vec![0usize; parts];
     let mut part_of = vec![0u32; n];
     for (hosts, members) in groups {
@@ -134,7 +145,7 @@ pub fn plan(sim: &Simulator, parts: usize) -> Result<Plan, ScenarioError> {
             part_of[m] = p as u32;
         }
     }
-    for (k, i) in (0..n).filter(|&i| is_top(i)).enumerate() {
+    for (k, i) in (0..n).filter(|&i| is_top[i]).enumerate() {
         part_of[i] = (k % parts) as u32;
     }
     let lookahead = sim
@@ -163,8 +174,11 @@ fn tier_rank(t: Tier) -> u8 {
     }
 }
 
-/// Refuse what a partitioned run cannot reproduce exactly, naming the field.
-pub fn check_scope(scenario: &Scenario, sim: &Simulator) -> Result<(), ScenarioError> {
+/// Refuse what a partitioned run cannot reproduce exactly, naming the field: called by
+/// scenario validation whenever `engine.threads > 1`, so `hopsim validate` says what a
+/// run would.
+pub(crate) fn check(scenario: &Scenario, topo: &Topology) -> Result<(), ScenarioError> {
+    let threads = scenario.engine.threads as usize;
     let refuse = |field: &str, why: &str| {
         Err(ScenarioError::field(
             field,
@@ -182,13 +196,16 @@ pub fn check_scope(scenario: &Scenario, sim: &Simulator) -> Result<(), ScenarioE
     if o.rate_trace.is_some() {
         return refuse("output.rate_trace", "rate samples are taken across partitions");
     }
-    if sim.fab.obs.queues.is_some() || sim.fab.obs.throughput.is_some() {
-        return refuse("output.queues", "queue and throughput samples are taken across partitions");
+    if o.queues.is_some() {
+        return refuse("output.queues", "queue samples are taken across partitions");
     }
-    if sim.fab.obs.packet_trace.is_some() {
+    if o.throughput.is_some() {
+        return refuse("output.throughput", "throughput samples are taken across partitions");
+    }
+    if o.packet_trace.is_some() {
         return refuse("output.packet_trace", "a packet trace is one timeline of the whole network");
     }
-    if sim.deadlock.is_some() {
+    if o.deadlock.is_some() {
         return refuse("output.deadlock", "the deadlock detector reads every switch at once");
     }
     if !scenario.faults.is_empty() {
@@ -216,7 +233,7 @@ pub fn check_scope(scenario: &Scenario, sim: &Simulator) -> Result<(), ScenarioE
     if !scenario.switch.deflection.is_none() {
         return refuse("switch.deflection", "deflection has not been checked for partitioned runs");
     }
-    Ok(())
+    groups(topo, threads).map(drop)
 }
 
 /// One partition's replica, prepared: it owns `plan`'s nodes of partition `me`.
@@ -233,7 +250,7 @@ fn own(sim: &mut Simulator, plan: &Plan, me: u32) {
     }
     let elsewhere: Vec<bool> = sim.hosts.core.flows.iter().map(|f| part_of[f.src.idx()] != me).collect();
     // The build scheduled the first flow start; only flow starts are pending
-    // (`check_scope` refused every sampler), so start over with this partition's.
+    // (`check` refused every sampler), so start over with this partition's.
     while sim.fab.events.pop().is_some() {}
     sim.hosts.core.next_flow_to_schedule = 0;
     sim.hosts.core.starts_elsewhere = elsewhere;
@@ -350,7 +367,6 @@ pub(crate) fn attach(
     scenario: &Scenario,
     threads: usize,
 ) -> Result<Simulator, ScenarioError> {
-    check_scope(scenario, &first)?;
     let plan = plan(&first, threads)?;
     let mut others = Vec::with_capacity(threads - 1);
     for _ in 1..threads {
