@@ -13,6 +13,7 @@ pub mod units;
 
 pub(crate) mod compat;
 mod cross_checks;
+mod engine;
 pub mod faults;
 mod messages;
 pub mod output;

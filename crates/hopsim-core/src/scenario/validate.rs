@@ -52,7 +52,7 @@ impl ValidScenario {
         let threads = scenario.engine.threads;
         check(threads >= 1, "engine.threads", format!("expected at least 1 thread, got {threads}"))?;
         if threads > 1 {
-            crate::sim::parallel::check(&scenario, &topo)?;
+            super::engine::check_parallel(&scenario, &topo)?;
         }
         let mut grouped = vec![false; topo.node_count()];
         for (g, group) in scenario.transport.groups.iter().enumerate() {

@@ -22,7 +22,8 @@
 //! One number is not the sequential one: the peak of packets in flight is the sum of the
 //! partitions' peaks, an upper bound.
 //!
-//! What a partitioned run cannot reproduce is refused by [`check`] with the field
+//! What a partitioned run cannot reproduce is refused, at validation, by
+//! `scenario::engine::check_parallel` with the field
 //! to change: timelines recorded across the network (packet traces, queue and rate
 //! samples, the deadlock detector; the PFC and control-frame logs are merged by the tie
 //! key of the event that sent each frame), link faults, one random stream
@@ -39,7 +40,6 @@ use crate::ids::{NodeId, PortId};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::switch::ControlPayload;
 use crate::time::{Delta, SimTime};
-use crate::topology::{Tier, Topology};
 
 use super::Simulator;
 
@@ -73,61 +73,6 @@ pub struct Plan {
     pub lookahead: Delta,
 }
 
-/// The groups a network falls apart into without its top tier of switches (pods of a
-/// fat-tree, racks of a leaf-spine), each with its host count, largest first; and which
-/// nodes are that top tier. Refuses more partitions than groups, naming `engine.threads`.
-#[allow(clippy::type_complexity)]
-fn groups(topo: &Topology, parts: usize) -> Result<(Vec<(usize, Vec<usize>)>, Vec<bool>), ScenarioError> {
-    let n = topo.node_count();
-    let top = (0..n)
-        .filter(|&i| !topo.is_host(NodeId(i as u32)))
-        .map(|i| tier_rank(topo.tiers[i]))
-        .max()
-        .unwrap_or(0);
-    let is_top: Vec<bool> =
-        (0..n).map(|i| !topo.is_host(NodeId(i as u32)) && tier_rank(topo.tiers[i]) == top).collect();
-    // Components of the fabric without its top tier (union-find).
-    let mut root: Vec<usize> = (0..n).collect();
-    fn find(root: &mut [usize], mut i: usize) -> usize {
-        while root[i] != i {
-            root[i] = root[root[i]];
-            i = root[i];
-        }
-        i
-    }
-    for p in &topo.ports {
-        let (a, b) = (p.node.idx(), topo.ports[p.peer.idx()].node.idx());
-        if is_top[a] || is_top[b] {
-            continue;
-        }
-        let (ra, rb) = (find(&mut root, a), find(&mut root, b));
-        if ra != rb {
-            root[ra.max(rb)] = ra.min(rb);
-        }
-    }
-    let mut hosts_in: std::collections::BTreeMap<usize, (usize, Vec<usize>)> = Default::default();
-    for i in (0..n).filter(|&i| !is_top[i]) {
-        let r = find(&mut root, i);
-        let e = hosts_in.entry(r).or_default();
-        e.0 += topo.is_host(NodeId(i as u32)) as usize;
-        e.1.push(i);
-    }
-    if hosts_in.len() < parts {
-        return Err(ScenarioError::field(
-            "engine.threads",
-            format!(
-                "expected at most {} threads: without its top tier of switches this network falls apart into \
-                 {} groups (pods or racks), the units partitions are made of",
-                hosts_in.len(),
-                hosts_in.len()
-            ),
-        ));
-    }
-    let mut groups: Vec<(usize, Vec<usize>)> = hosts_in.into_values().collect();
-    groups.sort_by(|a, b| b.0.cmp(&a.0).then(a.1[0].cmp(&b.1[0])));
-    Ok((groups, is_top))
-}
-
 /// Cut the network into `parts` partitions: without its top tier of switches (a
 /// fat-tree's cores, a leaf-spine's spines) a fabric falls apart into pods or racks;
 /// those go to partitions largest first, each to the partition with the fewest hosts so
@@ -135,7 +80,7 @@ fn groups(topo: &Topology, parts: usize) -> Result<(Vec<(usize, Vec<usize>)>, Ve
 pub fn plan(sim: &Simulator, parts: usize) -> Result<Plan, ScenarioError> {
     let topo = &sim.fab.topo;
     let n = topo.node_count();
-    let (groups, is_top) = groups(topo, parts)?;
+    let (groups, is_top) = crate::topology::partition::groups(topo, parts)?;
     let mut load = vec![0usize; parts];
     let mut part_of = vec![0u32; n];
     for (hosts, members) in groups {
@@ -165,77 +110,6 @@ pub fn plan(sim: &Simulator, parts: usize) -> Result<Plan, ScenarioError> {
     Ok(Plan { part_of, parts, lookahead })
 }
 
-fn tier_rank(t: Tier) -> u8 {
-    match t {
-        Tier::Host => 0,
-        Tier::Tor => 1,
-        Tier::Agg | Tier::Spine => 2,
-        Tier::Core => 3,
-    }
-}
-
-/// Refuse what a partitioned run cannot reproduce exactly, naming the field: called by
-/// scenario validation whenever `engine.threads > 1`, so `hopsim validate` says what a
-/// run would.
-pub(crate) fn check(scenario: &Scenario, topo: &Topology) -> Result<(), ScenarioError> {
-    let threads = scenario.engine.threads as usize;
-    let refuse = |field: &str, why: &str| {
-        Err(ScenarioError::field(
-            field,
-            format!("{why}: not available with engine.threads > 1 (use 1 thread)"),
-        ))
-    };
-    if scenario.engine.tie_order != crate::scenario::TieOrderSpec::Shuffled {
-        return refuse(
-            "engine.tie_order",
-            "\"scheduled\" (set by compat = \"ns3\" unless written) orders simultaneous events by when they were \
-             scheduled, which a partition cannot know",
-        );
-    }
-    let o = &scenario.output;
-    if o.rate_trace.is_some() {
-        return refuse("output.rate_trace", "rate samples are taken across partitions");
-    }
-    if o.queues.is_some() {
-        return refuse("output.queues", "queue samples are taken across partitions");
-    }
-    if o.throughput.is_some() {
-        return refuse("output.throughput", "throughput samples are taken across partitions");
-    }
-    if o.packet_trace.is_some() {
-        return refuse("output.packet_trace", "a packet trace is one timeline of the whole network");
-    }
-    if o.deadlock.is_some() {
-        return refuse("output.deadlock", "the deadlock detector reads every switch at once");
-    }
-    if !scenario.faults.is_empty() {
-        return refuse("faults", "a failing link changes routes at every switch");
-    }
-    if scenario.switch.ecn.random_stream == crate::scenario::RandomStream::Shared {
-        return refuse("switch.ecn.random_stream", "one random stream shared by every switch");
-    }
-    if *scenario.transport.kind != crate::scenario::TransportKind::Roce {
-        return refuse("transport.kind", "TCP's receiver timers read its sender's state");
-    }
-    if let Some(fc) = scenario.switch.flow_control.as_ref().filter(|fc| !fc.partitions()) {
-        return refuse(
-            "switch.flow_control.kind",
-            &format!("\"{}\" has not been checked for partitioned runs (see docs/parallel.md)", fc.kind()),
-        );
-    }
-    let lb = &scenario.routing.load_balancer;
-    if !lb.partitions() {
-        return refuse(
-            "routing.load_balancer",
-            &format!("\"{}\" has not been checked for partitioned runs (see docs/parallel.md)", lb.kind()),
-        );
-    }
-    if !scenario.switch.deflection.is_none() {
-        return refuse("switch.deflection", "deflection has not been checked for partitioned runs");
-    }
-    groups(topo, threads).map(drop)
-}
-
 /// One partition's replica, prepared: it owns `plan`'s nodes of partition `me`.
 fn own(sim: &mut Simulator, plan: &Plan, me: u32) {
     let part_of = &plan.part_of;
@@ -250,7 +124,7 @@ fn own(sim: &mut Simulator, plan: &Plan, me: u32) {
     }
     let elsewhere: Vec<bool> = sim.hosts.core.flows.iter().map(|f| part_of[f.src.idx()] != me).collect();
     // The build scheduled the first flow start; only flow starts are pending
-    // (`check` refused every sampler), so start over with this partition's.
+    // (validation refused every sampler), so start over with this partition's.
     while sim.fab.events.pop().is_some() {}
     sim.hosts.core.next_flow_to_schedule = 0;
     sim.hosts.core.starts_elsewhere = elsewhere;

@@ -6,6 +6,7 @@
 
 pub(crate) mod builders;
 mod hpcc_file;
+pub mod partition;
 pub mod routing;
 
 pub use builders::build;

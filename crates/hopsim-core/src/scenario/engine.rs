@@ -1,0 +1,67 @@
+//! `[engine]` checks that need the topology: what a parallel run (`engine.threads > 1`)
+//! cannot reproduce exactly is refused at validation, naming the field, so `hopsim
+//! validate` says what a run would.
+
+use super::{Scenario, ScenarioError};
+use crate::topology::Topology;
+
+/// Refuse what a partitioned run cannot reproduce exactly, naming the field (called by
+/// validation whenever `engine.threads > 1`).
+pub(crate) fn check_parallel(scenario: &Scenario, topo: &Topology) -> Result<(), ScenarioError> {
+    let threads = scenario.engine.threads as usize;
+    let refuse = |field: &str, why: &str| {
+        Err(ScenarioError::field(
+            field,
+            format!("{why}: not available with engine.threads > 1 (use 1 thread)"),
+        ))
+    };
+    if scenario.engine.tie_order != super::TieOrderSpec::Shuffled {
+        return refuse(
+            "engine.tie_order",
+            "\"scheduled\" (set by compat = \"ns3\" unless written) orders simultaneous events by when they were \
+             scheduled, which a partition cannot know",
+        );
+    }
+    let o = &scenario.output;
+    if o.rate_trace.is_some() {
+        return refuse("output.rate_trace", "rate samples are taken across partitions");
+    }
+    if o.queues.is_some() {
+        return refuse("output.queues", "queue samples are taken across partitions");
+    }
+    if o.throughput.is_some() {
+        return refuse("output.throughput", "throughput samples are taken across partitions");
+    }
+    if o.packet_trace.is_some() {
+        return refuse("output.packet_trace", "a packet trace is one timeline of the whole network");
+    }
+    if o.deadlock.is_some() {
+        return refuse("output.deadlock", "the deadlock detector reads every switch at once");
+    }
+    if !scenario.faults.is_empty() {
+        return refuse("faults", "a failing link changes routes at every switch");
+    }
+    if scenario.switch.ecn.random_stream == super::RandomStream::Shared {
+        return refuse("switch.ecn.random_stream", "one random stream shared by every switch");
+    }
+    if *scenario.transport.kind != super::TransportKind::Roce {
+        return refuse("transport.kind", "TCP's receiver timers read its sender's state");
+    }
+    if let Some(fc) = scenario.switch.flow_control.as_ref().filter(|fc| !fc.partitions()) {
+        return refuse(
+            "switch.flow_control.kind",
+            &format!("\"{}\" has not been checked for partitioned runs (see docs/parallel.md)", fc.kind()),
+        );
+    }
+    let lb = &scenario.routing.load_balancer;
+    if !lb.partitions() {
+        return refuse(
+            "routing.load_balancer",
+            &format!("\"{}\" has not been checked for partitioned runs (see docs/parallel.md)", lb.kind()),
+        );
+    }
+    if !scenario.switch.deflection.is_none() {
+        return refuse("switch.deflection", "deflection has not been checked for partitioned runs");
+    }
+    crate::topology::partition::groups(topo, threads).map(drop)
+}
