@@ -106,6 +106,21 @@ pub struct Counters {
     pub control_drops: u64,
 }
 
+impl Counters {
+    /// Add `other`'s counts (another partition of a parallel run).
+    pub fn merge(&mut self, other: &Counters) {
+        self.events += other.events;
+        self.packet_hops += other.packet_hops;
+        self.data_packets_sent += other.data_packets_sent;
+        self.data_packets_delivered += other.data_packets_delivered;
+        self.drops.merge(&other.drops);
+        self.ecn_marks += other.ecn_marks;
+        self.flows_finished += other.flows_finished;
+        self.deflections += other.deflections;
+        self.control_drops += other.control_drops;
+    }
+}
+
 /// One flow's outcome. Times in picoseconds of simulated time.
 #[derive(Clone, Debug)]
 pub struct FlowRecord {

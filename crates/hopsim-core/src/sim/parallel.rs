@@ -458,16 +458,7 @@ fn join(first: &mut Simulator, group: &Group) -> Joined {
         part_events: std::iter::once(&*first).chain(others.iter()).map(|s| s.fab.counters.events).collect(),
     };
     for o in others {
-        let (c, d) = (&mut first.fab.counters, &o.fab.counters);
-        c.events += d.events;
-        c.packet_hops += d.packet_hops;
-        c.data_packets_sent += d.data_packets_sent;
-        c.data_packets_delivered += d.data_packets_delivered;
-        c.drops.merge(&d.drops);
-        c.ecn_marks += d.ecn_marks;
-        c.flows_finished += d.flows_finished;
-        c.deflections += d.deflections;
-        c.control_drops += d.control_drops;
+        first.fab.counters.merge(&o.fab.counters);
         for (a, b) in first.fab.flow_deflections.iter_mut().zip(&o.fab.flow_deflections) {
             *a += b;
         }
