@@ -37,10 +37,6 @@ pub use deadlock::{Deadlock, DeadlockMember};
 pub use faults::LinkFault;
 pub use memory::MemoryReport;
 
-/// How many events ahead the loop prefetches what an event will touch (0: the next one;
-/// measured best on k=16 against 6 and against none).
-const PREFETCH_AHEAD: usize = 0;
-
 /// The workload's progress: what a progress bar measures (simulated time alone says little
 /// about how much is left: a run's last flows may finish long before its time limit).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -239,24 +235,35 @@ impl Simulator {
             }
             self.fab.now = t;
             self.fab.counters.events += 1;
-            // Start loading what the next event will read: a delivery's packet (written a
-            // link delay ago, at k=16 often no longer even in L3) and link, a port's queues.
-            match self.fab.events.peek_drained(PREFETCH_AHEAD) {
-                Some(&Event::Deliver { pkt, port }) => {
-                    self.fab.store.prefetch(pkt);
-                    crate::fabric::prefetch::prefetch(&self.fab.ports[port.idx()].in_flight);
-                }
-                Some(&Event::TxDone { port }) => {
-                    crate::fabric::prefetch::prefetch(&self.fab.ports[port.idx()].queues)
-                }
-                _ => {}
-            }
+            self.prefetch_ahead();
             self.dispatch(ev);
         }
         self.drop_stale_head();
         // With events still pending the clock reads `stop`; with none, the last event.
         if !self.fab.events.is_empty() {
             self.fab.now = self.fab.now.max(stop);
+        }
+    }
+
+    /// Start loading what the next events will read, in two stages. For the event after
+    /// next: a delivery's packet (written a link delay ago, at k = 32 often no longer even
+    /// in L3) and the line of the link it arrives on. For the next event, whose link line
+    /// the previous stage loaded: the receiving port (a delivery) or the port's queues (a
+    /// transmitter falling idle).
+    #[inline(always)]
+    fn prefetch_ahead(&self) {
+        use crate::fabric::prefetch::prefetch;
+        if let Some(&Event::Deliver { pkt, port }) = self.fab.events.peek_drained(1) {
+            self.fab.store.prefetch(pkt);
+            prefetch(&self.fab.ports[port.idx()].in_flight);
+        }
+        match self.fab.events.peek_drained(0) {
+            Some(&Event::Deliver { port, .. }) => {
+                let peer = self.fab.ports[port.idx()].peer;
+                prefetch(&self.fab.ports[peer.idx()].busy_until);
+            }
+            Some(&Event::TxDone { port }) => prefetch(&self.fab.ports[port.idx()].queues),
+            _ => {}
         }
     }
 
