@@ -51,8 +51,10 @@ pub enum QueueOrder {
     Rank,
 }
 
-/// One data queue.
+/// One data queue. Aligned to 32 bytes so that it never straddles two cache lines (its
+/// length and byte count are read by admission, written by enqueue and dequeue).
 #[derive(Clone, Copy, Debug, Default)]
+#[repr(align(32))]
 pub struct DataQueue {
     /// The queued entries (slots of the [`PacketStore`]).
     pub packets: PacketList,
