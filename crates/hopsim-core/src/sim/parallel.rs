@@ -458,6 +458,7 @@ fn join(first: &mut Simulator, group: &Group) -> Joined {
         part_events: std::iter::once(&*first).chain(others.iter()).map(|s| s.fab.counters.events).collect(),
     };
     for o in others {
+        first.switches.lb.join_partition(&o.switches.lb);
         first.fab.counters.merge(&o.fab.counters);
         for (a, b) in first.fab.flow_deflections.iter_mut().zip(&o.fab.flow_deflections) {
             *a += b;

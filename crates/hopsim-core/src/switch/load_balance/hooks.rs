@@ -151,4 +151,11 @@ pub trait LoadBalancerPolicy: Sized {
     fn summary_line(&self) -> Option<(&'static str, String)> {
         None
     }
+
+    /// A parallel run has ended: fold what another partition's balancer holds of the run
+    /// as a whole (what [`summary_line`](Self::summary_line) reports) into this one, the
+    /// first partition's, which then reports for the run. Nothing by default (a balancer
+    /// without a summary line, or one whose line reads only its per-switch state of
+    /// switches it does not own, which a `tests/parallel.rs` case would show).
+    fn join_partition(&mut self, _other: &Self) {}
 }

@@ -192,6 +192,18 @@ macro_rules! load_balancer_registry {
                     $( LoadBalancer::$variant(p) => <$policy as LoadBalancerPolicy>::counters(p), )+
                 }
             }
+
+            /// Fold another partition's balancer (of the same kind: every partition of a
+            /// run builds the same) into this one at the end of a parallel run.
+            pub fn join_partition(&mut self, other: &LoadBalancer) {
+                match (self, other) {
+                    $( (LoadBalancer::$variant(p), LoadBalancer::$variant(o)) => {
+                        <$policy as LoadBalancerPolicy>::join_partition(p, o)
+                    } )+
+                    #[allow(unreachable_patterns)]
+                    _ => unreachable!("the partitions of a run build the same balancer"),
+                }
+            }
         }
     };
 }
