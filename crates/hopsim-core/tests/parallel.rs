@@ -111,13 +111,46 @@ fn hpcc_int_stacks_travel_with_their_packets() {
 #[test]
 fn drill_decides_per_switch() {
     // DRILL keeps its memory per switch and draws from per-switch streams: a partition
-    // holds everything a decision reads. (LetFlow decides the same way, but its summary
-    // line reads its tables: not admitted until that line is joined too.)
+    // holds everything a decision reads.
     assert_same(&fattree(
         0.7,
         600,
         "[routing]\nload_balancer = \"drill\"\n[transport.reorder_buffer]\nenabled = true\n",
     ));
+}
+
+#[test]
+fn letflow_cuts_flowlets_per_switch_or_at_the_source_tor() {
+    // Flowlet tables and random draws per switch; with `source_tor` the path travels in a
+    // header field across the cut. The summary's LetFlow line (flowlets summed over the
+    // partitions, the table peak the largest) is compared with the rest of the summary.
+    for choice in ["per_hop", "source_tor"] {
+        let toml = fattree(
+            0.7,
+            600,
+            &format!(
+                "[routing]\nload_balancer = \"letflow\"\n[routing.letflow]\npath_choice = \"{choice}\"\n\
+                 flowlet_timeout = \"2us\"\naging = \"10us\"\n[transport.reorder_buffer]\nenabled = true\n"
+            ),
+        );
+        assert_same(&toml);
+        let seq = common::run(&toml);
+        let line = seq.policy_lines().into_iter().find(|(l, _)| *l == "LetFlow").expect("a LetFlow line").1;
+        let mut par = common::sim(&with_threads(&toml, 4));
+        par.run();
+        let joined = par.policy_lines().into_iter().find(|(l, _)| *l == "LetFlow").expect("a LetFlow line").1;
+        assert_eq!(line, joined, "{choice}: the LetFlow line of 4 partitions");
+        let flowlets: u64 = line
+            .split(' ')
+            .next()
+            .unwrap()
+            .chars()
+            .filter(char::is_ascii_digit)
+            .collect::<String>()
+            .parse()
+            .unwrap();
+        assert!(flowlets > 30, "{choice}: flowlets are cut: {line}");
+    }
 }
 
 #[test]

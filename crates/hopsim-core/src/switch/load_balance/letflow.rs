@@ -189,6 +189,10 @@ pub struct Letflow {
 impl LoadBalancerPolicy for Letflow {
     const NAME: &'static str = "letflow";
     type Spec = LetflowSpec;
+    /// Flowlet tables and random streams are per switch, a source-ToR path travels in its
+    /// packet's header row: a partition holds everything a decision reads
+    /// (`tests/parallel.rs`).
+    const PARTITIONS: bool = true;
 
     fn validate(spec: &LetflowSpec) -> Result<(), ScenarioError> {
         check(
@@ -276,6 +280,12 @@ impl LoadBalancerPolicy for Letflow {
             thousands(self.peak_entries)
         );
         Some(("LetFlow", line))
+    }
+
+    /// Flowlets are counted where they start (summed); the table peak is one switch's.
+    fn join_partition(&mut self, other: &Self) {
+        self.flowlets += other.flowlets;
+        self.peak_entries = self.peak_entries.max(other.peak_entries);
     }
 }
 
