@@ -33,6 +33,8 @@ fn results(s: &Simulator) -> Vec<(String, String)> {
         ("ports".into(), format!("{:?}", s.port_records())),
         ("counters".into(), format!("{:?}", s.counters())),
         ("summary".into(), format!("{summary:?}")),
+        ("policy lines".into(), format!("{:?}", s.policy_lines())),
+        ("policy counters".into(), format!("{:?}", s.policy_counters())),
     ];
     for t in ["switches", "queue_delay", "pfc_events", "control_frames"] {
         out.push((t.into(), format!("{:?}", s.table(t).expect("declared"))));
@@ -154,6 +156,19 @@ fn letflow_cuts_flowlets_per_switch_or_at_the_source_tor() {
 }
 
 #[test]
+fn bfc_pauses_per_flow_across_the_cut() {
+    // BFC's per-flow pause frames and its upstream flow tables cross the partitions' cut.
+    let toml = fattree(
+        0.8,
+        600,
+        "[switch.flow_control]\nkind = \"bfc\"\nqueues = 32\n[output]\ncontrol_frames = true\n",
+    );
+    let want = assert_same(&toml);
+    let frames = &want.iter().find(|(n, _)| n == "control_frames").expect("compared").1;
+    assert!(frames.matches("bfc").count() > 10, "BFC frames are logged and compared");
+}
+
+#[test]
 fn a_leaf_spine_is_cut_by_rack() {
     let toml = "seed = 3\nduration = \"1ms\"\n[topology]\nkind = \"leaf_spine\"\nspines = 4\nleaves = 4\n\
                 hosts_per_leaf = 8\n[workload]\nkind = \"poisson\"\nsize_dist = \"websearch\"\nload = 0.7\n\
@@ -174,7 +189,7 @@ fn what_a_partitioned_run_cannot_reproduce_is_refused_by_field() {
     for (extra, field) in [
         ("[output]\nrate_trace = { flows = [0], interval = \"1us\" }\n", "output.rate_trace"),
         ("[routing]\nload_balancer = \"conga\"\n", "routing.load_balancer"),
-        ("[switch.flow_control]\nkind = \"bfc\"\n", "switch.flow_control.kind"),
+        ("[switch.flow_control]\nkind = \"pyrrha\"\n", "switch.flow_control.kind"),
         ("[engine]\ntie_order = \"scheduled\"\n", "engine.tie_order"),
         ("[switch.ecn]\nrandom_stream = \"shared\"\n", "switch.ecn.random_stream"),
     ] {

@@ -468,6 +468,9 @@ impl FlowControlPolicy for Bfc {
     const NAME: &'static str = "bfc";
     type Spec = BfcSpec;
     type Frame = BfcFrame;
+    /// Flow tables and queue assignment per switch, pause frames by value: a partitioned
+    /// run gives one thread's tables (`tests/parallel.rs`).
+    const PARTITIONS: bool = true;
 
     fn validate(b: &BfcSpec) -> Result<(), ScenarioError> {
         super::hooks::check_queues_per_port(b.queues)?;
