@@ -151,8 +151,8 @@ struct Entry {
     /// The firing order: the time in the high 64 bits, the tie key in the low ones
     /// ([`Event::order_key`] when ties are shuffled; 0 when they keep scheduling order,
     /// which the stable sorts then preserve), computed once per event. One integer, so
-    /// sorting a bucket compares once per pair (against a (time, key) tuple: 5 % fewer
-    /// instructions in the event queue on the k = 8 fat-tree).
+    /// sorting a bucket compares once per pair (against a (time, key) tuple, and with no
+    /// crowding scan of small buckets: 2.4 % fewer instructions on the k = 8 fat-tree).
     order: u128,
     event: Event,
 }
@@ -555,9 +555,10 @@ impl EventQueue {
     ///
     /// A crowded bucket holds its events in scheduling order with times spread over its
     /// nanosecond, so an insertion sort alone would move each several places on
-    /// unpredictable branches. Beyond [`SMALL_BUCKET`] the events are first placed by a counting sort
-    /// on their 64 ps sub-bucket (stable, no data-dependent branches), which leaves only
-    /// the rare inversions within a sub-bucket for the final insertion pass.
+    /// unpredictable branches. Beyond [`SMALL_BUCKET`] events the events are first placed
+    /// by a counting sort on their 64 ps sub-bucket (stable, no data-dependent branches),
+    /// which leaves only the rare inversions within a sub-bucket for the final insertion
+    /// pass.
     fn drain_ring_bucket(&mut self, b: u64) {
         let slot = (b & self.mask) as usize;
         self.occupied[slot / 64] &= !(1 << (slot % 64));
