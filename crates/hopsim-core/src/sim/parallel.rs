@@ -459,6 +459,7 @@ fn join(first: &mut Simulator, group: &Group) -> Joined {
     };
     for o in others {
         first.switches.lb.join_partition(&o.switches.lb);
+        first.switches.fc.join_partition(&o.switches.fc);
         first.fab.counters.merge(&o.fab.counters);
         for (a, b) in first.fab.flow_deflections.iter_mut().zip(&o.fab.flow_deflections) {
             *a += b;

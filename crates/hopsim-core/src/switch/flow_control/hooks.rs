@@ -270,6 +270,12 @@ pub trait FlowControlPolicy: Sized {
     fn summary_line(&self, _frames_sent: &dyn Fn(&str) -> u64) -> Option<(&'static str, String)> {
         None
     }
+
+    /// A parallel run has ended: fold what another partition's instance holds of the run
+    /// as a whole (what [`summary_line`](Self::summary_line) reports from its own fields)
+    /// into this one, the first partition's, which then reports for the run. Nothing by
+    /// default. (Frame counts are joined by the engine.)
+    fn join_partition(&mut self, _other: &Self) {}
 }
 
 /// `switch.flow_control.queues` of a mechanism that maps flows onto physical queues per port

@@ -438,6 +438,18 @@ macro_rules! flow_control_registry {
                     $( FlowControl::$variant(p) => <$policy as FlowControlPolicy>::summary_line(p, frames_sent), )+
                 }
             }
+
+            /// Fold another partition's instance (of the same kind: every partition of a
+            /// run builds the same) into this one at the end of a parallel run.
+            pub fn join_partition(&mut self, other: &FlowControl) {
+                match (self, other) {
+                    $( (FlowControl::$variant(p), FlowControl::$variant(o)) => {
+                        <$policy as FlowControlPolicy>::join_partition(p, o)
+                    } )+
+                    #[allow(unreachable_patterns)]
+                    _ => unreachable!("the partitions of a run build the same flow control"),
+                }
+            }
         }
 
         impl NicGate for FlowControl {
