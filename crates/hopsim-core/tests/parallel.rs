@@ -169,6 +169,22 @@ fn bfc_pauses_per_flow_across_the_cut() {
 }
 
 #[test]
+fn pyrrha_and_aquarius_isolate_across_the_cut() {
+    // Their isolation and reserve queues are per switch port, their frames cross the cut,
+    // and their summary lines report counts joined over the partitions.
+    for fc in ["pyrrha", "aquarius"] {
+        let toml = fattree(0.8, 600, &format!("[switch.flow_control]\nkind = \"{fc}\"\n"));
+        let want = assert_same(&toml);
+        let lines = &want.iter().find(|(n, _)| n == "policy lines").expect("compared").1;
+        // Pyrrha's line counts its PAUSE frames even when none; Aquarius's is shown only
+        // when it paused.
+        let paused =
+            lines.contains(" PAUSE frames") && !lines.contains("\"0 PAUSE") || lines.contains(" pauses (");
+        assert!(paused, "{fc} paused: {lines}");
+    }
+}
+
+#[test]
 fn a_leaf_spine_is_cut_by_rack() {
     let toml = "seed = 3\nduration = \"1ms\"\n[topology]\nkind = \"leaf_spine\"\nspines = 4\nleaves = 4\n\
                 hosts_per_leaf = 8\n[workload]\nkind = \"poisson\"\nsize_dist = \"websearch\"\nload = 0.7\n\
@@ -189,7 +205,7 @@ fn what_a_partitioned_run_cannot_reproduce_is_refused_by_field() {
     for (extra, field) in [
         ("[output]\nrate_trace = { flows = [0], interval = \"1us\" }\n", "output.rate_trace"),
         ("[routing]\nload_balancer = \"conga\"\n", "routing.load_balancer"),
-        ("[switch.flow_control]\nkind = \"pyrrha\"\n", "switch.flow_control.kind"),
+        ("[switch.flow_control]\nkind = \"ofc\"\n", "switch.flow_control.kind"),
         ("[engine]\ntie_order = \"scheduled\"\n", "engine.tie_order"),
         ("[switch.ecn]\nrandom_stream = \"shared\"\n", "switch.ecn.random_stream"),
     ] {

@@ -663,6 +663,9 @@ impl FlowControlPolicy for Aquarius {
     const NAME: &'static str = "aquarius";
     type Spec = AquariusSpec;
     type Frame = AquariusFrame;
+    /// Queue assignment per switch and NIC, frames by value, counts joined in
+    /// `join_partition` (`tests/parallel.rs`).
+    const PARTITIONS: bool = true;
 
     fn validate(s: &AquariusSpec) -> Result<(), ScenarioError> {
         super::hooks::check_queues_per_port(s.queues)?;
@@ -790,6 +793,19 @@ impl FlowControlPolicy for Aquarius {
                 ),
             )
         })
+    }
+
+    /// Every count happened in one partition: summed.
+    fn join_partition(&mut self, other: &Self) {
+        let (s, o) = (&mut self.stats, &other.stats);
+        s.assignments += o.assignments;
+        s.shared_assignments += o.shared_assignments;
+        s.high_marks += o.high_marks;
+        s.fair_marks += o.fair_marks;
+        s.queue_pauses += o.queue_pauses;
+        s.reassignments += o.reassignments;
+        s.rsv_allocations += o.rsv_allocations;
+        s.fallback_pauses += o.fallback_pauses;
     }
 }
 

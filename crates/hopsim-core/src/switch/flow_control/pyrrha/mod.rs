@@ -952,6 +952,9 @@ impl FlowControlPolicy for Pyrrha {
     const NAME: &'static str = "pyrrha";
     type Spec = PyrrhaSpec;
     type Frame = PyrrhaFrame;
+    /// Isolation queues and root state per switch port, frames by value, counts joined in
+    /// `join_partition` (`tests/parallel.rs`).
+    const PARTITIONS: bool = true;
 
     fn validate(spec: &PyrrhaSpec) -> Result<(), ScenarioError> {
         spec.validate()
@@ -1088,6 +1091,20 @@ impl FlowControlPolicy for Pyrrha {
             thousands(s.max_iqs_per_port)
         );
         Some(("Pyrrha", line))
+    }
+
+    /// Counts summed (each happened in one partition), the per-port peak the largest.
+    fn join_partition(&mut self, other: &Self) {
+        let (s, o) = (&mut self.stats, &other.stats);
+        s.roots_nominated += o.roots_nominated;
+        s.merges += o.merges;
+        s.iqs_assigned += o.iqs_assigned;
+        s.iqs_hashed += o.iqs_hashed;
+        s.iq_moves += o.iq_moves;
+        s.soft_merge_moves += o.soft_merge_moves;
+        s.order_marks += o.order_marks;
+        s.own_root_pauses_ignored += o.own_root_pauses_ignored;
+        s.max_iqs_per_port = s.max_iqs_per_port.max(o.max_iqs_per_port);
     }
 }
 
