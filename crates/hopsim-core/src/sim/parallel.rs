@@ -31,7 +31,7 @@
 //! lists (only PFC, ECMP and no deflection here), and TCP (its receiver's timers read the
 //! sender's state).
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use crate::fabric::int::IntStack;
@@ -290,13 +290,15 @@ pub(crate) fn run_until(first: &mut Simulator, until: SimTime) {
                     let (mail, next, barrier, windows, transfers) =
                         (&mail, &next, &barrier, &windows, &transfers);
                     scope.spawn(move || {
+                        let _poison = PoisonOnPanic(barrier);
                         window_loop(
                             sim, me, stop, lookahead, part_of, mail, next, barrier, windows, transfers,
                         )
                     })
                 })
                 .collect();
-            handles.into_iter().map(|h| h.join().expect("a partition panicked")).collect()
+            let ends: Vec<_> = handles.into_iter().map(|h| h.join()).collect();
+            rethrow_first_panic(ends)
         });
         let n_windows = per_part[0].events.len();
         group.critical_events += (0..n_windows)
@@ -329,16 +331,49 @@ struct Timeline {
 /// A barrier that spins (the partitions wait for each other every window, thousands of
 /// times a second: a sleeping barrier's wake-up, tens of microseconds on a virtual
 /// machine, would cost more than a small window's work), yielding the processor after a
-/// while so that more partitions than cores still progress.
+/// while so that more partitions than cores still progress. A partition that panics
+/// poisons it, so the others stop waiting and the run fails instead of hanging.
 struct SpinBarrier {
     n: usize,
     arrived: AtomicUsize,
     generation: AtomicUsize,
+    poisoned: AtomicBool,
+}
+
+/// What a partition waiting at a poisoned barrier panics with.
+const ANOTHER_PANICKED: &str = "another partition of the parallel run panicked";
+
+/// Poisons the barrier if its partition's thread unwinds.
+struct PoisonOnPanic<'a>(&'a SpinBarrier);
+
+impl Drop for PoisonOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.poisoned.store(true, Ordering::Release);
+        }
+    }
+}
+
+/// The partitions' results, or the panic of the partition that failed first (not the
+/// others' [`ANOTHER_PANICKED`]) raised again on the calling thread.
+fn rethrow_first_panic<T>(ends: Vec<std::thread::Result<T>>) -> Vec<T> {
+    if ends.iter().all(|e| e.is_ok()) {
+        return ends.into_iter().map(|e| e.unwrap_or_else(|_| unreachable!())).collect();
+    }
+    let secondary = |p: &Box<dyn std::any::Any + Send>| p.downcast_ref::<&str>() == Some(&ANOTHER_PANICKED);
+    let mut panics: Vec<_> = ends.into_iter().filter_map(Result::err).collect();
+    panics.sort_by_key(|p| secondary(p));
+    std::panic::resume_unwind(panics.swap_remove(0))
 }
 
 impl SpinBarrier {
     fn new(n: usize) -> SpinBarrier {
-        SpinBarrier { n, arrived: AtomicUsize::new(0), generation: AtomicUsize::new(0) }
+        SpinBarrier {
+            n,
+            arrived: AtomicUsize::new(0),
+            generation: AtomicUsize::new(0),
+            poisoned: AtomicBool::new(false),
+        }
     }
 
     fn wait(&self) {
@@ -350,6 +385,9 @@ impl SpinBarrier {
         }
         let mut spins = 0u32;
         while self.generation.load(Ordering::Acquire) == generation {
+            if self.poisoned.load(Ordering::Acquire) {
+                std::panic::panic_any(ANOTHER_PANICKED);
+            }
             if spins < 2_000 {
                 std::hint::spin_loop();
                 spins += 1;
@@ -591,5 +629,46 @@ impl Simulator {
                 })
                 .sum(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A partition that panics between barriers makes the others fail at their next wait
+    /// (not spin forever), and the caller sees the failing partition's own message.
+    #[test]
+    fn a_panicking_partition_fails_the_run_instead_of_hanging_it() {
+        let barrier = SpinBarrier::new(3);
+        let ends: Vec<std::thread::Result<u32>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..3u32)
+                .map(|me| {
+                    let barrier = &barrier;
+                    scope.spawn(move || {
+                        let _poison = PoisonOnPanic(barrier);
+                        for window in 0..100u32 {
+                            if me == 1 && window == 7 {
+                                panic!("partition {me} failed in window {window}");
+                            }
+                            barrier.wait();
+                        }
+                        me
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join()).collect()
+        });
+        assert!(ends.iter().all(|e| e.is_err()), "every partition stopped");
+        let ends = std::panic::AssertUnwindSafe(ends);
+        let caught =
+            std::panic::catch_unwind(move || rethrow_first_panic({ ends }.0)).expect_err("re-raised");
+        let msg = caught.downcast_ref::<String>().map(String::as_str);
+        assert_eq!(msg, Some("partition 1 failed in window 7"));
+    }
+
+    #[test]
+    fn results_pass_through_when_no_partition_panicked() {
+        assert_eq!(rethrow_first_panic(vec![Ok(1), Ok(2)]), vec![1, 2]);
     }
 }

@@ -255,6 +255,9 @@ impl FlowControlPolicy for PerFlow {
     const NAME: &'static str = "per_flow";
     type Spec = PerFlowSpec;
     type Frame = FlowFrame;
+    /// Per-flow queues and pause state are per port, its frames name a flow; its summary
+    /// line reads only the frame counts the engine joins (`tests/parallel.rs`).
+    const PARTITIONS: bool = true;
 
     fn validate(p: &PerFlowSpec) -> Result<(), ScenarioError> {
         check(

@@ -378,6 +378,9 @@ impl State {
 impl LoadBalancerPolicy for Conga {
     const NAME: &'static str = "conga";
     type Spec = CongaSpec;
+    /// Flowlet and congestion tables are per leaf; the congestion a packet carries and the
+    /// feedback it returns travel in its header row across the cut (`tests/parallel.rs`).
+    const PARTITIONS: bool = true;
 
     fn validate(spec: &CongaSpec) -> Result<(), ScenarioError> {
         check(
@@ -531,6 +534,12 @@ impl LoadBalancerPolicy for Conga {
             thousands(self.n_feedback)
         );
         Some(("CONGA", line))
+    }
+
+    fn join_partition(&mut self, other: &Self) {
+        self.n_flowlets += other.n_flowlets;
+        self.n_moves += other.n_moves;
+        self.n_feedback += other.n_feedback;
     }
 }
 

@@ -487,6 +487,10 @@ pub fn derived_rtt_thresholds(base: Delta) -> (Delta, Delta) {
 impl LoadBalancerPolicy for Hermes {
     const NAME: &'static str = "hermes";
     type Spec = HermesSpec;
+    /// Path sensing and flow placement live at each source ToR, fed by the ACKs, NACKs and
+    /// CNPs its own hosts receive: a partition holds its ToRs with their hosts
+    /// (`tests/parallel.rs`).
+    const PARTITIONS: bool = true;
 
     fn validate(spec: &HermesSpec) -> Result<(), ScenarioError> {
         if let Some(low) = spec.t_rtt_low {
@@ -621,6 +625,13 @@ impl LoadBalancerPolicy for Hermes {
             s.t.rtt_high / 1e6
         );
         Some(("Hermes", line))
+    }
+
+    fn join_partition(&mut self, other: &Self) {
+        let (s, o) = (&mut self.0, &other.0);
+        s.n_flows += o.n_flows;
+        s.n_reroutes += o.n_reroutes;
+        s.n_rtt_samples += o.n_rtt_samples;
     }
 }
 

@@ -757,6 +757,9 @@ impl State {
 impl LoadBalancerPolicy for Proteus {
     const NAME: &'static str = "proteus";
     type Spec = ProteusSpec;
+    /// Path tables and pause views are per switch; the feedback is piggybacked in packets'
+    /// header rows, which cross the cut with them (`tests/parallel.rs`).
+    const PARTITIONS: bool = true;
 
     fn validate(spec: &ProteusSpec) -> Result<(), ScenarioError> {
         check(
@@ -872,6 +875,17 @@ impl LoadBalancerPolicy for Proteus {
             thousands(p.feedback_sent)
         );
         Some(("Proteus", line))
+    }
+
+    fn join_partition(&mut self, other: &Self) {
+        let (p, o) = (&mut self.0, &other.0);
+        p.new_flows += o.new_flows;
+        p.source_reroutes += o.source_reroutes;
+        p.pause_reroutes += o.pause_reroutes;
+        p.kickouts += o.kickouts;
+        p.stays += o.stays;
+        p.feedback_sent += o.feedback_sent;
+        p.feedback_applied += o.feedback_applied;
     }
 }
 

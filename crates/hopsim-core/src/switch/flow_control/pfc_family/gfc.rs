@@ -141,6 +141,9 @@ impl FlowControlPolicy for Gfc {
     type Spec = GfcSpec;
     type Frame = GfcFrame;
     const USES_PFC: bool = true;
+    /// PFC's ingress accounting and the step each ingress is at are per switch, the rate a
+    /// frame asks for is applied by the NIC or port that receives it (`tests/parallel.rs`).
+    const PARTITIONS: bool = true;
 
     fn validate(spec: &GfcSpec) -> Result<(), ScenarioError> {
         check(
@@ -286,6 +289,13 @@ impl FlowControlPolicy for Gfc {
             let by: Vec<String> = self.frames_by_step.iter().map(|n| count(*n)).collect();
             ("GFC rate frames", format!("{} (by step 0..stop: {})", count(total), by.join(" / ")))
         })
+    }
+
+    fn join_partition(&mut self, other: &Self) {
+        for (n, o) in self.frames_by_step.iter_mut().zip(&other.frames_by_step) {
+            *n += o;
+        }
+        self.rate_at_host += other.rate_at_host;
     }
 }
 

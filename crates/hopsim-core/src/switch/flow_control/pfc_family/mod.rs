@@ -176,6 +176,9 @@ impl<R: Rule> FlowControlPolicy for Family<R> {
     type Spec = R::Spec;
     type Frame = ClassFrame<R::Names>;
     const USES_PFC: bool = true;
+    /// PFC's ingress accounting and each rule's state are per switch, its frames name a
+    /// class (`tests/parallel.rs`).
+    const PARTITIONS: bool = true;
 
     fn validate(spec: &R::Spec) -> Result<(), ScenarioError> {
         R::validate(spec)
@@ -301,6 +304,12 @@ impl<R: Rule> FlowControlPolicy for Family<R> {
                 ),
             )
         })
+    }
+
+    fn join_partition(&mut self, other: &Self) {
+        self.pauses += other.pauses;
+        self.urgent += other.urgent;
+        self.held_back += other.held_back;
     }
 }
 
