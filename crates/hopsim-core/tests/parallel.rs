@@ -182,6 +182,65 @@ fn pyrrha_and_aquarius_isolate_across_the_cut() {
     }
 }
 
+/// Heavy load against 10 KB static PFC thresholds: every pause-based mechanism acts.
+const SMALL_PFC: &str = "[switch.pfc]\nthreshold = \"static\"\nxoff_bytes = \"10KB\"\nxon_bytes = \"5KB\"\n";
+
+/// The count before `what` in a policy line, e.g. `count_before(line, " PAUSEs")`.
+fn count_before(lines: &str, what: &str) -> u64 {
+    let at = lines.find(what).unwrap_or_else(|| panic!("{what:?} in {lines}"));
+    let digits: String = lines[..at].chars().rev().take_while(|c| c.is_ascii_digit() || *c == ',').collect();
+    digits.chars().rev().filter(char::is_ascii_digit).collect::<String>().parse().expect("a count")
+}
+
+#[test]
+fn the_pfc_family_and_per_flow_pauses_act_identically_across_the_cut() {
+    // caPFC, P-PFC, G-PFC and GFC keep PFC's ingress accounting per switch and send frames
+    // naming a class; per-flow flow control names a flow. Each pauses (or steps rates)
+    // across the cut, its frames logged and compared, its summary line joined.
+    for (fc, extra, what) in [
+        ("capfc", "egress_threshold = \"5KB\"\n", " PAUSEs"),
+        ("ppfc", "", " PAUSEs"),
+        ("gpfc", "", " PAUSEs"),
+        ("gfc", "", " (by step"),
+        ("per_flow", "", " (resumes"),
+    ] {
+        let toml = fattree(
+            0.9,
+            1000,
+            &format!(
+                "{SMALL_PFC}[switch.flow_control]\nkind = \"{fc}\"\n{extra}[output]\ncontrol_frames = true\n"
+            ),
+        );
+        let want = assert_same(&toml);
+        let lines = &want.iter().find(|(n, _)| n == "policy lines").expect("compared").1;
+        assert!(count_before(lines, what) > 100, "{fc} acted: {lines}");
+    }
+}
+
+#[test]
+fn path_sensing_load_balancers_decide_identically_across_the_cut() {
+    // CONGA's congestion tables and Proteus's path tables are per switch and fed by
+    // feedback piggybacked in header rows, which cross the cut with their packets; Hermes
+    // senses paths at each source ToR from its own hosts' ACKs and CNPs. Each line counts
+    // what drove its decisions, summed over the partitions.
+    for (lb, extra, what) in [
+        ("conga", "[routing.conga]\nflowlet_timeout = \"2us\"\n", " on another uplink"),
+        ("hermes", "", " RTT samples"),
+        ("proteus", "", " packets rerouted at paused hops"),
+    ] {
+        let toml = fattree(
+            0.9,
+            1000,
+            &format!(
+                "{SMALL_PFC}[routing]\nload_balancer = \"{lb}\"\n{extra}[transport.reorder_buffer]\nenabled = true\n"
+            ),
+        );
+        let want = assert_same(&toml);
+        let lines = &want.iter().find(|(n, _)| n == "policy lines").expect("compared").1;
+        assert!(count_before(lines, what) > 100, "{lb} acted: {lines}");
+    }
+}
+
 #[test]
 fn a_leaf_spine_is_cut_by_rack() {
     let toml = "seed = 3\nduration = \"1ms\"\n[topology]\nkind = \"leaf_spine\"\nspines = 4\nleaves = 4\n\
@@ -202,7 +261,6 @@ fn what_a_partitioned_run_cannot_reproduce_is_refused_by_field() {
     };
     for (extra, field) in [
         ("[output]\nrate_trace = { flows = [0], interval = \"1us\" }\n", "output.rate_trace"),
-        ("[routing]\nload_balancer = \"conga\"\n", "routing.load_balancer"),
         ("[switch.flow_control]\nkind = \"ofc\"\n", "switch.flow_control.kind"),
         ("[engine]\ntie_order = \"scheduled\"\n", "engine.tie_order"),
         ("[switch.ecn]\nrandom_stream = \"shared\"\n", "switch.ecn.random_stream"),
