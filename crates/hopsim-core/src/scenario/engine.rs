@@ -60,8 +60,15 @@ pub(crate) fn check_parallel(scenario: &Scenario, topo: &Topology) -> Result<(),
             &format!("\"{}\" has not been checked for partitioned runs (see docs/parallel.md)", lb.kind()),
         );
     }
-    if !scenario.switch.deflection.is_none() {
-        return refuse("switch.deflection", "deflection has not been checked for partitioned runs");
+    let deflection = &scenario.switch.deflection;
+    if !deflection.partitions() {
+        return refuse(
+            "switch.deflection.kind",
+            &format!(
+                "\"{}\" has not been checked for partitioned runs (see docs/parallel.md)",
+                deflection.kind()
+            ),
+        );
     }
     crate::topology::partition::groups(topo, threads).map(drop)
 }

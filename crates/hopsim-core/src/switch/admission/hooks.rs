@@ -219,6 +219,11 @@ pub trait DeflectionPolicy: Sized {
     const READS_RANK: bool = false;
     /// Whether every switch queue serves the lowest rank first (Vertigo's SRPT queues).
     const RANK_ORDERED: bool = false;
+    /// Whether a parallel run (`engine.threads`) may cut the network across it: its state
+    /// and random draws kept per switch. Set once a `tests/parallel.rs` case shows a
+    /// partitioned run identical to one thread's; until then a parallel run refuses it by
+    /// field.
+    const PARTITIONS: bool = false;
 
     /// Check the table; errors name the field (`switch.deflection.<field>`).
     fn validate(_spec: &Self::Spec) -> Result<(), ScenarioError> {

@@ -101,6 +101,14 @@ macro_rules! deflection_registry {
                 }
             }
 
+            /// Whether a parallel run may cut the network across it
+            /// ([`DeflectionPolicy::PARTITIONS`]).
+            pub fn partitions(&self) -> bool {
+                match self {
+                    $( DeflectionSpec::$variant(_) => <$policy as DeflectionPolicy>::PARTITIONS, )+
+                }
+            }
+
             /// The mechanism at every switch.
             pub fn build(&self, b: &mut AdmBuild) -> Deflection {
                 match self {

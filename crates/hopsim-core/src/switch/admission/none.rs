@@ -12,6 +12,7 @@ impl DeflectionPolicy for DropTail {
     const NAME: &'static str = "none";
     type Spec = NoFields;
     const INLINE: bool = true;
+    const PARTITIONS: bool = true;
 
     fn build(_spec: &NoFields, _b: &mut AdmBuild) -> Self {
         DropTail
