@@ -242,6 +242,37 @@ fn path_sensing_load_balancers_decide_identically_across_the_cut() {
 }
 
 #[test]
+fn deflection_decides_per_switch_across_the_cut() {
+    // Lossy switches with 30 KB per port under heavy load: every deflection policy deflects
+    // (AIFO refuses by rank) at switches of every partition, packets carry their hop limit across the
+    // cut, and the extra-hop histogram is counted where packets arrive and summed.
+    for kind in ["dibs", "dibs_naive", "simple", "preemptive", "vertigo", "aifo"] {
+        let toml = fattree(
+            0.9,
+            1000,
+            &format!(
+                "[switch.pfc]\nenabled = false\n[switch.admission]\nkind = \"static_per_port\"\nbytes = \"30KB\"\n\
+                 [switch.deflection]\nkind = \"{kind}\"\n[transport]\ncc = \"dctcp\"\nloss_recovery = \"irn\"\n"
+            ),
+        );
+        let want = assert_same(&toml);
+        let summary = &want.iter().find(|(n, _)| n == "summary").expect("compared").1;
+        let number = |name: &str| -> u64 {
+            let field = format!("\"{name}\": Number(");
+            summary
+                .split(&field)
+                .nth(1)
+                .and_then(|rest| rest.split(')').next())
+                .and_then(|d| d.parse().ok())
+                .unwrap_or_else(|| panic!("{field} in {summary}"))
+        };
+        // AIFO does not deflect: it refuses packets whose rank is high in its window.
+        let acted = number("deflections") + number("drops_rank_admission");
+        assert!(acted > 1_000, "{kind} deflected or refused by rank: {acted}");
+    }
+}
+
+#[test]
 fn a_leaf_spine_is_cut_by_rack() {
     let toml = "seed = 3\nduration = \"1ms\"\n[topology]\nkind = \"leaf_spine\"\nspines = 4\nleaves = 4\n\
                 hosts_per_leaf = 8\n[workload]\nkind = \"poisson\"\nsize_dist = \"websearch\"\nload = 0.7\n\

@@ -503,6 +503,15 @@ fn join(first: &mut Simulator, group: &Group) -> Joined {
             *a += b;
         }
         first.fab.obs.hol.merge(&o.fab.obs.hol);
+        // Extra hops of deflected packets, counted where each arrived.
+        if let (Some(a), Some(b)) = (first.hosts.core.extra_hops.as_mut(), o.hosts.core.extra_hops.as_ref()) {
+            if a.len() < b.len() {
+                a.resize(b.len(), 0);
+            }
+            for (a, b) in a.iter_mut().zip(b) {
+                *a += b;
+            }
+        }
         first.fab.obs.queue_delay.merge(&o.fab.obs.queue_delay);
         let (fc, oc) = (&mut first.switches.frame_counts, &o.switches.frame_counts);
         for (a, b) in fc.sent.iter_mut().zip(&oc.sent).chain(fc.received.iter_mut().zip(&oc.received)) {

@@ -76,6 +76,8 @@ impl Aifo {
 
 impl DeflectionPolicy for Aifo {
     const NAME: &'static str = "aifo";
+    /// Its rank windows are per port (`tests/parallel.rs`).
+    const PARTITIONS: bool = true;
     type Spec = AifoSpec;
     const READS_RANK: bool = true;
 

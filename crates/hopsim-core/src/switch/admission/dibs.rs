@@ -82,6 +82,9 @@ impl Dibs {
 
 impl DeflectionPolicy for Dibs {
     const NAME: &'static str = "dibs";
+    /// It reads only the deciding switch's ports and draws from that switch's stream
+    /// (`tests/parallel.rs`).
+    const PARTITIONS: bool = true;
     type Spec = HopLimitSpec;
 
     fn validate(spec: &HopLimitSpec) -> Result<(), ScenarioError> {
@@ -108,6 +111,9 @@ pub struct DibsNaive(Dibs);
 
 impl DeflectionPolicy for DibsNaive {
     const NAME: &'static str = "dibs_naive";
+    /// It reads only the deciding switch's ports and draws from that switch's stream
+    /// (`tests/parallel.rs`).
+    const PARTITIONS: bool = true;
     type Spec = HopLimitSpec;
 
     fn validate(spec: &HopLimitSpec) -> Result<(), ScenarioError> {

@@ -226,6 +226,9 @@ impl Preemptive {
 
 impl DeflectionPolicy for Preemptive {
     const NAME: &'static str = "preemptive";
+    /// Its rank windows and sampling counters are per port, its draws per switch
+    /// (`tests/parallel.rs`).
+    const PARTITIONS: bool = true;
     type Spec = PreemptiveSpec;
     const READS_RANK: bool = true;
 

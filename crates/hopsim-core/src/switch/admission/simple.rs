@@ -72,6 +72,9 @@ impl SimpleDeflection {
 
 impl DeflectionPolicy for SimpleDeflection {
     const NAME: &'static str = "simple";
+    /// Its congested-port bitmap, refresh timer and draws are per switch
+    /// (`tests/parallel.rs`).
+    const PARTITIONS: bool = true;
     type Spec = SimpleSpec;
 
     fn validate(s: &SimpleSpec) -> Result<(), ScenarioError> {

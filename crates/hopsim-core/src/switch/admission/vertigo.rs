@@ -49,6 +49,9 @@ impl Vertigo {
 
 impl DeflectionPolicy for Vertigo {
     const NAME: &'static str = "vertigo";
+    /// Its choices read only the deciding switch's queues, its draws are per switch
+    /// (`tests/parallel.rs`).
+    const PARTITIONS: bool = true;
     type Spec = HopLimitSpec;
     const READS_RANK: bool = true;
     const RANK_ORDERED: bool = true;
