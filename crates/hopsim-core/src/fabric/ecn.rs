@@ -14,6 +14,9 @@ pub struct RedProfile {
 }
 
 impl RedProfile {
+    /// A profile that never marks (ports without ECN).
+    pub const NEVER: RedProfile = RedProfile { kmin: u64::MAX, kmax: u64::MAX, pmax: 0.0 };
+
     /// Probability of marking a packet that sees `queue_bytes`.
     pub fn probability(&self, queue_bytes: u64) -> f64 {
         if queue_bytes > self.kmax {

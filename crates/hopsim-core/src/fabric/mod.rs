@@ -63,6 +63,10 @@ pub struct Fabric {
     /// order; handed over at the end of each window (`sim::parallel`). Always empty in a
     /// sequential run.
     pub outbox: Vec<(PortId, SimTime, PacketRef)>,
+    /// ECN marking profiles of switch ports, named by [`Port::red`] (0: never marks). A
+    /// handful (one per port rate), so they stay in cache where a per-port copy cost a
+    /// cache line per packet-hop at scale.
+    pub red_profiles: Vec<crate::fabric::ecn::RedProfile>,
 }
 
 impl Fabric {

@@ -61,6 +61,8 @@ pub fn build(v: ValidScenario) -> Simulator {
     let switch_queues = policies.flow_control.data_queues(q);
     let latency = scenario.switch.latency.0;
     let ecn = &scenario.switch.ecn;
+    // Distinct RED profiles, which switch ports name by index (one per rate at most).
+    let mut red_profiles = vec![RedProfile::NEVER];
 
     let ports: Vec<Port> = topo
         .ports
@@ -85,11 +87,16 @@ pub fn build(v: ValidScenario) -> Simulator {
                 } else {
                     1.0
                 };
-                port.ecn = Some(RedProfile {
+                let red = RedProfile {
                     kmin: (ecn.kmin.0 as f64 * scale) as u64,
                     kmax: (ecn.kmax.0 as f64 * scale) as u64,
                     pmax: ecn.pmax,
+                };
+                let at = red_profiles.iter().position(|r| *r == red).unwrap_or_else(|| {
+                    red_profiles.push(red);
+                    red_profiles.len() - 1
                 });
+                port.red = u16::try_from(at).expect("fewer than 65,536 distinct switch port rates");
             }
             // Vertigo serves every switch queue shortest-remaining first.
             if is_switch && policies.deflection.rank_ordered() {
@@ -282,6 +289,7 @@ pub fn build(v: ValidScenario) -> Simulator {
         flow_deflections: vec![0; flows.len()],
         flows_total: flows.len() as u64,
         outbox: Vec::new(),
+        red_profiles,
     };
     let ttl = transport.ttl;
     let rank_ordered = policies.deflection.rank_ordered();
