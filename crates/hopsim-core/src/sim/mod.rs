@@ -253,16 +253,26 @@ impl Simulator {
     #[inline(always)]
     fn prefetch_ahead(&self) {
         use crate::fabric::prefetch::prefetch;
-        if let Some(&Event::Deliver { pkt, port }) = self.fab.events.peek_drained(1) {
-            self.fab.store.prefetch(pkt);
-            prefetch(&self.fab.ports[port.idx()].in_flight);
+        match self.fab.events.peek_drained(1) {
+            Some(&Event::Deliver { pkt, port }) => {
+                self.fab.store.prefetch(pkt);
+                prefetch(&self.fab.ports[port.idx()].in_flight);
+            }
+            Some(&Event::TxDone { port }) => prefetch(&self.fab.ports[port.idx()].queues),
+            _ => {}
         }
         match self.fab.events.peek_drained(0) {
             Some(&Event::Deliver { port, .. }) => {
                 let peer = self.fab.ports[port.idx()].peer;
                 prefetch(&self.fab.ports[peer.idx()].busy_until);
             }
-            Some(&Event::TxDone { port }) => prefetch(&self.fab.ports[port.idx()].queues),
+            Some(&Event::TxDone { port }) => {
+                let p = &self.fab.ports[port.idx()];
+                if let Some(q) = p.queues.next_queue() {
+                    prefetch(p.queues.list(q));
+                }
+                prefetch(&p.stats.tx_bytes);
+            }
             _ => {}
         }
     }
