@@ -287,7 +287,7 @@ impl Switches {
         let (headers, rank) = (&fab.headers, self.rank_order);
         // A rank-ordered queue (Vertigo's) orders by the ranks in the packets' header fields.
         port.queues.enqueue_with(&mut fab.store, queue, r, |x| rank.map_or(0, |f| headers.get(x.index(), f)));
-        port.stats.max_queue_bytes = port.stats.max_queue_bytes.max(port.queues.backlog_bytes);
+        port.note_backlog();
         if let Some(trace) = &mut fab.obs.packet_trace {
             trace.record(
                 fab.now,
