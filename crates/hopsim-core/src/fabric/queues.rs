@@ -692,10 +692,16 @@ impl EgressQueues {
     /// Queue `queue` sent `bytes` at `now`: if it is shaped, it is held until its rate
     /// allows the next packet, and that time is returned (the caller wakes the port then
     /// with [`release_shaped`](Self::release_shaped)).
+    #[inline(always)]
     pub fn after_send(&mut self, queue: usize, bytes: u64, now: SimTime) -> Option<SimTime> {
         if self.simple {
             return None;
         }
+        self.after_send_shaped(queue, bytes, now)
+    }
+
+    #[inline(never)]
+    fn after_send_shaped(&mut self, queue: usize, bytes: u64, now: SimTime) -> Option<SimTime> {
         let shaper = self.more.shapers[queue].as_mut()?;
         shaper.next_free = shaper.next_free.max(now) + shaper.byte_time.tx_time(bytes);
         let at = shaper.next_free;
