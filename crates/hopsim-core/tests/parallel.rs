@@ -192,6 +192,14 @@ fn count_before(lines: &str, what: &str) -> u64 {
     digits.chars().rev().filter(char::is_ascii_digit).collect::<String>().parse().expect("a count")
 }
 
+/// `toml` runs identically with 1, 2 and 4 threads, and its mechanism acted: the count
+/// before `what` in the compared policy lines exceeds 100.
+fn acts_identically(name: &str, toml: &str, what: &str) {
+    let want = assert_same(toml);
+    let lines = &want.iter().find(|(n, _)| n == "policy lines").expect("compared").1;
+    assert!(count_before(lines, what) > 100, "{name} acted: {lines}");
+}
+
 #[test]
 fn the_pfc_family_and_per_flow_pauses_act_identically_across_the_cut() {
     // caPFC, P-PFC, G-PFC and GFC keep PFC's ingress accounting per switch and send frames
@@ -211,9 +219,7 @@ fn the_pfc_family_and_per_flow_pauses_act_identically_across_the_cut() {
                 "{SMALL_PFC}[switch.flow_control]\nkind = \"{fc}\"\n{extra}[output]\ncontrol_frames = true\n"
             ),
         );
-        let want = assert_same(&toml);
-        let lines = &want.iter().find(|(n, _)| n == "policy lines").expect("compared").1;
-        assert!(count_before(lines, what) > 100, "{fc} acted: {lines}");
+        acts_identically(fc, &toml, what);
     }
 }
 
@@ -235,17 +241,15 @@ fn path_sensing_load_balancers_decide_identically_across_the_cut() {
                 "{SMALL_PFC}[routing]\nload_balancer = \"{lb}\"\n{extra}[transport.reorder_buffer]\nenabled = true\n"
             ),
         );
-        let want = assert_same(&toml);
-        let lines = &want.iter().find(|(n, _)| n == "policy lines").expect("compared").1;
-        assert!(count_before(lines, what) > 100, "{lb} acted: {lines}");
+        acts_identically(lb, &toml, what);
     }
 }
 
 #[test]
 fn deflection_decides_per_switch_across_the_cut() {
     // Lossy switches with 30 KB per port under heavy load: every deflection policy deflects
-    // (AIFO refuses by rank) at switches of every partition, packets carry their hop limit across the
-    // cut, and the extra-hop histogram is counted where packets arrive and summed.
+    // (AIFO refuses by rank) at switches of every partition, packets carry their hop limit
+    // across the cut, and the extra-hop histogram is counted where packets arrive and summed.
     for kind in ["dibs", "dibs_naive", "simple", "preemptive", "vertigo", "aifo"] {
         let toml = fattree(
             0.9,
