@@ -49,6 +49,20 @@ impl ValidScenario {
         if let Some(d) = scenario.duration {
             check(d.0 > Delta::ZERO, "duration", "expected a positive duration")?;
         }
+        if scenario.switch.ecn.enabled && scenario.switch.ecn.scale_with_rate {
+            // Switch ports name their RED profile (one per rate) by a 16-bit index.
+            let rates: std::collections::BTreeSet<u64> =
+                topo.ports.iter().filter(|p| !topo.is_host(p.node)).map(|p| p.rate.0).collect();
+            check(
+                rates.len() < u16::MAX as usize,
+                "switch.ecn.scale_with_rate",
+                format!(
+                    "expected fewer than 65,535 distinct switch port rates to scale ECN thresholds by, \
+                     the topology has {}",
+                    rates.len()
+                ),
+            )?;
+        }
         let threads = scenario.engine.threads;
         check(threads >= 1, "engine.threads", format!("expected at least 1 thread, got {threads}"))?;
         if threads > 1 {

@@ -96,7 +96,8 @@ pub fn build(v: ValidScenario) -> Simulator {
                     red_profiles.push(red);
                     red_profiles.len() - 1
                 });
-                port.red = u16::try_from(at).expect("fewer than 65,536 distinct switch port rates");
+                port.red =
+                    u16::try_from(at).expect("validated: fewer than 65,535 distinct switch port rates");
             }
             // Vertigo serves every switch queue shortest-remaining first.
             if is_switch && policies.deflection.rank_ordered() {
