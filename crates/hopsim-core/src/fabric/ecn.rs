@@ -46,6 +46,18 @@ mod tests {
     use super::*;
     use rand::SeedableRng;
 
+    /// Ports without ECN name profile 0: it marks nothing and leaves the stream untouched.
+    #[test]
+    fn the_never_profile_marks_nothing_and_draws_nothing() {
+        use rand::Rng;
+        let mut rng = RngStream::seed_from_u64(3);
+        let mut untouched = rng.clone();
+        for q in [0, 1 << 20, u64::MAX] {
+            assert!(!RedProfile::NEVER.decide(q, &mut rng), "queue {q}");
+        }
+        assert_eq!(rng.gen::<u64>(), untouched.gen::<u64>());
+    }
+
     #[test]
     fn marking_follows_the_red_curve() {
         let red = RedProfile { kmin: 100_000, kmax: 400_000, pmax: 0.2 };

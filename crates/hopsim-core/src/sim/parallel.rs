@@ -27,9 +27,10 @@
 //! to change: timelines recorded across the network (packet traces, queue and rate
 //! samples, the deadlock detector; the PFC and control-frame logs are merged by the tie
 //! key of the event that sent each frame), link faults, one random stream
-//! shared by every switch, policies whose state spans switches or whose frames carry
-//! lists (only PFC, ECMP and no deflection here), and TCP (its receiver's timers read the
-//! sender's state).
+//! shared by every switch, mechanisms that have not declared themselves safe to cut
+//! (`PARTITIONS`: every flow control, load balancer and deflection policy but OFC, whose
+//! frames name lists in its arena), and TCP (its receiver's timers read the sender's
+//! state).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -357,12 +358,17 @@ impl Drop for PoisonOnPanic<'_> {
 /// The partitions' results, or the panic of the partition that failed first (not the
 /// others' [`ANOTHER_PANICKED`]) raised again on the calling thread.
 fn rethrow_first_panic<T>(ends: Vec<std::thread::Result<T>>) -> Vec<T> {
-    if ends.iter().all(|e| e.is_ok()) {
-        return ends.into_iter().map(|e| e.unwrap_or_else(|_| unreachable!())).collect();
+    let (mut results, mut panics) = (Vec::new(), Vec::new());
+    for end in ends {
+        match end {
+            Ok(r) => results.push(r),
+            Err(p) => panics.push(p),
+        }
     }
-    let secondary = |p: &Box<dyn std::any::Any + Send>| p.downcast_ref::<&str>() == Some(&ANOTHER_PANICKED);
-    let mut panics: Vec<_> = ends.into_iter().filter_map(Result::err).collect();
-    panics.sort_by_key(|p| secondary(p));
+    if panics.is_empty() {
+        return results;
+    }
+    panics.sort_by_key(|p| p.downcast_ref::<&str>() == Some(&ANOTHER_PANICKED));
     std::panic::resume_unwind(panics.swap_remove(0))
 }
 

@@ -455,10 +455,9 @@ impl Switches {
     /// RED decision at switch `sw` for a packet seeing `queue_bytes` in front of it on
     /// `port`, drawn from the switch's own ECN stream.
     fn ecn_decides_mark(&mut self, fab: &mut Fabric, sw: usize, port: PortId, queue_bytes: u64) -> bool {
-        match fab.ports[port.idx()].red {
-            0 => false,
-            red => fab.red_profiles[red as usize].decide(queue_bytes, self.ecn_rngs.for_switch(sw)),
-        }
+        // Profile 0 (`RedProfile::NEVER`) never marks and never draws.
+        let red = &fab.red_profiles[fab.ports[port.idx()].red as usize];
+        red.decide(queue_bytes, self.ecn_rngs.for_switch(sw))
     }
 }
 
