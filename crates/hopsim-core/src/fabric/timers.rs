@@ -69,6 +69,15 @@ impl<'a> Timers<'a> {
     pub fn cancel(&mut self, target: u32) {
         self.table.cancel(self.kind, target);
     }
+
+    /// The tie key of the event being handled ([`EventQueue::fired_key`]): with the time,
+    /// where it stands in the run's firing order, which orders what the partitions of a
+    /// parallel run logged.
+    ///
+    /// [`EventQueue::fired_key`]: crate::engine::EventQueue::fired_key
+    pub fn fired_key(&self) -> u64 {
+        self.events.fired_key()
+    }
 }
 
 impl super::Fabric {

@@ -30,7 +30,10 @@
 //! shared by every switch, mechanisms that have not declared themselves safe to cut
 //! (`PARTITIONS`: every flow control, load balancer and deflection policy but OFC, whose
 //! frames name lists in its arena), and TCP (its receiver's timers read the sender's
-//! state).
+//! state). A frame that names a list in its
+//! policy's arena hands the list over as it crosses (`frame_leaves` / `frame_arrives`);
+//! counters no partition can report alone come from the joined instance
+//! (`run_wide_counters`).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -60,6 +63,8 @@ struct Side {
     header: Vec<u64>,
     int: Option<IntStack>,
     frame: Option<ControlPayload>,
+    /// What the frame names in the sending instance's own storage (OFC's flow list).
+    items: Vec<u32>,
 }
 
 /// Packets handed to one partition at a window's end, by sending partition.
@@ -148,9 +153,10 @@ fn take_outbox(sim: &mut Simulator) -> Vec<Transfer> {
             let int = sim.fab.int_stacks.get(r.index()).copied();
             let frame = (pkt.kind == crate::fabric::packet::PacketKind::Control)
                 .then(|| sim.switches.frames.take(r.index()));
+            let items = frame.as_ref().map_or_else(Vec::new, |f| sim.switches.fc.frame_leaves(f));
             sim.fab.consume(r);
             let side = (!header.is_empty() || int.is_some() || frame.is_some())
-                .then(|| Box::new(Side { header, int, frame }));
+                .then(|| Box::new(Side { header, int, frame, items }));
             Transfer { port, arrive, pkt, side }
         })
         .collect()
@@ -173,7 +179,8 @@ fn accept(sim: &mut Simulator, inbound: Vec<Transfer>) {
                 }
                 sim.fab.int_stacks[r.index()] = int;
             }
-            if let Some(frame) = side.frame {
+            if let Some(mut frame) = side.frame {
+                sim.switches.fc.frame_arrives(&mut frame, side.items);
                 sim.switches.frames.put(r.index(), frame);
             }
         }
@@ -248,8 +255,10 @@ pub(crate) fn attach(
         others.push(Simulator::new_one(scenario.clone())?);
     }
     own(&mut first, &plan, 0);
+    first.switches.fc.partitioned();
     for (i, sim) in others.iter_mut().enumerate() {
         own(sim, &plan, i as u32 + 1);
+        sim.switches.fc.partitioned();
     }
     first.par = Some(Box::new(Group {
         plan,
@@ -526,6 +535,14 @@ fn join(first: &mut Simulator, group: &Group) -> Joined {
         joined.packets_live += o.fab.store.live();
         joined.packets_peak += o.fab.store.peak();
         first.fab.now = first.fab.now.max(o.fab.now);
+    }
+    // What only the joined instance knows replaces the partitions' sums.
+    for (name, v) in first.switches.fc.run_wide_counters() {
+        for list in [&mut joined.policy_counters, &mut joined.flow_control_counters] {
+            if let Some(e) = list.iter_mut().find(|(n, _)| *n == name) {
+                e.1 = v;
+            }
+        }
     }
     // The frame logs, each in its partition's firing order, merged by (time, tie key of
     // the event that sent the frame): the sequential run's order (a stable sort keeps the

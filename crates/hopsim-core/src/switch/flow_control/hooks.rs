@@ -161,9 +161,10 @@ pub trait FlowControlPolicy: Sized {
     const USES_PFC: bool = false;
 
     /// Whether a parallel run (`engine.threads`) may cut the network across it: its state
-    /// kept per switch and NIC, its frames self-contained (a payload that names a list in
-    /// an arena does not travel). Set once a `tests/parallel.rs` case shows a partitioned
-    /// run identical to one thread's; until then a parallel run refuses it by field.
+    /// kept per switch and NIC, and a frame that names a list in its arena handing the
+    /// list over as it crosses ([`frame_leaves`](Self::frame_leaves)). Set once a
+    /// `tests/parallel.rs` case shows a partitioned run identical to one thread's; until
+    /// then a parallel run refuses it by field.
     const PARTITIONS: bool = false;
 
     /// Check the table; errors name the field (`switch.flow_control.<field>`).
@@ -276,6 +277,32 @@ pub trait FlowControlPolicy: Sized {
     /// into this one, the first partition's, which then reports for the run. Nothing by
     /// default. (Frame counts are joined by the engine.)
     fn join_partition(&mut self, _other: &Self) {}
+
+    /// This instance simulates one partition of a parallel run (called on every
+    /// partition's before the run starts): keep what [`join_partition`](Self::join_partition)
+    /// will need beyond counts (e.g. a log of changes to a network-wide sum). Nothing by
+    /// default.
+    fn partitioned(&mut self) {}
+
+    /// Counters no partition can report alone (OFC's table peaks: the peak over time of a
+    /// sum over every switch), read from the first partition's instance once every other
+    /// was joined into it; they replace the partitions' sums of the same names. None by
+    /// default.
+    fn run_wide_counters(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
+
+    /// Frame `f` leaves this partition for another (parallel run): the items it names
+    /// in this instance's own storage (a flow list in its arena), taken out to travel
+    /// with it. None by default: a frame is self-contained.
+    fn frame_leaves(&mut self, _f: &Self::Frame) -> Vec<u32> {
+        Vec::new()
+    }
+
+    /// Frame `f` arrived from another partition with `items` (what
+    /// [`frame_leaves`](Self::frame_leaves) took out there): store them where `f` names
+    /// them in this instance.
+    fn frame_arrives(&mut self, _f: &mut Self::Frame, _items: Vec<u32>) {}
 }
 
 /// `switch.flow_control.queues` of a mechanism that maps flows onto physical queues per port

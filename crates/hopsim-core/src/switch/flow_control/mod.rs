@@ -450,6 +450,42 @@ macro_rules! flow_control_registry {
                     _ => unreachable!("the partitions of a run build the same flow control"),
                 }
             }
+
+            /// This instance simulates one partition of a parallel run.
+            pub fn partitioned(&mut self) {
+                match self {
+                    $( FlowControl::$variant(p) => <$policy as FlowControlPolicy>::partitioned(p), )+
+                }
+            }
+
+            /// Counters only the joined instance reports (after every `join_partition`).
+            pub fn run_wide_counters(&self) -> Vec<(&'static str, u64)> {
+                match self {
+                    $( FlowControl::$variant(p) => <$policy as FlowControlPolicy>::run_wide_counters(p), )+
+                }
+            }
+
+            /// Frame `payload` leaves this partition: the items it names here, to travel with it.
+            pub fn frame_leaves(&mut self, payload: &ControlPayload) -> Vec<u32> {
+                match (self, payload) {
+                    $( (FlowControl::$variant(p), ControlPayload::$variant(f)) => {
+                        <$policy as FlowControlPolicy>::frame_leaves(p, f)
+                    } )+
+                    #[allow(unreachable_patterns)]
+                    _ => Vec::new(),
+                }
+            }
+
+            /// Frame `payload` arrived from another partition with the items it names.
+            pub fn frame_arrives(&mut self, payload: &mut ControlPayload, items: Vec<u32>) {
+                match (self, payload) {
+                    $( (FlowControl::$variant(p), ControlPayload::$variant(f)) => {
+                        <$policy as FlowControlPolicy>::frame_arrives(p, f, items)
+                    } )+
+                    #[allow(unreachable_patterns)]
+                    _ => {}
+                }
+            }
         }
 
         impl NicGate for FlowControl {
