@@ -4,6 +4,7 @@
 
 mod common;
 
+use hopsim_core::switch::flow_control::ofc::Ofc;
 use hopsim_core::Simulator;
 
 /// A k = 4 fat-tree (4 pods below its cores: at most 4 partitions) under Web Search at
@@ -224,6 +225,39 @@ fn the_pfc_family_and_per_flow_pauses_act_identically_across_the_cut() {
 }
 
 #[test]
+fn ofc_flow_lists_and_table_peaks_cross_the_cut() {
+    // OFC's frames name flow lists kept in the sender's arena (handed over as they cross),
+    // and Table II's peaks are of sums over every switch port (replayed at the join from
+    // the partitions' logs of changes): the frames it sent, its counters and its tables'
+    // peaks and means are the sequential run's.
+    let toml = fattree(
+        0.9,
+        1000,
+        "[switch.flow_control]\nkind = \"ofc\"\nxoff_bytes = \"10KB\"\nxon_bytes = \"5KB\"\n\
+         [output]\ncontrol_frames = true\n",
+    );
+    acts_identically("ofc", &toml, " pauses (");
+    let ofc_of = |s: &Simulator| {
+        let o = s.flow_control().get::<Ofc>().expect("an OFC run");
+        let peaks: Vec<u64> = s
+            .flow_control_counters()
+            .into_iter()
+            .filter(|(n, _)| n.contains("_tab_"))
+            .map(|(_, v)| v)
+            .collect();
+        (format!("{:?}", o.log), peaks, o.table_entries(), s.flow_control_held())
+    };
+    let (want_log, want_tables, want_now, want_held) = ofc_of(&common::run(&toml));
+    assert!(want_tables.iter().all(|v| *v > 0), "every table filled: {want_tables:?}");
+    for threads in [2, 4] {
+        let par = common::run(&with_threads(&toml, threads));
+        let (log, tables, now, held) = ofc_of(&par);
+        assert!(log == want_log, "{threads} threads: the frames OFC logged differ");
+        assert_eq!((tables, now, held), (want_tables.clone(), want_now, want_held), "{threads} threads");
+    }
+}
+
+#[test]
 fn path_sensing_load_balancers_decide_identically_across_the_cut() {
     // CONGA's congestion tables and Proteus's path tables are per switch and fed by
     // feedback piggybacked in header rows, which cross the cut with their packets; Hermes
@@ -296,7 +330,7 @@ fn what_a_partitioned_run_cannot_reproduce_is_refused_by_field() {
     };
     for (extra, field) in [
         ("[output]\nrate_trace = { flows = [0], interval = \"1us\" }\n", "output.rate_trace"),
-        ("[switch.flow_control]\nkind = \"ofc\"\n", "switch.flow_control.kind"),
+        ("[transport]\nkind = \"tcp\"\n", "transport.kind"),
         ("[engine]\ntie_order = \"scheduled\"\n", "engine.tie_order"),
         ("[switch.ecn]\nrandom_stream = \"shared\"\n", "switch.ecn.random_stream"),
     ] {

@@ -200,6 +200,8 @@ pub enum Trigger {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OfcRecord {
     pub time: SimTime,
+    /// The tie key of the event that sent it: with `time`, its place in the run's order.
+    pub order: u64,
     pub port: PortId,
     pub trigger: Trigger,
     pub priority: u8,
@@ -254,10 +256,80 @@ struct TableSize {
     integral: u128,
 }
 
-impl TableSize {
-    fn add(&mut self, n: i64) {
-        self.now = (self.now as i64 + n) as u64;
-        self.peak = self.peak.max(self.now);
+/// A change of one table's size, logged by a partition of a parallel run: when, in which
+/// event (its tie key), by how much.
+#[derive(Clone, Copy, Debug)]
+struct TableChange {
+    time: SimTime,
+    order: u64,
+    table: u8,
+    n: i32,
+}
+
+/// The three tables' sizes summed over every switch port (Table II): now, peak, integral,
+/// and in a partitioned run the log of changes that the join replays in the run's firing
+/// order, since the peak of a network-wide sum is not the sum of the partitions' peaks.
+#[derive(Clone, Debug, Default)]
+struct TableSizes {
+    sizes: [TableSize; 3],
+    /// The last hook call (up to which the integrals run), and its event's tie key.
+    last_change: SimTime,
+    fired: u64,
+    changes: Option<Vec<TableChange>>,
+}
+
+impl TableSizes {
+    /// Advance the integrals to `now`, in the event of tie key `fired`.
+    fn tick(&mut self, now: SimTime, fired: u64) {
+        let dt = now.0.saturating_sub(self.last_change.0) as u128;
+        if dt > 0 {
+            for s in &mut self.sizes {
+                s.integral += s.now as u128 * dt;
+            }
+            self.last_change = now;
+        }
+        self.fired = fired;
+    }
+
+    fn add(&mut self, table: usize, n: i64) {
+        let s = &mut self.sizes[table];
+        s.now = (s.now as i64 + n) as u64;
+        s.peak = s.peak.max(s.now);
+        if let Some(log) = self.changes.as_mut().filter(|_| n != 0) {
+            log.push(TableChange {
+                time: self.last_change,
+                order: self.fired,
+                table: table as u8,
+                n: n as i32,
+            });
+        }
+    }
+
+    /// Fold another partition's sizes in: integrals carried to the later of the two last
+    /// calls (each partition's tables stay constant after its own), sizes summed, the
+    /// logs merged by (time, tie key) — the sequential run's order of the changes, a
+    /// stable sort keeping one event's in its sequence — and the peaks replayed from it.
+    fn join(&mut self, o: &TableSizes) {
+        let end = self.last_change.max(o.last_change);
+        for (a, b) in self.sizes.iter_mut().zip(&o.sizes) {
+            let carry = |s: &TableSize, from: SimTime| s.integral + s.now as u128 * (end.0 - from.0) as u128;
+            a.integral = carry(a, self.last_change) + carry(b, o.last_change);
+            a.now += b.now;
+        }
+        self.last_change = end;
+        let log = self.changes.as_mut().expect("a partitioned run logs its changes");
+        log.extend_from_slice(o.changes.as_deref().unwrap_or(&[]));
+        log.sort_by_key(|c| (c.time, c.order));
+        let mut now = [0i64; 3];
+        let mut peak = [0u64; 3];
+        for c in log.iter() {
+            let t = c.table as usize;
+            now[t] += c.n as i64;
+            peak[t] = peak[t].max(now[t] as u64);
+        }
+        for (s, p) in self.sizes.iter_mut().zip(peak) {
+            s.peak = p;
+        }
     }
 }
 
@@ -286,9 +358,10 @@ pub struct Ofc {
     /// Flow lists of the frames in flight.
     arena: ListArena,
     outbox: Outbox<OfcFrame>,
-    /// Sizes of the three tables (entries, over every port) and when they last changed.
-    sizes: [TableSize; 3],
-    last_change: SimTime,
+    /// Sizes of the three tables (entries, over every port) over time.
+    tables: TableSizes,
+    /// Of a parallel run's first partition: what the others held when joined.
+    held_elsewhere: usize,
     switch_ports: u64,
     pub stats: OfcStats,
     /// The frames sent (`[output] control_frames`).
@@ -349,8 +422,8 @@ impl Ofc {
             host_all: vec![0; n],
             arena: ListArena::default(),
             outbox: Outbox::new(),
-            sizes: [TableSize::default(); 3],
-            last_change: SimTime::ZERO,
+            tables: TableSizes::default(),
+            held_elsewhere: 0,
             stats: OfcStats::default(),
             log: log.then(Vec::new),
             scratch: Vec::new(),
@@ -362,15 +435,9 @@ impl Ofc {
         self.xoff_c
     }
 
-    /// Advance the tables' size integrals to `now`.
-    fn tick(&mut self, now: SimTime) {
-        let dt = now.0.saturating_sub(self.last_change.0) as u128;
-        if dt > 0 {
-            for s in &mut self.sizes {
-                s.integral += s.now as u128 * dt;
-            }
-            self.last_change = now;
-        }
+    /// A hook was called: advance the tables' size integrals to now.
+    fn tick(&mut self, cx: &FcCx) {
+        self.tables.tick(cx.now, cx.timers.fired_key());
     }
 
     #[inline]
@@ -460,7 +527,7 @@ impl Ofc {
         };
         if let Some(log) = &mut self.log {
             let flows = flows.iter().map(|f| FlowId(*f)).collect();
-            log.push(OfcRecord { time: now, port, trigger, priority: c, flows });
+            log.push(OfcRecord { time: now, order: self.tables.fired, port, trigger, priority: c, flows });
         }
         self.outbox.push_back((port, frame));
     }
@@ -469,7 +536,7 @@ impl Ofc {
     fn note_paused(&mut self, in_port: PortId, c: u8, flows: impl IntoIterator<Item = u32>) -> Vec<u32> {
         let tab = &mut self.pause_frames[in_port.idx()];
         let new: Vec<u32> = flows.into_iter().filter(|f| tab.insert((c, *f))).collect();
-        self.sizes[PFT].add(new.len() as i64);
+        self.tables.add(PFT, new.len() as i64);
         new
     }
 
@@ -536,7 +603,7 @@ impl Ofc {
     ) {
         let tab = &mut self.congested[port_id.idx()];
         let removed = flows.iter().filter(|f| tab.remove(&(c, **f))).count();
-        self.sizes[CFT].add(-(removed as i64));
+        self.tables.add(CFT, -(removed as i64));
         let i = self.ri(port_id, c);
         let old = self.rot[i].paused_q as usize;
         let new = 3 - old;
@@ -556,7 +623,7 @@ impl Ofc {
         if f.pause {
             let tab = &mut self.congested[port_id.idx()];
             let added = flows.iter().filter(|fl| tab.insert((c, **fl))).count();
-            self.sizes[CFT].add(added as i64);
+            self.tables.add(CFT, added as i64);
             for list in self.pending[i].iter_mut() {
                 list.retain(|fl| !flows.contains(fl));
             }
@@ -585,23 +652,42 @@ impl Ofc {
 
     /// Entries, pauses and rotations still held (0 once the network drained).
     pub fn held(&self) -> usize {
-        self.sizes.iter().map(|s| s.now as usize).sum::<usize>()
-            + self.host_paused.len()
+        self.tables.sizes.iter().map(|s| s.now as usize).sum::<usize>() + self.held_beside_tables()
+    }
+
+    /// Pauses at hosts, rotations and waiting RESUMEs still held (the tables' entries
+    /// aside), here and, once joined, in the other partitions.
+    fn held_beside_tables(&self) -> usize {
+        self.host_paused.len()
             + self.host_all.iter().filter(|b| **b != 0).count()
             + self.rot.iter().filter(|r| r.rotating || r.all_paused).count()
             + self.pending.iter().map(|p| p.len()).sum::<usize>()
+            + self.held_elsewhere
     }
 
     /// Entries of (flow_in_port_tab, congested_flow_tab, pause_frame_tab) now, over every port.
     pub fn table_entries(&self) -> [u64; 3] {
-        [self.sizes[0].now, self.sizes[1].now, self.sizes[2].now]
+        self.tables.sizes.map(|s| s.now)
     }
 
     /// Time-averaged size of each table over every switch port together, bytes (Table II
     /// reports it per port: divide by [`Ofc::switch_ports`]), up to the last change.
     pub fn mean_table_bytes(&self) -> [u64; 3] {
-        let t = self.last_change.0.max(1) as u128;
-        self.sizes.map(|s| (s.integral * self.entry_bytes as u128 / t) as u64)
+        let t = self.tables.last_change.0.max(1) as u128;
+        self.tables.sizes.map(|s| (s.integral * self.entry_bytes as u128 / t) as u64)
+    }
+
+    /// Table II's statistics: each table's peak entries and mean bytes over every switch port.
+    fn table_counters(&self) -> Vec<(&'static str, u64)> {
+        let (peak, mean) = (self.tables.sizes.map(|s| s.peak), self.mean_table_bytes());
+        vec![
+            ("ofc_flow_in_port_tab_peak_entries", peak[FIP]),
+            ("ofc_congested_flow_tab_peak_entries", peak[CFT]),
+            ("ofc_pause_frame_tab_peak_entries", peak[PFT]),
+            ("ofc_flow_in_port_tab_mean_bytes", mean[FIP]),
+            ("ofc_congested_flow_tab_mean_bytes", mean[CFT]),
+            ("ofc_pause_frame_tab_mean_bytes", mean[PFT]),
+        ]
     }
 
     /// Switch ports in the run.
@@ -614,6 +700,10 @@ impl FlowControlPolicy for Ofc {
     const NAME: &'static str = "ofc";
     type Spec = OfcSpec;
     type Frame = OfcFrame;
+    /// Tables per port, a frame's flow list handed over as it crosses
+    /// (`frame_leaves`), Table II's network-wide peaks replayed from the partitions' logs
+    /// of changes (`tests/parallel.rs`).
+    const PARTITIONS: bool = true;
 
     fn validate(s: &OfcSpec) -> Result<(), ScenarioError> {
         check(s.xoff_bytes.0 > 0, "switch.flow_control.xoff_bytes", "expected a positive size")?;
@@ -703,7 +793,7 @@ impl FlowControlPolicy for Ofc {
 
     #[inline(never)]
     fn on_arrival(&mut self, cx: &mut FcCx, hop: &Hop, _queue_bytes: u64) -> Arrival {
-        self.tick(cx.now);
+        self.tick(cx);
         let (pkt, c) = (hop.pkt, hop.pkt.priority);
         let st = &mut self.states[hop.sw];
         let Some(xoff_now) = st.on_arrival(hop.local_in, c, pkt.wire_bytes as u64, hop.buffer) else {
@@ -714,7 +804,7 @@ impl FlowControlPolicy for Ofc {
             let fip = &mut self.flow_in_port[hop.in_port.idx()];
             let e = fip.entry((c, pkt.flow.0)).or_insert(FlowEntry { packets: 0, egress: hop.egress });
             if e.packets == 0 {
-                self.sizes[FIP].add(1);
+                self.tables.add(FIP, 1);
             }
             e.packets += 1;
             e.egress = hop.egress;
@@ -731,7 +821,7 @@ impl FlowControlPolicy for Ofc {
 
     #[inline(never)]
     fn on_dequeue(&mut self, cx: &mut FcCx, hop: &Hop) -> bool {
-        self.tick(cx.now);
+        self.tick(cx);
         let (pkt, c) = (hop.pkt, hop.pkt.priority);
         let st = &mut self.states[hop.sw];
         st.on_dequeue(hop.local_in, c, pkt.wire_bytes as u64);
@@ -741,7 +831,7 @@ impl FlowControlPolicy for Ofc {
                 e.packets -= 1;
                 if e.packets == 0 {
                     fip.remove(&(c, pkt.flow.0));
-                    self.sizes[FIP].add(-1);
+                    self.tables.add(FIP, -1);
                 }
             }
         }
@@ -761,14 +851,14 @@ impl FlowControlPolicy for Ofc {
         for f in &flows {
             tab.remove(&(c, *f));
         }
-        self.sizes[PFT].add(-(flows.len() as i64));
+        self.tables.add(PFT, -(flows.len() as i64));
         self.send(cx.now, hop.in_port, c, &flows, (false, all), Trigger::Resume);
         true
     }
 
     #[inline(never)]
     fn on_frame(&mut self, cx: &mut FcCx, port: PortId, is_host: bool, f: OfcFrame) -> bool {
-        self.tick(cx.now);
+        self.tick(cx);
         let flows = self.arena.get(f.list).to_vec();
         self.arena.release(f.list);
         if !is_host {
@@ -797,7 +887,7 @@ impl FlowControlPolicy for Ofc {
     /// packets of paused flows moving to the paused queue), and a RESUME that waited starts
     /// the next rotation.
     fn on_marker(&mut self, cx: &mut FcCx, port_id: PortId, id: u64) -> bool {
-        self.tick(cx.now);
+        self.tick(cx);
         let c = id as u8;
         let i = self.ri(port_id, c);
         self.rot[i].rotating = false;
@@ -828,14 +918,14 @@ impl FlowControlPolicy for Ofc {
     /// The link of `port` failed: what its downstream paused is released (at a host, every
     /// pause of the NIC); what was paused through it upstream is forgotten.
     fn on_link_down(&mut self, cx: &mut FcCx, port: PortId, is_host: bool, _host_flows: &[FlowId]) {
-        self.tick(cx.now);
+        self.tick(cx);
         if is_host {
             self.host_paused.retain(|k, _| (k >> 32) as u32 != port.0);
             self.host_all[port.idx()] = 0;
             return;
         }
         let sent = std::mem::take(&mut self.pause_frames[port.idx()]);
-        self.sizes[PFT].add(-(sent.len() as i64));
+        self.tables.add(PFT, -(sent.len() as i64));
         for c in 0..self.classes as u8 {
             let flows: Vec<u32> = self.congested[port.idx()].range(class_range(c)).map(|k| k.1).collect();
             let i = self.ri(port, c);
@@ -863,8 +953,7 @@ impl FlowControlPolicy for Ofc {
 
     fn counters(&self) -> Vec<(&'static str, u64)> {
         let s = &self.stats;
-        let mean = self.mean_table_bytes();
-        vec![
+        let mut all = vec![
             ("ofc_pause_original", s.pause_original),
             ("ofc_pause_local", s.pause_local),
             ("ofc_pause_all", s.pause_all),
@@ -873,13 +962,50 @@ impl FlowControlPolicy for Ofc {
             ("ofc_deferred_resumes", s.deferred_resumes),
             ("ofc_paused_arrivals", s.paused_arrivals),
             ("ofc_packets_moved", s.packets_moved),
-            ("ofc_flow_in_port_tab_peak_entries", self.sizes[FIP].peak),
-            ("ofc_congested_flow_tab_peak_entries", self.sizes[CFT].peak),
-            ("ofc_pause_frame_tab_peak_entries", self.sizes[PFT].peak),
-            ("ofc_flow_in_port_tab_mean_bytes", mean[FIP]),
-            ("ofc_congested_flow_tab_mean_bytes", mean[CFT]),
-            ("ofc_pause_frame_tab_mean_bytes", mean[PFT]),
-        ]
+        ];
+        all.extend(self.table_counters());
+        all
+    }
+
+    /// The tables' sizes log their changes, for the join's replay.
+    fn partitioned(&mut self) {
+        self.tables.changes = Some(Vec::new());
+    }
+
+    /// Counts summed (each happened in one partition), the tables' sizes joined exactly
+    /// ([`TableSizes::join`]), the frame logs merged in the run's order.
+    fn join_partition(&mut self, other: &Self) {
+        let (s, o) = (&mut self.stats, &other.stats);
+        s.pause_original += o.pause_original;
+        s.pause_local += o.pause_local;
+        s.pause_all += o.pause_all;
+        s.flows_paused += o.flows_paused;
+        s.rotations += o.rotations;
+        s.deferred_resumes += o.deferred_resumes;
+        s.paused_arrivals += o.paused_arrivals;
+        s.packets_moved += o.packets_moved;
+        self.tables.join(&other.tables);
+        self.held_elsewhere += other.held_beside_tables();
+        if let (Some(log), Some(theirs)) = (self.log.as_mut(), other.log.as_ref()) {
+            log.extend(theirs.iter().cloned());
+            log.sort_by_key(|r| (r.time, r.order));
+        }
+    }
+
+    /// Table II's peaks are of a sum over every switch port: only the joined instance has them.
+    fn run_wide_counters(&self) -> Vec<(&'static str, u64)> {
+        self.table_counters()
+    }
+
+    /// The flow list leaves this instance's arena with the frame.
+    fn frame_leaves(&mut self, f: &OfcFrame) -> Vec<u32> {
+        let items = self.arena.get(f.list).to_vec();
+        self.arena.release(f.list);
+        items
+    }
+
+    fn frame_arrives(&mut self, f: &mut OfcFrame, items: Vec<u32>) {
+        f.list = self.arena.alloc(items);
     }
 
     fn summary_line(&self, sent: &dyn Fn(&str) -> u64) -> Option<(&'static str, String)> {
