@@ -50,6 +50,15 @@ impl TimerKind {
             TimerKind::Rto => 2,
         }
     }
+
+    /// Whether the flow's receiver keeps the timer (TCP's delayed ACK and ordering
+    /// timeout): the receiver cancels its own timers, and a sender finishing (which the
+    /// receiver does not learn, and in a partitioned run does not even share state with)
+    /// leaves them be. Every other timer is the sender's and dies with the flow.
+    #[inline(always)]
+    pub fn at_receiver(self) -> bool {
+        matches!(self, TimerKind::TcpDelayedAck | TimerKind::TcpReorder)
+    }
 }
 
 /// Timers of switch ports and policies. A timer is cancelled by bumping the generation

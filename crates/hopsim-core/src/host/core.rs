@@ -56,10 +56,7 @@ impl HostCore {
         let flow = &mut self.flows[f.idx()];
         flow.finish = Some(now);
         fab.counters.flows_finished += 1;
-        // Cancel every pending timer of the flow.
-        for g in flow.timer_gen.iter_mut() {
-            *g += 1;
-        }
+        // The sender's pending timers are stale from now on (`TimerKind::at_receiver`).
         if std::mem::take(&mut flow.in_active) {
             let i = self.nodes[h].active.iter().position(|x| *x == f).expect("flagged as active");
             self.nodes[h].active.remove(i);

@@ -191,7 +191,7 @@ impl Hosts {
         generation: u32,
     ) {
         let flow = &self.core.flows[f.idx()];
-        if flow.timer_gen[kind.slot()] != generation || flow.finish.is_some() {
+        if flow.timer_gen[kind.slot()] != generation || (flow.finish.is_some() && !kind.at_receiver()) {
             return;
         }
         let kick = self.transport.on_timer(&mut HostCx { fab, core: &mut self.core }, f, kind, generation);

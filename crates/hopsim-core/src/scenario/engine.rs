@@ -44,8 +44,14 @@ pub(crate) fn check_parallel(scenario: &Scenario, topo: &Topology) -> Result<(),
     if scenario.switch.ecn.random_stream == super::RandomStream::Shared {
         return refuse("switch.ecn.random_stream", "one random stream shared by every switch");
     }
-    if *scenario.transport.kind != super::TransportKind::Roce {
-        return refuse("transport.kind", "TCP's receiver timers read its sender's state");
+    if !scenario.transport.kind.partitions() {
+        return refuse(
+            "transport.kind",
+            &format!(
+                "\"{}\" has not been checked for partitioned runs (see docs/parallel.md)",
+                scenario.transport.kind.name()
+            ),
+        );
     }
     if let Some(fc) = scenario.switch.flow_control.as_ref().filter(|fc| !fc.partitions()) {
         return refuse(

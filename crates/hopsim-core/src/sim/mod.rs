@@ -299,7 +299,7 @@ impl Simulator {
         match *ev {
             Event::FlowTimer { flow, kind, generation } => {
                 let f = &self.hosts.core.flows[flow.idx()];
-                f.finish.is_some() || f.timer_gen[kind.slot()] != generation
+                f.timer_gen[kind.slot()] != generation || (f.finish.is_some() && !kind.at_receiver())
             }
             Event::PolicyTimer { kind, target, generation } => {
                 !self.fab.timers.is_current(kind, target, generation)

@@ -40,6 +40,13 @@ pub trait TransportPolicy: Sized {
     /// code in the loop — as the load-balancer family's `INLINE`).
     const INLINE: bool = false;
 
+    /// Whether a parallel run (`engine.threads`) may put a flow's sender and receiver in
+    /// different partitions: each side reads only its own state (the receiver's timers
+    /// among them: `TimerKind::at_receiver`). Set once a `tests/parallel.rs` case shows a
+    /// partitioned run identical to one thread's; until then a parallel run refuses it by
+    /// field (`transport.kind`).
+    const PARTITIONS: bool = false;
+
     /// The next segment of flow `f` to send: (first byte, whether it resends a hole below
     /// `snd_nxt`). May advance the transport's scan of holes.
     fn next_segment(&mut self, f: FlowId, flow: &Flow, mss: u64) -> Option<(u64, bool)>;

@@ -48,6 +48,14 @@ macro_rules! transport_registry {
                     $( TransportKind::$variant => $name, )+
                 }
             }
+
+            /// Whether a parallel run may put its senders and receivers in different
+            /// partitions ([`TransportPolicy::PARTITIONS`]).
+            pub fn partitions(self) -> bool {
+                match self {
+                    $( TransportKind::$variant => <$policy as TransportPolicy>::PARTITIONS, )+
+                }
+            }
         }
 
         /// The transport every host of a run uses, with its per-flow state.

@@ -88,6 +88,9 @@ impl TransportPolicy for Roce {
     }
 
     const NAME: &'static str = "roce";
+    /// Sender and receiver state apart, receiver-side fields joined from the receiver's
+    /// partition (`tests/parallel.rs`, every case).
+    const PARTITIONS: bool = true;
     const INLINE: bool = true;
 
     #[inline(always)]
