@@ -59,7 +59,6 @@ def test_run_threads_on_the_command_line(tmp_path, capsys):
     ("override", "field"),
     [
         ({"output.packet_trace.max_records": 10}, "output.packet_trace"),
-        ({"transport.kind": "tcp"}, "transport.kind"),
         ({"compat": "ns3"}, "engine.tie_order"),
         ({"engine.threads": 5}, "engine.threads"),
     ],

@@ -258,6 +258,41 @@ fn ofc_flow_lists_and_table_peaks_cross_the_cut() {
 }
 
 #[test]
+fn tcp_senders_and_receivers_on_either_side_of_the_cut() {
+    // A TCP flow's sender and receiver live in different partitions: the sender's state
+    // (window, RTO, recovery) in one replica, the receiver's (reassembly, delayed ACK,
+    // ordering timeout) in the other. DRILL reorders packets, so the receivers' delayed
+    // ACK and ordering timers fire and the senders recover from losses at the lossy
+    // 30 KB egress limit.
+    for extra in [
+        "[switch.pfc]\nenabled = false\n[transport]\nkind = \"tcp\"\ncc = \"dctcp\"\n",
+        "[routing]\nload_balancer = \"drill\"\n[transport]\nkind = \"tcp\"\ncc = \"dctcp\"\n\
+         [transport.tcp]\ndelayed_ack = \"5us\"\nreorder_timeout = \"20us\"\n\
+         [switch.pfc]\nenabled = false\n[switch.admission]\nkind = \"static_per_port\"\nbytes = \"30KB\"\n",
+    ] {
+        let want = assert_same(&fattree(0.7, 1000, extra));
+        let counters = &want.iter().find(|(n, _)| n == "policy counters").expect("compared").1;
+        assert!(want[0].1.matches("finish: Some").count() > 30, "flows finish");
+        if extra.contains("reorder_timeout") {
+            assert!(!counters.contains("(\"reorder_held\", 0)"), "segments held: {counters}");
+        }
+    }
+}
+
+#[test]
+fn mp_rdma_spreads_flows_over_virtual_paths_across_the_cut() {
+    // MP-RDMA picks a source port (an ECMP path) per packet at the sender and tracks
+    // out-of-order arrivals at the receiver, in different partitions.
+    let want = assert_same(&fattree(0.6, 1000, "[transport]\nkind = \"mp_rdma\"\ncc = \"none\"\n"));
+    let counters = &want.iter().find(|(n, _)| n == "policy counters").expect("compared").1;
+    assert!(!counters.contains("(\"mp_rdma_virtual_paths\", 0)"), "paths opened: {counters}");
+    assert!(
+        !counters.contains("(\"mp_rdma_max_out_of_order\", 0)"),
+        "packets arrived out of order: {counters}"
+    );
+}
+
+#[test]
 fn path_sensing_load_balancers_decide_identically_across_the_cut() {
     // CONGA's congestion tables and Proteus's path tables are per switch and fed by
     // feedback piggybacked in header rows, which cross the cut with their packets; Hermes
@@ -330,7 +365,6 @@ fn what_a_partitioned_run_cannot_reproduce_is_refused_by_field() {
     };
     for (extra, field) in [
         ("[output]\nrate_trace = { flows = [0], interval = \"1us\" }\n", "output.rate_trace"),
-        ("[transport]\nkind = \"tcp\"\n", "transport.kind"),
         ("[engine]\ntie_order = \"scheduled\"\n", "engine.tie_order"),
         ("[switch.ecn]\nrandom_stream = \"shared\"\n", "switch.ecn.random_stream"),
     ] {

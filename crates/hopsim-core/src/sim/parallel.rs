@@ -28,9 +28,8 @@
 //! samples, the deadlock detector; the PFC and control-frame logs are merged by the tie
 //! key of the event that sent each frame), link faults, one random stream
 //! shared by every switch, mechanisms that have not declared themselves safe to cut
-//! (`PARTITIONS`: today every flow control, load balancer and deflection policy), and TCP
-//! (its receiver's timers read the sender's state). A frame that names a list in its
-//! policy's arena hands the list over as it crosses (`frame_leaves` / `frame_arrives`);
+//! (`PARTITIONS`; today every transport, flow control, load balancer and deflection policy
+//! has). A frame that names a list in its policy's arena hands the list over as it crosses (`frame_leaves` / `frame_arrives`);
 //! counters no partition can report alone come from the joined instance
 //! (`run_wide_counters`).
 

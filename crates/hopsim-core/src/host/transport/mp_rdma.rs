@@ -200,6 +200,10 @@ impl TransportPolicy for MpRdma {
     }
 
     const NAME: &'static str = "mp_rdma";
+    /// Virtual paths and the ACK clock at the sender, the out-of-order bitmap at the
+    /// receiver; counts summed, the largest out-of-order distance the largest
+    /// (`tests/parallel.rs`).
+    const PARTITIONS: bool = true;
 
     fn next_segment(&mut self, f: FlowId, flow: &Flow, mss: u64) -> Option<(u64, bool)> {
         if !self.flows[f.idx()].started {

@@ -313,6 +313,10 @@ impl TransportPolicy for Tcp {
     }
 
     const NAME: &'static str = "tcp";
+    /// The receiver's reassembly and timers in its partition, the sender's window and
+    /// recovery in its own; the receiver's timers outlive the sender's finish
+    /// (`TimerKind::at_receiver`; `tests/parallel.rs`).
+    const PARTITIONS: bool = true;
     const INLINE: bool = true;
 
     #[inline(always)]
