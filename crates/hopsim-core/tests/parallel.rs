@@ -354,6 +354,35 @@ fn a_leaf_spine_is_cut_by_rack() {
 }
 
 #[test]
+fn a_topology_file_without_pods_is_cut_by_min_cut() {
+    // Eight switches in a ring, four hosts each (HPCC's topology format): no top tier to
+    // remove, so the general min-cut lays out arcs of the ring.
+    let (switches, per) = (8u32, 4u32);
+    let hosts = switches * per;
+    let mut text = format!("{} {switches} {}\n", hosts + switches, hosts + switches);
+    text += &(hosts..hosts + switches).map(|s| s.to_string()).collect::<Vec<_>>().join(" ");
+    text += "\n";
+    for h in 0..hosts {
+        text += &format!("{h} {} 100Gbps 1us 0\n", hosts + h / per);
+    }
+    for s in 0..switches {
+        text += &format!("{} {} 100Gbps 1us 0\n", hosts + s, hosts + (s + 1) % switches);
+    }
+    let path = std::env::temp_dir().join(format!("hopsim-parallel-ring-{}.txt", std::process::id()));
+    std::fs::write(&path, text).expect("written");
+    let toml = format!(
+        "seed = 11\nduration = \"1ms\"\n[topology]\nkind = \"file\"\nfile = \"{}\"\n\
+         [workload]\nkind = \"poisson\"\nsize_dist = \"websearch\"\nload = 0.5\nstop = \"1ms\"\n",
+        path.display()
+    );
+    assert_same(&toml);
+    let par = common::sim(&with_threads(&toml, 4));
+    let s = par.parallel_stats().expect("a parallel run");
+    assert_eq!(s.hosts, vec![8; 4], "two switches and their hosts each: {s:?}");
+    std::fs::remove_file(&path).ok();
+}
+
+#[test]
 fn what_a_partitioned_run_cannot_reproduce_is_refused_by_field() {
     let refused = |extra: &str, threads: u32| -> String {
         let toml = with_threads(&fattree(0.3, 50, extra), threads);

@@ -76,5 +76,5 @@ pub(crate) fn check_parallel(scenario: &Scenario, topo: &Topology) -> Result<(),
             ),
         );
     }
-    crate::topology::partition::groups(topo, threads).map(drop)
+    crate::topology::partition::cut(topo, threads).map(drop)
 }

@@ -77,26 +77,12 @@ pub struct Plan {
     pub lookahead: Delta,
 }
 
-/// Cut the network into `parts` partitions: without its top tier of switches (a
-/// fat-tree's cores, a leaf-spine's spines) a fabric falls apart into pods or racks;
-/// those go to partitions largest first, each to the partition with the fewest hosts so
-/// far, and the top-tier switches are dealt round robin.
+/// Cut the network into `parts` partitions (`topology::partition::cut`: pods or racks
+/// when a fabric falls apart into them without its top tier, largest first to the
+/// partition with the fewest hosts so far, the top tier dealt round robin; any other
+/// network by a balanced min-cut) and find the lookahead.
 pub fn plan(sim: &Simulator, parts: usize) -> Result<Plan, ScenarioError> {
-    let topo = &sim.fab.topo;
-    let n = topo.node_count();
-    let (groups, is_top) = crate::topology::partition::groups(topo, parts)?;
-    let mut load = vec![0usize; parts];
-    let mut part_of = vec![0u32; n];
-    for (hosts, members) in groups {
-        let p = (0..parts).min_by_key(|&p| (load[p], p)).expect("parts > 0");
-        load[p] += hosts.max(1);
-        for m in members {
-            part_of[m] = p as u32;
-        }
-    }
-    for (k, i) in (0..n).filter(|&i| is_top[i]).enumerate() {
-        part_of[i] = (k % parts) as u32;
-    }
+    let part_of = crate::topology::partition::cut(&sim.fab.topo, parts)?;
     let lookahead = sim
         .fab
         .ports
