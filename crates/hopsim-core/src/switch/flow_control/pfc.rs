@@ -110,6 +110,18 @@ struct Ingress {
     alpha: f64,
     /// XOFF sent and not yet XON.
     paused: bool,
+    /// `k` when alpha is 2^-k (every default: 1, 1/8, 1/16), else [`NOT_A_POWER_OF_TWO`]:
+    /// the threshold is then `free >> k`, what `free × alpha` truncates to exactly, at a
+    /// fraction of the float multiply and saturating conversion's instructions.
+    alpha_shift: u8,
+}
+
+/// [`Ingress::alpha_shift`] of an alpha that is not a power of two.
+const NOT_A_POWER_OF_TWO: u8 = u8::MAX;
+
+/// `k` if `alpha` = 2^-k with 0 ≤ k < 64.
+fn alpha_shift(alpha: f64) -> u8 {
+    (0..64u8).find(|&k| alpha == 1.0 / (1u64 << k) as f64).unwrap_or(NOT_A_POWER_OF_TWO)
 }
 
 /// Ingress accounting of one switch.
@@ -164,7 +176,11 @@ impl PfcState {
         let ingress = ports
             .iter()
             .flat_map(|&(headroom, alpha)| {
-                std::iter::repeat_n(Ingress { headroom, alpha, ..Ingress::default() }, cfg.classes)
+                let alpha_shift = alpha_shift(alpha);
+                std::iter::repeat_n(
+                    Ingress { headroom, alpha, alpha_shift, ..Ingress::default() },
+                    cfg.classes,
+                )
             })
             .collect();
         PfcState {
@@ -197,7 +213,13 @@ impl PfcState {
         match self.mode {
             PfcMode::Dynamic { .. } => {
                 let free = buffer.saturating_sub(self.set_aside).saturating_sub(self.shared_used);
-                (free as f64 * self.ingress[i].alpha) as u64
+                let ingress = &self.ingress[i];
+                if ingress.alpha_shift != NOT_A_POWER_OF_TWO {
+                    // Exact while `free` converts to f64 exactly (below 2^53 bytes).
+                    free >> ingress.alpha_shift
+                } else {
+                    (free as f64 * ingress.alpha) as u64
+                }
             }
             PfcMode::Static { xoff, .. } => xoff,
         }
@@ -362,6 +384,37 @@ mod tests {
             headroom_from: Default::default(),
         };
         PfcState::new(&cfg, &[(10_000, 0.125), (10_000, 0.125)])
+    }
+
+    /// A power-of-two alpha takes the shift, which gives exactly the float product's
+    /// truncation; any other alpha keeps the product.
+    #[test]
+    fn power_of_two_alphas_shift_exactly() {
+        assert_eq!([1.0, 0.5, 0.125, 0.0625].map(alpha_shift), [0, 1, 3, 4]);
+        assert_eq!([0.3, 0.0, 0.75].map(alpha_shift), [NOT_A_POWER_OF_TWO; 3]);
+        for alpha in [1.0, 0.5, 0.125, 0.0625, 0.3, 0.75] {
+            let k = alpha_shift(alpha);
+            for free in [0u64, 1, 7, 8, 9, 4_095, 1_234_567, 31_999_999, (1 << 52) + 3] {
+                let float = (free as f64 * alpha) as u64;
+                if k != NOT_A_POWER_OF_TWO {
+                    assert_eq!(free >> k, float, "alpha {alpha}, free {free}");
+                }
+            }
+        }
+        let cfg = |alpha| PfcConfig {
+            mode: PfcMode::Dynamic { alpha },
+            headroom: Some(10_000),
+            headroom_bdps: 3.0,
+            reserve: 0,
+            resume_offset: 0,
+            classes: 1,
+            headroom_from: Default::default(),
+        };
+        // 100 KB buffer, 10 KB set aside: 90 KB free, thresholds 11,250 and 27,000 bytes.
+        for (alpha, threshold) in [(0.125, 11_250), (0.3, 27_000)] {
+            let s = PfcState::new(&cfg(alpha), &[(10_000, alpha)]);
+            assert_eq!(s.threshold(0, 100_000), threshold, "alpha {alpha}");
+        }
     }
 
     /// Broadcom-style (ConWeave's ns-3): past XOFF a packet still takes the shared pool,
