@@ -191,6 +191,7 @@ def test_a_long_link_delay_with_pfc_is_refused_and_without_it_runs():
     [
         ({"switch.buffer_bytes": "200KB"}, "switch.buffer_bytes: 200,000 B is too small for PFC"),
         ({"switch.buffer_bytes": 1}, "expected at least one data packet (1048 B"),
+        ({"switch.buffer_bytes": "5GB"}, "switch.buffer_bytes: expected less than 4 GiB"),
         (
             {"switch.buffer_bytes": 1, "switch.pfc.enabled": False},
             "switch.buffer_bytes: expected at least one data packet",

@@ -180,6 +180,13 @@ fn sampling_fits(s: &Scenario, topo: &Topology, flows: &[FlowSpec]) -> Result<()
 fn switch_config(s: &Scenario, policies: &Policies) -> Result<SwitchConfig, ScenarioError> {
     let sw = &s.switch;
     check(sw.buffer_bytes.0 > 0, "switch.buffer_bytes", "expected a positive size")?;
+    // PFC's ingress accounting keeps byte counts in 32 bits (an ingress holds at most its
+    // switch's buffer); today's largest switch chips hold well under 1 GB.
+    check(
+        sw.buffer_bytes.0 < 1 << 32,
+        "switch.buffer_bytes",
+        format!("expected less than 4 GiB, got {} bytes", sw.buffer_bytes.0),
+    )?;
     // Traffic classes: a host NIC pauses them in one 64-bit mask (a flow control's own
     // queues, BFC's or Pyrrha's, are set in its table).
     check(

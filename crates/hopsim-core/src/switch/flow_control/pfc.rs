@@ -98,22 +98,24 @@ impl FlowControlPolicy for Pfc {
 /// Accounting of one (ingress port, priority), with its port's headroom and alpha
 /// beside it (the same for every priority of the port): an arrival reads one line, not
 /// also a per-port table's (on a k = 32 fat-tree, where the switches' PFC state no longer
-/// fits the L2 cache, that table's line missed L2 on 0.75 arrivals in one).
+/// fits the L2 cache, that table's line missed L2 on 0.75 arrivals in one). 16 bytes:
+/// byte counts below the switch's buffer fit 32 bits (validation keeps buffers below
+/// 4 GiB: an ingress never holds more than its switch's buffer).
 #[derive(Clone, Copy, Debug, Default)]
 struct Ingress {
     /// Bytes held in reserve and shared pool.
-    bytes: u64,
+    bytes: u32,
     /// Bytes held in headroom.
-    hdrm: u64,
-    /// The port's headroom (bytes) and dynamic-threshold alpha.
-    headroom: u64,
-    alpha: f64,
+    hdrm: u32,
+    /// The port's headroom, bytes (saturated at 4 GiB: more than any buffer).
+    headroom: u32,
+    /// `k` when the port's alpha is 2^-k (every default: 1, 1/8, 1/16), else
+    /// [`NOT_A_POWER_OF_TWO`] (the alpha is then read from [`PfcState::alpha`]): the
+    /// threshold is `free >> k`, what `free × alpha` truncates to exactly, at a fraction
+    /// of the float multiply and saturating conversion's instructions.
+    alpha_shift: u8,
     /// XOFF sent and not yet XON.
     paused: bool,
-    /// `k` when alpha is 2^-k (every default: 1, 1/8, 1/16), else [`NOT_A_POWER_OF_TWO`]:
-    /// the threshold is then `free >> k`, what `free × alpha` truncates to exactly, at a
-    /// fraction of the float multiply and saturating conversion's instructions.
-    alpha_shift: u8,
 }
 
 /// [`Ingress::alpha_shift`] of an alpha that is not a power of two.
@@ -128,12 +130,17 @@ fn alpha_shift(alpha: f64) -> u8 {
 #[derive(Clone, Debug)]
 pub struct PfcState {
     mode: PfcMode,
-    classes: usize,
     reserve: u64,
     resume_offset: u64,
-    /// Per (local port × classes + priority), fields side by side: one entry per
-    /// ingress holds everything an arrival or departure needs.
+    /// Per (priority × ports + local port), fields side by side: one entry per ingress
+    /// holds everything an arrival or departure needs, and a class's entries of every
+    /// port are adjacent (a run using one class touches a quarter of the lines a
+    /// port-major layout would: on a k = 32 fat-tree, where the switches' PFC state no
+    /// longer fits the L2 cache, the difference between fitting and not).
     ingress: Vec<Ingress>,
+    /// Ports of the switch, and each one's alpha (read only when not a power of two).
+    ports: usize,
+    alpha: Vec<f64>,
     shared_used: u64,
     /// Buffer set aside: headroom and reserve of every port (once per port, as the HPCC
     /// simulator counts them).
@@ -173,19 +180,19 @@ impl PfcState {
     /// `ports` lists each local port's (headroom, alpha).
     pub fn new(cfg: &PfcConfig, ports: &[(u64, f64)]) -> PfcState {
         let set_aside = ports.iter().map(|(h, _)| h + cfg.reserve).sum();
-        let ingress = ports
+        let per_port: Vec<Ingress> = ports
             .iter()
-            .flat_map(|&(headroom, alpha)| {
-                let alpha_shift = alpha_shift(alpha);
-                std::iter::repeat_n(
-                    Ingress { headroom, alpha, alpha_shift, ..Ingress::default() },
-                    cfg.classes,
-                )
+            .map(|&(headroom, alpha)| Ingress {
+                headroom: headroom.min(u32::MAX as u64) as u32,
+                alpha_shift: alpha_shift(alpha),
+                ..Ingress::default()
             })
             .collect();
+        let ingress = (0..cfg.classes).flat_map(|_| per_port.iter().copied()).collect();
         PfcState {
             mode: cfg.mode,
-            classes: cfg.classes,
+            ports: ports.len(),
+            alpha: ports.iter().map(|&(_, alpha)| alpha).collect(),
             reserve: cfg.reserve,
             resume_offset: cfg.resume_offset,
             ingress,
@@ -197,13 +204,13 @@ impl PfcState {
 
     #[inline(always)]
     fn slot(&self, port: u32, priority: u8) -> usize {
-        port as usize * self.classes + priority as usize
+        priority as usize * self.ports + port as usize
     }
 
     /// Shared-pool bytes used by (port, priority): what it holds beyond its reserve.
     #[inline(always)]
     fn shared_of(&self, i: usize) -> u64 {
-        self.ingress[i].bytes.saturating_sub(self.reserve)
+        (self.ingress[i].bytes as u64).saturating_sub(self.reserve)
     }
 
     /// The XOFF threshold of ingress `i`'s port: `alpha × free shared pool`, or the static
@@ -213,12 +220,12 @@ impl PfcState {
         match self.mode {
             PfcMode::Dynamic { .. } => {
                 let free = buffer.saturating_sub(self.set_aside).saturating_sub(self.shared_used);
-                let ingress = &self.ingress[i];
-                if ingress.alpha_shift != NOT_A_POWER_OF_TWO {
+                let shift = self.ingress[i].alpha_shift;
+                if shift != NOT_A_POWER_OF_TWO {
                     // Exact while `free` converts to f64 exactly (below 2^53 bytes).
-                    free >> ingress.alpha_shift
+                    free >> shift
                 } else {
-                    (free as f64 * ingress.alpha) as u64
+                    (free as f64 * self.alpha[i % self.ports]) as u64
                 }
             }
             PfcMode::Static { xoff, .. } => xoff,
@@ -231,7 +238,7 @@ impl PfcState {
     fn usage(&self, i: usize) -> u64 {
         match self.mode {
             PfcMode::Dynamic { .. } => self.shared_of(i),
-            PfcMode::Static { .. } => self.ingress[i].bytes,
+            PfcMode::Static { .. } => self.ingress[i].bytes as u64,
         }
     }
 
@@ -246,15 +253,15 @@ impl PfcState {
     pub fn on_arrival(&mut self, port: u32, priority: u8, size: u64, buffer: u64) -> Option<bool> {
         let i = self.slot(port, priority);
         let threshold = self.threshold(i, buffer);
-        if size + self.ingress[i].hdrm > self.ingress[i].headroom
+        if size + self.ingress[i].hdrm as u64 > self.ingress[i].headroom as u64
             && self.past_share(i, size, threshold, buffer)
         {
             return None;
         }
         let shared_before = self.shared_used;
-        let new_bytes = self.ingress[i].bytes + size;
+        let new_bytes = self.ingress[i].bytes as u64 + size;
         if new_bytes <= self.reserve {
-            self.ingress[i].bytes = new_bytes;
+            self.ingress[i].bytes = new_bytes as u32;
         } else {
             let over = if self.headroom_when_pool_full {
                 self.pool_full(size, buffer)
@@ -265,9 +272,9 @@ impl PfcState {
                 }
             };
             if over {
-                self.ingress[i].hdrm += size;
+                self.ingress[i].hdrm += size as u32;
             } else {
-                self.ingress[i].bytes = new_bytes;
+                self.ingress[i].bytes = new_bytes as u32;
                 self.shared_used += size.min(new_bytes - self.reserve);
             }
         }
@@ -301,15 +308,16 @@ impl PfcState {
     #[inline(always)]
     pub fn on_dequeue(&mut self, port: u32, priority: u8, size: u64) {
         let i = self.slot(port, priority);
-        let from_hdrm = self.ingress[i].hdrm.min(size);
+        let from_hdrm = (self.ingress[i].hdrm as u64).min(size);
         let from_ingress = size - from_hdrm;
         let from_shared = from_ingress.min(self.shared_of(i));
-        self.ingress[i].hdrm -= from_hdrm;
-        self.ingress[i].bytes -= from_ingress;
+        self.ingress[i].hdrm -= from_hdrm as u32;
+        self.ingress[i].bytes -= from_ingress as u32;
         self.shared_used -= from_shared;
     }
 
     /// Should (port, priority) send XON now? Marks it resumed if so.
+    #[inline(always)]
     pub fn take_resume(&mut self, port: u32, priority: u8, buffer: u64) -> bool {
         let i = self.slot(port, priority);
         if !self.ingress[i].paused || self.ingress[i].hdrm > 0 {
@@ -330,7 +338,7 @@ impl PfcState {
     /// `q_in` of mechanisms that keep PFC's accounting underneath (OFC's Algorithm 1).
     pub fn ingress_bytes(&self, port: u32, priority: u8) -> u64 {
         let g = &self.ingress[self.slot(port, priority)];
-        g.bytes + g.hdrm
+        g.bytes as u64 + g.hdrm as u64
     }
 
     /// What ingress (`port`, `priority`) holds against its XOFF threshold: shared-pool
@@ -348,7 +356,7 @@ impl PfcState {
     /// Headroom bytes in use by (`port`, `priority`), and the port's headroom size.
     pub fn headroom_of(&self, port: u32, priority: u8) -> (u64, u64) {
         let g = &self.ingress[self.slot(port, priority)];
-        (g.hdrm, g.headroom)
+        (g.hdrm as u64, g.headroom as u64)
     }
 
     /// The XON rule's margin: `resume_offset` (dynamic) or XOFF − XON (static).
@@ -364,7 +372,7 @@ impl PfcState {
     }
 
     pub fn total_ingress_bytes(&self) -> u64 {
-        self.ingress.iter().map(|g| g.bytes + g.hdrm).sum()
+        self.ingress.iter().map(|g| g.bytes as u64 + g.hdrm as u64).sum()
     }
 }
 
