@@ -99,7 +99,8 @@ pub struct LinksSpec {
 #[serde(deny_unknown_fields)]
 pub struct EngineSpec {
     /// Threads of the conservative parallel engine (default 1: sequential). The network
-    /// is cut into as many partitions (a fat-tree by pod, a leaf-spine by leaf), each run
+    /// is cut into as many partitions (a fat-tree by pod, a leaf-spine by leaf, any other
+    /// network by a balanced min-cut), each run
     /// by its own thread in windows as long as the shortest link delay between
     /// partitions; the flow table, ports, switches and summary are those of a one-thread
     /// run (`docs/parallel.md` lists what a parallel run refuses).
