@@ -87,13 +87,17 @@ struct Extras {
     paused: Vec<u64>,
     /// Every word of the held-by-shaper bitmap (shaping is never on the fast path).
     held: Vec<u64>,
-    /// Bit w: word w has an eligible queue (all words, 0 included).
+    /// Bit w: word w has an eligible queue (all words, 0 included; > 64 queues only).
     summary: Vec<u64>,
     /// Queues released and free for `allocate`, lowest last.
     free: Vec<u32>,
     /// Per queue: rank-ordered (else FIFO), and its shaper.
     ranked: Vec<bool>,
     shapers: Vec<Option<Shaper>>,
+    // `held`, `ranked` and `shapers` stay empty until a queue of the port is held, ranked
+    // or shaped (a missing entry reads as not), and `summary` until the port has more than
+    // 64 queues: most ports never need them, and sized for every queue up front they were
+    // four allocations, about 370 bytes, per port (18 MB of a k = 32 fat-tree's replica).
     /// Back links are kept for every queue of this port (O(1) `remove`).
     linked: bool,
 }
@@ -173,10 +177,9 @@ impl EgressQueues {
         for v in [&mut m.nonempty, &mut m.blocked, &mut m.paused] {
             v.resize(words - 1, 0);
         }
-        m.held.resize(words, 0);
-        m.summary.resize(words.div_ceil(64), 0);
-        m.ranked.resize(n, false);
-        m.shapers.resize(n, None);
+        if n > 64 {
+            m.summary.resize(words.div_ceil(64), 0);
+        }
         self.refresh_simple();
         if n > 64 {
             // Summary bit of word 0, which the inline fast path never needed.
@@ -201,7 +204,13 @@ impl EgressQueues {
     /// Serve queue `q` in rank order (see [`QueueOrder`]). Only while it is empty.
     pub fn set_order(&mut self, q: usize, order: QueueOrder) {
         assert!(self.queues[q].packets.is_empty(), "set before any packet is queued");
-        self.more.ranked[q] = order == QueueOrder::Rank;
+        let ranked = order == QueueOrder::Rank;
+        if ranked && self.more.ranked.len() <= q {
+            self.more.ranked.resize(q + 1, false);
+        }
+        if let Some(r) = self.more.ranked.get_mut(q) {
+            *r = ranked;
+        }
         self.refresh_simple();
     }
 
@@ -230,7 +239,12 @@ impl EgressQueues {
             (Word::Nonempty, w) => &mut m.nonempty[w - 1],
             (Word::Blocked, w) => &mut m.blocked[w - 1],
             (Word::Paused, w) => &mut m.paused[w - 1],
-            (Word::Held, w) => &mut m.held[w],
+            (Word::Held, w) => {
+                if m.held.len() <= w {
+                    m.held.resize(w + 1, 0);
+                }
+                &mut m.held[w]
+            }
         }
     }
 
@@ -351,8 +365,8 @@ impl EgressQueues {
         rank: impl Fn(PacketRef) -> u64,
     ) {
         let wire = store.get(pkt).wire_bytes as u64;
-        let linked = self.more.linked || self.more.ranked[queue];
-        let ranked = self.more.ranked[queue];
+        let ranked = self.is_ranked(queue);
+        let linked = self.more.linked || ranked;
         let q = &mut self.queues[queue];
         q.bytes += wire;
         if ranked {
@@ -397,7 +411,7 @@ impl EgressQueues {
 
     #[inline(never)]
     fn dequeue_general(&mut self, store: &mut PacketStore, queue: usize) -> Option<PacketRef> {
-        let linked = self.more.linked || self.more.ranked[queue];
+        let linked = self.more.linked || self.is_ranked(queue);
         let q = &mut self.queues[queue];
         let pkt =
             if linked { store.pop_front_linked(&mut q.packets)? } else { store.pop_front(&mut q.packets)? };
@@ -422,7 +436,7 @@ impl EgressQueues {
     /// Take packet `pkt` out of queue `queue`, wherever it is (O(1); the port must keep
     /// back links or the queue be rank-ordered).
     pub fn remove(&mut self, store: &mut PacketStore, queue: usize, pkt: PacketRef) {
-        assert!(self.more.linked || self.more.ranked[queue], "remove needs back links");
+        assert!(self.more.linked || self.is_ranked(queue), "remove needs back links");
         store.unlink(&mut self.queues[queue].packets, pkt);
         self.account_removed(store, queue, pkt);
     }
@@ -657,7 +671,9 @@ impl EgressQueues {
         assert!(self.queues[queue].packets.is_empty(), "released queue {queue} holds packets");
         self.set_paused(queue, false, now);
         self.set_shaper(queue, None);
-        self.more.ranked[queue] = false;
+        if let Some(r) = self.more.ranked.get_mut(queue) {
+            *r = false;
+        }
         self.refresh_simple();
         // Keep the free list sorted descending, so the lowest free queue is reused first.
         let free = &mut self.more.free;
@@ -702,7 +718,7 @@ impl EgressQueues {
 
     #[inline(never)]
     fn after_send_shaped(&mut self, queue: usize, bytes: u64, now: SimTime) -> Option<SimTime> {
-        let shaper = self.more.shapers[queue].as_mut()?;
+        let shaper = self.more.shapers.get_mut(queue)?.as_mut()?;
         shaper.next_free = shaper.next_free.max(now) + shaper.byte_time.tx_time(bytes);
         let at = shaper.next_free;
         if at > now {
@@ -743,7 +759,7 @@ impl EgressQueues {
     pub fn release_shaped(&mut self, now: SimTime) -> Option<SimTime> {
         let mut next: Option<SimTime> = None;
         for q in 0..self.queues.len() {
-            let Some(s) = self.more.shapers[q] else { continue };
+            let Some(s) = self.more.shapers.get(q).copied().flatten() else { continue };
             if !self.is_held(q) {
                 continue;
             }
