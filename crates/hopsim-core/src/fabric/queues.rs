@@ -70,8 +70,8 @@ struct Shaper {
     next_free: SimTime,
 }
 
-/// What ports with more than 64 queues, dynamic queues, ordered queues or shapers keep,
-/// and the pause bookkeeping (touched only when a frame arrives).
+/// The pause bookkeeping of a port (touched only when a frame arrives), and what ports
+/// with more than 64 queues, dynamic queues, ordered queues or shapers keep.
 #[derive(Clone, Debug, Default)]
 struct Extras {
     /// Word 0 of the paused bitmap (queues or, on a host port, classes 0–63).
@@ -81,6 +81,19 @@ struct Extras {
     paused_since: SimTime,
     /// Total time during which at least one queue was paused.
     paused_time: Delta,
+    /// Back links are kept for every queue of this port (O(1) `remove`).
+    linked: bool,
+    /// Allocated the first time the port needs it: most ports never do, and kept in every
+    /// port (eight vectors, four of them sized for every queue up front) it was the larger
+    /// part of a port's memory: a k = 48 fat-tree's peak fell from 270 to 197 MB without.
+    wide: Option<Box<Wide>>,
+}
+
+/// What only some ports need: the bitmaps' words beyond the first, the summary, the free
+/// list, rank orders and shapers. `held`, `ranked` and `shapers` are sized on first use (a
+/// missing entry reads as not held, FIFO, unshaped).
+#[derive(Clone, Debug, Default)]
+struct Wide {
     /// Words 1.. of the bitmaps (word 0 is inline in `EgressQueues`).
     nonempty: Vec<u64>,
     blocked: Vec<u64>,
@@ -94,12 +107,16 @@ struct Extras {
     /// Per queue: rank-ordered (else FIFO), and its shaper.
     ranked: Vec<bool>,
     shapers: Vec<Option<Shaper>>,
-    // `held`, `ranked` and `shapers` stay empty until a queue of the port is held, ranked
-    // or shaped (a missing entry reads as not), and `summary` until the port has more than
-    // 64 queues: most ports never need them, and sized for every queue up front they were
-    // four allocations, about 370 bytes, per port (18 MB of a k = 32 fat-tree's replica).
-    /// Back links are kept for every queue of this port (O(1) `remove`).
-    linked: bool,
+}
+
+impl Extras {
+    fn wide(&self) -> Option<&Wide> {
+        self.wide.as_deref()
+    }
+
+    fn wide_mut(&mut self) -> &mut Wide {
+        self.wide.get_or_insert_with(Default::default)
+    }
 }
 
 /// The data queues of one port, their eligibility and the scheduler. The fields a
@@ -161,8 +178,8 @@ impl EgressQueues {
         self.simple = self.queues.len() <= 64
             && self.scheduler == Scheduler::RoundRobin
             && !m.linked
-            && !m.ranked.iter().any(|r| *r)
-            && !m.shapers.iter().any(|s| s.is_some());
+            && m.wide()
+                .is_none_or(|w| !w.ranked.iter().any(|r| *r) && !w.shapers.iter().any(|s| s.is_some()));
     }
 
     fn grow_to(&mut self, n: usize) {
@@ -173,11 +190,11 @@ impl EgressQueues {
         queues.resize(n, DataQueue::default());
         self.queues = queues.into_boxed_slice();
         let words = n.div_ceil(64).max(1);
-        let m = &mut self.more;
-        for v in [&mut m.nonempty, &mut m.blocked, &mut m.paused] {
-            v.resize(words - 1, 0);
-        }
         if n > 64 {
+            let m = self.more.wide_mut();
+            for v in [&mut m.nonempty, &mut m.blocked, &mut m.paused] {
+                v.resize(words - 1, 0);
+            }
             m.summary.resize(words.div_ceil(64), 0);
         }
         self.refresh_simple();
@@ -204,12 +221,14 @@ impl EgressQueues {
     /// Serve queue `q` in rank order (see [`QueueOrder`]). Only while it is empty.
     pub fn set_order(&mut self, q: usize, order: QueueOrder) {
         assert!(self.queues[q].packets.is_empty(), "set before any packet is queued");
-        let ranked = order == QueueOrder::Rank;
-        if ranked && self.more.ranked.len() <= q {
-            self.more.ranked.resize(q + 1, false);
-        }
-        if let Some(r) = self.more.ranked.get_mut(q) {
-            *r = ranked;
+        if order == QueueOrder::Rank {
+            let w = self.more.wide_mut();
+            if w.ranked.len() <= q {
+                w.ranked.resize(q + 1, false);
+            }
+            w.ranked[q] = true;
+        } else if let Some(r) = self.more.wide.as_mut().and_then(|w| w.ranked.get_mut(q)) {
+            *r = false;
         }
         self.refresh_simple();
     }
@@ -223,10 +242,15 @@ impl EgressQueues {
             (Word::Nonempty, 0) => self.nonempty,
             (Word::Blocked, 0) => self.blocked,
             (Word::Paused, 0) => m.paused0,
-            (Word::Nonempty, w) => m.nonempty[w - 1],
-            (Word::Blocked, w) => m.blocked[w - 1],
-            (Word::Paused, w) => m.paused[w - 1],
-            (Word::Held, w) => m.held.get(w).copied().unwrap_or(0),
+            (which, w) => {
+                let Some(x) = m.wide() else { return 0 };
+                match which {
+                    Word::Nonempty => x.nonempty[w - 1],
+                    Word::Blocked => x.blocked[w - 1],
+                    Word::Paused => x.paused[w - 1],
+                    Word::Held => x.held.get(w).copied().unwrap_or(0),
+                }
+            }
         }
     }
 
@@ -236,14 +260,15 @@ impl EgressQueues {
             (Word::Nonempty, 0) => &mut self.nonempty,
             (Word::Blocked, 0) => &mut self.blocked,
             (Word::Paused, 0) => &mut m.paused0,
-            (Word::Nonempty, w) => &mut m.nonempty[w - 1],
-            (Word::Blocked, w) => &mut m.blocked[w - 1],
-            (Word::Paused, w) => &mut m.paused[w - 1],
+            (Word::Nonempty, w) => &mut m.wide_mut().nonempty[w - 1],
+            (Word::Blocked, w) => &mut m.wide_mut().blocked[w - 1],
+            (Word::Paused, w) => &mut m.wide_mut().paused[w - 1],
             (Word::Held, w) => {
-                if m.held.len() <= w {
-                    m.held.resize(w + 1, 0);
+                let held = &mut m.wide_mut().held;
+                if held.len() <= w {
+                    held.resize(w + 1, 0);
                 }
-                &mut m.held[w]
+                &mut held[w]
             }
         }
     }
@@ -273,7 +298,7 @@ impl EgressQueues {
             return;
         }
         let on = self.eligible_word(w) != 0;
-        let s = &mut self.more.summary[w / 64];
+        let s = &mut self.more.wide_mut().summary[w / 64];
         if on {
             *s |= bit(w);
         } else {
@@ -307,7 +332,7 @@ impl EgressQueues {
 
     /// Queue `q` is served in rank order.
     pub fn is_ranked(&self, q: usize) -> bool {
-        self.more.ranked.get(q).copied().unwrap_or(false)
+        self.more.wide().and_then(|w| w.ranked.get(q).copied()).unwrap_or(false)
     }
 
     /// The last (highest-ranked) packet of queue `q`.
@@ -498,7 +523,7 @@ impl EgressQueues {
         if self.queues.len() <= 64 {
             return self.nonempty & !self.blocked != 0;
         }
-        self.more.summary.iter().any(|s| *s != 0)
+        self.more.wide().is_some_and(|w| w.summary.iter().any(|s| *s != 0))
     }
 
     /// The queue to serve next, if any is eligible.
@@ -551,7 +576,7 @@ impl EgressQueues {
         let words = n.div_ceil(64);
         let mut w = w0 + 1;
         while w < words {
-            let s = self.more.summary[w / 64] & (!0u64 << (w & 63));
+            let s = self.more.wide().map_or(0, |x| x.summary[w / 64]) & (!0u64 << (w & 63));
             if s != 0 {
                 let found = (w / 64) * 64 + s.trailing_zeros() as usize;
                 let bits = self.eligible_word(found);
@@ -656,13 +681,14 @@ impl EgressQueues {
     /// The port's queue slots double when none is free (so a port growing one queue at a
     /// time copies its queues O(log n) times).
     pub fn allocate(&mut self) -> usize {
-        if let Some(q) = self.more.free.pop() {
+        if let Some(q) = self.more.wide.as_mut().and_then(|w| w.free.pop()) {
             return q as usize;
         }
         let n = self.queues.len();
         self.grow_to((2 * n).max(8));
         // The new slots, lowest last: `pop` hands out the lowest first.
-        self.more.free.extend((n as u32 + 1..self.queues.len() as u32).rev());
+        let end = self.queues.len() as u32;
+        self.more.wide_mut().free.extend((n as u32 + 1..end).rev());
         n
     }
 
@@ -671,19 +697,19 @@ impl EgressQueues {
         assert!(self.queues[queue].packets.is_empty(), "released queue {queue} holds packets");
         self.set_paused(queue, false, now);
         self.set_shaper(queue, None);
-        if let Some(r) = self.more.ranked.get_mut(queue) {
+        if let Some(r) = self.more.wide.as_mut().and_then(|w| w.ranked.get_mut(queue)) {
             *r = false;
         }
         self.refresh_simple();
         // Keep the free list sorted descending, so the lowest free queue is reused first.
-        let free = &mut self.more.free;
+        let free = &mut self.more.wide_mut().free;
         let at = free.partition_point(|&f| f > queue as u32);
         free.insert(at, queue as u32);
     }
 
     /// Queues in use: allocated (or configured) and not released.
     pub fn allocated(&self) -> usize {
-        self.queues.len() - self.more.free.len()
+        self.queues.len() - self.more.wide().map_or(0, |w| w.free.len())
     }
 
     // ------------------------------------------------------------ shaping
@@ -691,13 +717,14 @@ impl EgressQueues {
     /// Limit queue `queue` to `rate` (`None`: no limit). On a port without data queues (a
     /// host NIC's) `queue` is a class, whose shaper the NIC asks (`shaper_due`).
     pub fn set_shaper(&mut self, queue: usize, rate: Option<Rate>) {
-        if queue >= self.more.shapers.len() {
+        let shaped = self.more.wide().is_some_and(|w| queue < w.shapers.len());
+        if !shaped {
             if rate.is_none() {
                 return;
             }
-            self.more.shapers.resize(queue + 1, None);
+            self.more.wide_mut().shapers.resize(queue + 1, None);
         }
-        self.more.shapers[queue] =
+        self.more.wide_mut().shapers[queue] =
             rate.map(|r| Shaper { byte_time: ByteTime::new(r), next_free: SimTime::ZERO });
         if rate.is_none() && queue < self.queues.len() && self.is_held(queue) {
             self.set_held(queue, false);
@@ -718,7 +745,7 @@ impl EgressQueues {
 
     #[inline(never)]
     fn after_send_shaped(&mut self, queue: usize, bytes: u64, now: SimTime) -> Option<SimTime> {
-        let shaper = self.more.shapers.get_mut(queue)?.as_mut()?;
+        let shaper = self.more.wide.as_mut()?.shapers.get_mut(queue)?.as_mut()?;
         shaper.next_free = shaper.next_free.max(now) + shaper.byte_time.tx_time(bytes);
         let at = shaper.next_free;
         if at > now {
@@ -738,7 +765,7 @@ impl EgressQueues {
         if self.simple {
             return None;
         }
-        self.more.shapers.get(queue)?.as_ref().map(|s| s.next_free)
+        self.more.wide()?.shapers.get(queue)?.as_ref().map(|s| s.next_free)
     }
 
     /// Class `queue` sent `bytes` at `now` past its shaper (see
@@ -749,7 +776,9 @@ impl EgressQueues {
         if self.simple {
             return;
         }
-        if let Some(s) = self.more.shapers.get_mut(queue).and_then(Option::as_mut) {
+        if let Some(s) =
+            self.more.wide.as_mut().and_then(|w| w.shapers.get_mut(queue)).and_then(Option::as_mut)
+        {
             s.next_free = s.next_free.max(now) + s.byte_time.tx_time(bytes);
         }
     }
@@ -759,7 +788,9 @@ impl EgressQueues {
     pub fn release_shaped(&mut self, now: SimTime) -> Option<SimTime> {
         let mut next: Option<SimTime> = None;
         for q in 0..self.queues.len() {
-            let Some(s) = self.more.shapers.get(q).copied().flatten() else { continue };
+            let Some(s) = self.more.wide().and_then(|w| w.shapers.get(q).copied().flatten()) else {
+                continue;
+            };
             if !self.is_held(q) {
                 continue;
             }
