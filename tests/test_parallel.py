@@ -39,6 +39,17 @@ def test_two_threads_give_the_one_thread_tables_and_summary():
     assert "engine        2 threads" in two.describe()
 
 
+def test_more_partitions_than_threads_on_one_thread():
+    one = hopsim.run(FATTREE)
+    four = hopsim.run(FATTREE, overrides={"engine.partitions": 4})
+    assert one.flows.equals(four.flows), "the flow table"
+    par = four.summary["parallel"]
+    assert (par["threads"], par["partitions"]) == (1, 4)
+    assert "engine        1 thread: 4 partitions" in four.describe()
+    with pytest.raises(hopsim.ScenarioError, match=r"engine\.partitions"):
+        hopsim.run(FATTREE, overrides={"engine.threads": 2, "engine.partitions": 1})
+
+
 def test_run_threads_on_the_command_line(tmp_path, capsys):
     from hopsim import cli
 

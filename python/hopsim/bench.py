@@ -244,7 +244,8 @@ def _format_report(name: str, report: dict[str, Any]) -> str:
             return f"{value:.6g}"
         if key == "parallel":
             return (
-                f"{value['threads']} partitions, {value['windows']:,} windows of "
+                f"{value['partitions']} partitions on {value['threads']} threads, "
+                f"{value['windows']:,} windows of "
                 f"{value['lookahead_ns']:,.0f} ns, {value['transfers']:,} packets across, "
                 f"critical path {sum(value['events']) / max(value['critical_events'], 1):.2f}x"
             )

@@ -198,7 +198,8 @@ def describe(result: Result) -> str:
         if par:
             bound = sum(par["events"]) / max(par["critical_events"], 1)
             lines.append(
-                f"engine        {par['threads']} threads: {par['threads']} partitions, "
+                f"engine        {par['threads']} thread{'s' if par['threads'] != 1 else ''}: "
+                f"{par.get('partitions', par['threads'])} partitions, "
                 f"{par['windows']:,} windows of {par['lookahead_ns']:,.0f} ns, "
                 f"{par['transfers']:,} packets handed across (critical-path bound {bound:.2f}x)"
             )

@@ -86,6 +86,34 @@ fn one_two_and_four_threads_give_the_sequential_results_exactly() {
 }
 
 #[test]
+fn more_partitions_than_threads_give_the_sequential_results() {
+    // A thread simulating several partitions runs them one after the other in each window:
+    // one thread with four partitions, two with four, three with four (uneven).
+    let toml = fattree(
+        0.8,
+        1000,
+        "[switch.pfc]\nthreshold = \"static\"\nxoff_bytes = \"20KB\"\nxon_bytes = \"10KB\"\n",
+    );
+    let want = results(&common::run(&toml));
+    for (threads, parts) in [(1, 4), (2, 4), (3, 4), (1, 2)] {
+        let par = common::run(&format!("{toml}\n[engine]\nthreads = {threads}\npartitions = {parts}\n"));
+        for ((name, w), (_, g)) in want.iter().zip(results(&par)) {
+            assert!(*w == g, "{threads} threads, {parts} partitions: {name} differs");
+        }
+        let stats = par.parallel_stats().expect("a partitioned run");
+        assert_eq!((stats.threads, stats.partitions), (threads, parts));
+        assert!(stats.transfers > 1_000, "{stats:?}");
+    }
+    let e = hopsim_core::scenario::Scenario::from_toml_str(&format!(
+        "{toml}\n[engine]\nthreads = 2\npartitions = 1\n"
+    ))
+    .and_then(|s| Simulator::new(s).map(drop))
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("engine.partitions") && e.contains("at least engine.threads = 2"), "{e}");
+}
+
+#[test]
 fn pfc_pauses_cross_partitions_identically() {
     // Heavy load with small static thresholds: PAUSE frames cross the cut links.
     let toml = fattree(

@@ -208,6 +208,7 @@ impl Simulation {
         let Some(p) = self.sim.parallel_stats() else { return Ok(None) };
         let d = PyDict::new_bound(py);
         d.set_item("threads", p.threads)?;
+        d.set_item("partitions", p.partitions)?;
         d.set_item("lookahead_ns", p.lookahead.0 as f64 / 1e3)?;
         d.set_item("windows", p.windows)?;
         d.set_item("transfers", p.transfers)?;

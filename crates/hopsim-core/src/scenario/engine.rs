@@ -1,18 +1,21 @@
-//! `[engine]` checks that need the topology: what a parallel run (`engine.threads > 1`)
-//! cannot reproduce exactly is refused at validation, naming the field, so `hopsim
-//! validate` says what a run would.
+//! `[engine]` checks that need the topology: what a partitioned run (`engine.threads` or
+//! `engine.partitions` above 1) cannot reproduce exactly is refused at validation, naming
+//! the field, so `hopsim validate` says what a run would.
 
 use super::{Scenario, ScenarioError};
 use crate::topology::Topology;
 
 /// Refuse what a partitioned run cannot reproduce exactly, naming the field (called by
-/// validation whenever `engine.threads > 1`).
+/// validation whenever the run has more than one partition).
 pub(crate) fn check_parallel(scenario: &Scenario, topo: &Topology) -> Result<(), ScenarioError> {
-    let threads = scenario.engine.threads as usize;
+    let parts = scenario.engine.partitions();
     let refuse = |field: &str, why: &str| {
         Err(ScenarioError::field(
             field,
-            format!("{why}: not available with engine.threads > 1 (use 1 thread)"),
+            format!(
+                "{why}: not available in a partitioned run (engine.threads or engine.partitions > 1; use 1 thread \
+                 and 1 partition)"
+            ),
         ))
     };
     if scenario.engine.tie_order != super::TieOrderSpec::Shuffled {
@@ -76,5 +79,5 @@ pub(crate) fn check_parallel(scenario: &Scenario, topo: &Topology) -> Result<(),
             ),
         );
     }
-    crate::topology::partition::cut(topo, threads).map(drop)
+    crate::topology::partition::cut(topo, parts).map(drop)
 }

@@ -65,7 +65,14 @@ impl ValidScenario {
         }
         let threads = scenario.engine.threads;
         check(threads >= 1, "engine.threads", format!("expected at least 1 thread, got {threads}"))?;
-        if threads > 1 {
+        if let Some(parts) = scenario.engine.partitions {
+            check(
+                parts >= threads,
+                "engine.partitions",
+                format!("expected at least engine.threads = {threads} partitions, got {parts}"),
+            )?;
+        }
+        if scenario.engine.partitions() > 1 {
             super::engine::check_parallel(&scenario, &topo)?;
         }
         let mut grouped = vec![false; topo.node_count()];

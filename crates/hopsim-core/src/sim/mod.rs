@@ -157,19 +157,19 @@ pub struct Simulator {
     /// What the user should hear before the run starts: a setting that contradicts the
     /// `compat` profile the scenario asked for (`scenario::compat::contradictions`).
     pub(crate) notes: Vec<(&'static str, String)>,
-    /// `engine.threads > 1`: the other partitions of the parallel run this simulator is
-    /// the first of (`parallel`).
+    /// With more than one partition (`engine.threads` or `engine.partitions`): the other
+    /// partitions of the parallel run this simulator is the first of (`parallel`).
     pub(crate) par: Option<Box<parallel::Group>>,
 }
 
 impl Simulator {
-    /// Validate `scenario` and build the network (with `engine.threads > 1`, one replica
+    /// Validate `scenario` and build the network (with more than one partition, one replica
     /// per partition of the parallel engine).
     pub fn new(scenario: Scenario) -> Result<Simulator, ScenarioError> {
-        let threads = scenario.engine.threads as usize;
+        let (threads, parts) = (scenario.engine.threads as usize, scenario.engine.partitions());
         let sim = Self::new_one(scenario.clone())?;
-        if threads > 1 {
-            return parallel::attach(sim, &scenario, threads);
+        if parts > 1 {
+            return parallel::attach(sim, &scenario, parts, threads);
         }
         Ok(sim)
     }

@@ -179,6 +179,8 @@ fn accept(sim: &mut Simulator, inbound: Vec<Transfer>) {
 /// this group simulates itself), and the run's own counts.
 pub(crate) struct Group {
     pub plan: Plan,
+    /// Threads simulating the partitions (partition p on thread p mod threads).
+    pub threads: usize,
     others: Vec<Simulator>,
     pub windows: u64,
     pub transfers: u64,
@@ -210,6 +212,7 @@ pub(crate) struct Joined {
 #[derive(Clone, Debug)]
 pub struct ParallelStats {
     pub threads: usize,
+    pub partitions: usize,
     pub lookahead: Delta,
     pub windows: u64,
     pub transfers: u64,
@@ -226,16 +229,18 @@ pub struct ParallelStats {
     pub events: Vec<u64>,
 }
 
-/// Make `first` (built from `scenario`) the first partition of a `threads`-way parallel
-/// run: check the scenario, cut the network, build the other replicas.
+/// Make `first` (built from `scenario`) the first partition of a run cut into `parts`
+/// partitions simulated by `threads` threads: check the scenario, cut the network, build
+/// the other replicas.
 pub(crate) fn attach(
     mut first: Simulator,
     scenario: &Scenario,
+    parts: usize,
     threads: usize,
 ) -> Result<Simulator, ScenarioError> {
-    let plan = plan(&first, threads)?;
-    let mut others = Vec::with_capacity(threads - 1);
-    for _ in 1..threads {
+    let plan = plan(&first, parts)?;
+    let mut others = Vec::with_capacity(parts - 1);
+    for _ in 1..parts {
         others.push(Simulator::new_one(scenario.clone())?);
     }
     own(&mut first, &plan, 0);
@@ -246,12 +251,13 @@ pub(crate) fn attach(
     }
     first.par = Some(Box::new(Group {
         plan,
+        threads,
         others,
         windows: 0,
         transfers: 0,
         critical_events: 0,
-        busy: vec![Default::default(); threads],
-        waiting: vec![Default::default(); threads],
+        busy: vec![Default::default(); parts],
+        waiting: vec![Default::default(); parts],
         joined: None,
     }));
     Ok(first)
@@ -267,33 +273,38 @@ pub(crate) fn run_until(first: &mut Simulator, until: SimTime) {
         let stop = until.min(first.limit);
         let lookahead = group.plan.lookahead;
         let part_of = &group.plan.part_of;
-        let mut parts: Vec<&mut Simulator> =
+        let parts: Vec<&mut Simulator> =
             std::iter::once(&mut *first).chain(group.others.iter_mut()).collect();
-        let threads = parts.len();
-        let mail: Vec<Mutex<Inbox>> = (0..threads).map(|_| Mutex::new(Vec::new())).collect();
+        let n = parts.len();
+        let threads = group.threads;
+        // Partition p runs on thread p mod threads.
+        let mut by_thread: Vec<Vec<(usize, &mut Simulator)>> = (0..threads).map(|_| Vec::new()).collect();
+        for (p, sim) in parts.into_iter().enumerate() {
+            by_thread[p % threads].push((p, sim));
+        }
+        let mail: Vec<Mutex<Inbox>> = (0..n).map(|_| Mutex::new(Vec::new())).collect();
         let next: [Vec<AtomicU64>; 2] =
-            std::array::from_fn(|_| (0..threads).map(|_| AtomicU64::new(u64::MAX)).collect());
+            std::array::from_fn(|_| (0..n).map(|_| AtomicU64::new(u64::MAX)).collect());
         let barrier = SpinBarrier::new(threads);
         let windows = AtomicU64::new(0);
         let transfers = AtomicU64::new(0);
-        let per_part: Vec<Timeline> = std::thread::scope(|scope| {
-            let handles: Vec<_> = parts
-                .iter_mut()
-                .enumerate()
-                .map(|(me, sim)| {
+        let mut per_part: Vec<(usize, Timeline)> = std::thread::scope(|scope| {
+            let handles: Vec<_> = by_thread
+                .into_iter()
+                .map(|mine| {
                     let (mail, next, barrier, windows, transfers) =
                         (&mail, &next, &barrier, &windows, &transfers);
                     scope.spawn(move || {
                         let _poison = PoisonOnPanic(barrier);
-                        window_loop(
-                            sim, me, stop, lookahead, part_of, mail, next, barrier, windows, transfers,
-                        )
+                        window_loop(mine, stop, lookahead, part_of, mail, next, barrier, windows, transfers)
                     })
                 })
                 .collect();
             let ends: Vec<_> = handles.into_iter().map(|h| h.join()).collect();
-            rethrow_first_panic(ends)
+            rethrow_first_panic(ends).into_iter().flatten().collect()
         });
+        per_part.sort_by_key(|(p, _)| *p);
+        let per_part: Vec<Timeline> = per_part.into_iter().map(|(_, t)| t).collect();
         let n_windows = per_part[0].events.len();
         group.critical_events += (0..n_windows)
             .map(|w| per_part.iter().map(|t| t.events[w] as u64).max().unwrap_or(0))
@@ -397,15 +408,15 @@ impl SpinBarrier {
     }
 }
 
-/// One partition's thread: windows until nothing is left before `stop`. Two barriers a
-/// window: after everyone posted the time of its next event (so all start the window
-/// at the same time, the earliest), and after everyone posted what it sent across (so
-/// all take their inbox). The next-event times alternate between two slots, so a fast
-/// partition posting the next window's never overwrites what a slow one still reads.
+/// One thread, simulating its partitions (`mine`: each with its number) one after the
+/// other in every window, until nothing is left before `stop`. Two barriers a window:
+/// after everyone posted the time of its next event (so all start the window at the same
+/// time, the earliest), and after everyone posted what it sent across (so all take their
+/// inbox). The next-event times alternate between two slots, so a fast partition posting
+/// the next window's never overwrites what a slow one still reads.
 #[allow(clippy::too_many_arguments)]
 fn window_loop(
-    sim: &mut Simulator,
-    me: usize,
+    mut mine: Vec<(usize, &mut Simulator)>,
     stop: SimTime,
     lookahead: Delta,
     part_of: &[u32],
@@ -414,64 +425,88 @@ fn window_loop(
     barrier: &SpinBarrier,
     windows: &AtomicU64,
     transfers: &AtomicU64,
-) -> Timeline {
-    let mut line = Timeline { events: Vec::new(), busy: Default::default(), waiting: Default::default() };
-    let mut clock = std::time::Instant::now();
-    let wait = |line: &mut Timeline, clock: &mut std::time::Instant| {
+) -> Vec<(usize, Timeline)> {
+    let mut lines: Vec<(usize, Timeline)> = mine
+        .iter()
+        .map(|(me, _)| {
+            (*me, Timeline { events: Vec::new(), busy: Default::default(), waiting: Default::default() })
+        })
+        .collect();
+    // Each partition's busy time is its own share of the thread's; the thread's waiting at
+    // the barriers is every one of its partitions'.
+    let lap = |line: &mut Timeline, clock: &mut std::time::Instant| {
         let t = std::time::Instant::now();
         line.busy += t - *clock;
-        barrier.wait();
-        *clock = std::time::Instant::now();
-        line.waiting += *clock - t;
+        *clock = t;
     };
-    let post = |slot: &[AtomicU64], sim: &Simulator| {
-        slot[me].store(sim.fab.events.peek_time().map_or(u64::MAX, |t| t.0), Ordering::Release)
+    let wait = |lines: &mut [(usize, Timeline)]| {
+        let t = std::time::Instant::now();
+        barrier.wait();
+        let waited = t.elapsed();
+        for (_, line) in lines.iter_mut() {
+            line.waiting += waited;
+        }
+    };
+    let post = |slot: &[AtomicU64], mine: &[(usize, &mut Simulator)]| {
+        for (me, sim) in mine {
+            slot[*me].store(sim.fab.events.peek_time().map_or(u64::MAX, |t| t.0), Ordering::Release)
+        }
     };
     let mut parity = 0;
-    post(&next[parity], sim);
-    wait(&mut line, &mut clock);
+    post(&next[parity], &mine);
+    wait(&mut lines);
     loop {
         // Everyone's earliest pending event: the window starts there.
         let start = next[parity].iter().map(|t| t.load(Ordering::Acquire)).min().unwrap_or(u64::MAX);
         if start > stop.0 {
             break;
         }
-        if me == 0 {
-            windows.fetch_add(1, Ordering::Relaxed);
-        }
-        let events_before = sim.fab.counters.events;
         // Events strictly before start + lookahead: nothing sent in this window can
         // arrive inside it.
         let end = SimTime(start.saturating_add(lookahead.0) - 1).min(stop);
-        sim.run_until(end);
-        line.events.push((sim.fab.counters.events - events_before) as u32);
-        let out = take_outbox(sim);
-        transfers.fetch_add(out.len() as u64, Ordering::Relaxed);
-        let mut by_part: Vec<Vec<Transfer>> = (0..mail.len()).map(|_| Vec::new()).collect();
-        for t in out {
-            let to = part_of[sim.fab.ports[sim.fab.ports[t.port.idx()].peer.idx()].node.idx()];
-            by_part[to as usize].push(t);
-        }
-        for (to, batch) in by_part.into_iter().enumerate() {
-            if !batch.is_empty() {
-                mail[to].lock().expect("no partition panicked").push((me, batch));
+        let mut clock = std::time::Instant::now();
+        for (k, (me, sim)) in mine.iter_mut().enumerate() {
+            let me = *me;
+            if me == 0 {
+                windows.fetch_add(1, Ordering::Relaxed);
             }
+            let events_before = sim.fab.counters.events;
+            sim.run_until(end);
+            lines[k].1.events.push((sim.fab.counters.events - events_before) as u32);
+            let out = take_outbox(sim);
+            transfers.fetch_add(out.len() as u64, Ordering::Relaxed);
+            let mut by_part: Vec<Vec<Transfer>> = (0..mail.len()).map(|_| Vec::new()).collect();
+            for t in out {
+                let to = part_of[sim.fab.ports[sim.fab.ports[t.port.idx()].peer.idx()].node.idx()];
+                by_part[to as usize].push(t);
+            }
+            for (to, batch) in by_part.into_iter().enumerate() {
+                if !batch.is_empty() {
+                    mail[to].lock().expect("no partition panicked").push((me, batch));
+                }
+            }
+            lap(&mut lines[k].1, &mut clock);
         }
-        wait(&mut line, &mut clock);
-        // By sender, so each link's packets stay in sending order (one sender per link).
-        let mut inbox = std::mem::take(&mut *mail[me].lock().expect("no partition panicked"));
-        inbox.sort_by_key(|(from, _)| *from);
-        for (_, batch) in inbox {
-            accept(sim, batch);
+        wait(&mut lines);
+        let mut clock = std::time::Instant::now();
+        for (k, (me, sim)) in mine.iter_mut().enumerate() {
+            // By sender, so each link's packets stay in sending order (one sender per link).
+            let mut inbox = std::mem::take(&mut *mail[*me].lock().expect("no partition panicked"));
+            inbox.sort_by_key(|(from, _)| *from);
+            for (_, batch) in inbox {
+                accept(sim, batch);
+            }
+            lap(&mut lines[k].1, &mut clock);
         }
         parity ^= 1;
-        post(&next[parity], sim);
-        wait(&mut line, &mut clock);
+        post(&next[parity], &mine);
+        wait(&mut lines);
     }
     // Nothing is left before `stop`: settle the clock as a sequential run does.
-    sim.run_until(stop);
-    line.busy += clock.elapsed();
-    line
+    for (_, sim) in mine.iter_mut() {
+        sim.run_until(stop);
+    }
+    lines
 }
 
 /// Join the partitions' results into the first: each flow's sender side from its
@@ -610,7 +645,8 @@ impl Simulator {
                 .collect()
         };
         Some(ParallelStats {
-            threads: parts.len(),
+            threads: g.threads,
+            partitions: parts.len(),
             lookahead: g.plan.lookahead,
             windows: g.windows,
             transfers: g.transfers,
