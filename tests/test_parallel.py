@@ -50,6 +50,17 @@ def test_more_partitions_than_threads_on_one_thread():
         hopsim.run(FATTREE, overrides={"engine.threads": 2, "engine.partitions": 1})
 
 
+def test_bench_with_partitions_on_the_command_line(capsys):
+    from hopsim import cli
+
+    assert cli.main(["bench", "tiny", "--json", "--partitions", "2"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["checksum_matches"] is True, "the recorded checksum holds with partitions"
+    assert (report["parallel"]["threads"], report["parallel"]["partitions"]) == (1, 2)
+    with pytest.raises(SystemExit):
+        cli.main(["bench", "tiny", "--partitions", "0"])
+
+
 def test_run_threads_on_the_command_line(tmp_path, capsys):
     from hopsim import cli
 

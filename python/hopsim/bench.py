@@ -186,12 +186,18 @@ def _cpu_seconds() -> float | None:
     return r.ru_utime + r.ru_stime
 
 
-def with_threads(doc: dict[str, Any], threads: int | None) -> dict[str, Any]:
-    """``doc`` run by ``threads`` threads of the parallel engine (``engine.threads``);
-    the flow table, and so the recorded checksum, must not change."""
-    if threads is None:
-        return doc
-    return {**doc, "engine": {**doc.get("engine", {}), "threads": threads}}
+def with_threads(
+    doc: dict[str, Any], threads: int | None, partitions: int | None = None
+) -> dict[str, Any]:
+    """``doc`` run by ``threads`` threads of the parallel engine (``engine.threads``) and
+    cut into ``partitions`` partitions (``engine.partitions``); the flow table, and so the
+    recorded checksum, must not change."""
+    engine = dict(doc.get("engine", {}))
+    if threads is not None:
+        engine["threads"] = threads
+    if partitions is not None:
+        engine["partitions"] = partitions
+    return {**doc, "engine": engine} if engine else doc
 
 
 def _measure(doc: dict[str, Any], base: str, expected: str | None) -> dict[str, Any]:
@@ -264,12 +270,14 @@ def _format_report(name: str, report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def main(name: str, as_json: bool = False, threads: int | None = None) -> int:
-    """``hopsim bench NAME [--threads N]``: run it and print the report; returns the exit
-    status."""
+def main(
+    name: str, as_json: bool = False, threads: int | None = None, partitions: int | None = None
+) -> int:
+    """``hopsim bench NAME [--threads N] [--partitions P]``: run it and print the report;
+    returns the exit status."""
     try:
         doc, base, expected = _load(name)
-        doc = with_threads(doc, threads)
+        doc = with_threads(doc, threads, partitions)
     except BenchmarkSkipped as exc:
         if as_json:
             print(json.dumps({"skipped": f"{name}: {exc}"}))
@@ -291,7 +299,12 @@ def main(name: str, as_json: bool = False, threads: int | None = None) -> int:
     return 0
 
 
-def main_many(names: list[str], as_json: bool = False, threads: int | None = None) -> int:
+def main_many(
+    names: list[str],
+    as_json: bool = False,
+    threads: int | None = None,
+    partitions: int | None = None,
+) -> int:
     """``hopsim bench NAME NAME ... | --all``: run each benchmark in a fresh process (so
     each reports its own peak RSS), one after the other. With ``as_json``, print one JSON
     object per line with the benchmark's name under ``"benchmark"``."""
@@ -306,6 +319,8 @@ def main_many(names: list[str], as_json: bool = False, threads: int | None = Non
         cmd = [sys.executable, "-m", "hopsim.cli", "bench", name, *(["--json"] if as_json else [])]
         if threads is not None:
             cmd += ["--threads", str(threads)]
+        if partitions is not None:
+            cmd += ["--partitions", str(partitions)]
         proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, check=False)
         status = status or proc.returncode
         if proc.returncode != 0:

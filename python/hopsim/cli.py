@@ -1,9 +1,10 @@
 """The ``hopsim`` command line.
 
     hopsim run SCENARIO.toml [-o OUTDIR] [--set KEY=VALUE ...] [--unset KEY ...] [--threads N]
-               [--force] [--quiet]
+               [--partitions P] [--force] [--quiet]
     hopsim validate SCENARIO.toml|SWEEP.toml [--set KEY=VALUE ...] [--unset KEY ...]
-    hopsim bench NAME... [--json] [--threads N] | hopsim bench --all [--json] | hopsim bench --list
+    hopsim bench NAME... [--json] [--threads N] [--partitions P] | hopsim bench --all [--json]
+        | hopsim bench --list
     hopsim sweep SWEEP.toml [-o OUTDIR] [-j N] [--ray ADDRESS] [--dry-run] [--quiet]
     hopsim workloads
     hopsim scenarios [list] | hopsim scenarios copy [NAME ...] [-o DIR] [--force]
@@ -85,14 +86,23 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 
 def _threads(text: str) -> int:
     """``--threads N``: a whole number of at least 1."""
+    return _at_least_one(text, "thread")
+
+
+def _partitions(text: str) -> int:
+    """``--partitions P``: a whole number of at least 1."""
+    return _at_least_one(text, "partition")
+
+
+def _at_least_one(text: str, what: str) -> int:
     try:
         n = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"expected a whole number of threads, got {text!r}"
+            f"expected a whole number of {what}s, got {text!r}"
         ) from None
     if n < 1:
-        raise argparse.ArgumentTypeError(f"expected at least 1 thread, got {n}")
+        raise argparse.ArgumentTypeError(f"expected at least 1 {what}, got {n}")
     return n
 
 
@@ -103,7 +113,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     # an occupied or unwritable output directory, before spending time on the run.
     doc, base = load_scenario(args.scenario, args.set, option="--set")
     doc.setdefault("name", Path(args.scenario).stem)
-    doc = bench.with_threads(doc, args.threads)
+    doc = bench.with_threads(doc, args.threads, args.partitions)
     hopsim.validate(doc, base_dir=base)
     check_outdir(outdir, args.force, hint="use --force")
     check_writable(outdir)
@@ -158,13 +168,20 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         if args.name:
             raise _InputError("bench: give benchmark NAMEs or --all, not both")
         return bench.main_many(
-            [name for name, _ in bench.list_benchmarks()], as_json=args.json, threads=args.threads
+            [name for name, _ in bench.list_benchmarks()],
+            as_json=args.json,
+            threads=args.threads,
+            partitions=args.partitions,
         )
     if not args.name:
         raise _InputError("bench: give a benchmark NAME, --all or --list")
     if len(args.name) > 1:
-        return bench.main_many(args.name, as_json=args.json, threads=args.threads)
-    return bench.main(args.name[0], as_json=args.json, threads=args.threads)
+        return bench.main_many(
+            args.name, as_json=args.json, threads=args.threads, partitions=args.partitions
+        )
+    return bench.main(
+        args.name[0], as_json=args.json, threads=args.threads, partitions=args.partitions
+    )
 
 
 def _cmd_htsim_pair(args: argparse.Namespace) -> int:
@@ -698,8 +715,12 @@ def _parser() -> argparse.ArgumentParser:
     )
 
     threads_help = (
-        "threads of the parallel engine (engine.threads): the network cut by pod or rack, the "
-        "results identical to one thread's"
+        "threads of the parallel engine (engine.threads): the network cut by pod, rack or "
+        "min-cut, the results identical to one thread's"
+    )
+    partitions_help = (
+        "partitions of the parallel engine (engine.partitions, at least --threads): each thread "
+        "simulates several; on one thread a large network runs faster in cache-sized pieces"
     )
 
     def unset(key: str) -> tuple[str, Any]:
@@ -718,6 +739,7 @@ def _parser() -> argparse.ArgumentParser:
         "--unset", action="append", dest="set", type=unset, metavar="KEY", help=unset_help
     )
     r.add_argument("--threads", type=_threads, metavar="N", help=threads_help)
+    r.add_argument("--partitions", type=_partitions, metavar="P", help=partitions_help)
     r.add_argument("--force", action="store_true", help="overwrite outputs in an existing OUTDIR")
     r.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no summary")
     r.set_defaults(func=_cmd_run)
@@ -736,6 +758,7 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--all", action="store_true", help="run every benchmark, one process each")
     b.add_argument("--json", action="store_true", help="print one JSON object (per benchmark)")
     b.add_argument("--threads", type=_threads, metavar="N", help=threads_help)
+    b.add_argument("--partitions", type=_partitions, metavar="P", help=partitions_help)
     b.set_defaults(func=_cmd_bench)
 
     s = sub.add_parser(
