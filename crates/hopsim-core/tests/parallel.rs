@@ -111,6 +111,11 @@ fn more_partitions_than_threads_give_the_sequential_results() {
     .unwrap_err()
     .to_string();
     assert!(e.contains("engine.partitions") && e.contains("at least engine.threads = 2"), "{e}");
+    let e = hopsim_core::scenario::Scenario::from_toml_str(&format!("{toml}\n[engine]\npartitions = 5\n"))
+        .and_then(|s| Simulator::new(s).map(drop))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("engine.partitions") && e.contains("at most 4 partitions"), "{e}");
 }
 
 #[test]

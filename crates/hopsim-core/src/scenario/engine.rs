@@ -79,5 +79,7 @@ pub(crate) fn check_parallel(scenario: &Scenario, topo: &Topology) -> Result<(),
             ),
         );
     }
-    crate::topology::partition::cut(topo, parts).map(drop)
+    let threads = scenario.engine.threads as usize;
+    let field = if parts > threads { "engine.partitions" } else { "engine.threads" };
+    crate::topology::partition::cut(topo, parts, field).map(drop)
 }

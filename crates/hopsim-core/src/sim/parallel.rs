@@ -81,8 +81,8 @@ pub struct Plan {
 /// when a fabric falls apart into them without its top tier, largest first to the
 /// partition with the fewest hosts so far, the top tier dealt round robin; any other
 /// network by a balanced min-cut) and find the lookahead.
-pub fn plan(sim: &Simulator, parts: usize) -> Result<Plan, ScenarioError> {
-    let part_of = crate::topology::partition::cut(&sim.fab.topo, parts)?;
+pub fn plan(sim: &Simulator, parts: usize, field: &str) -> Result<Plan, ScenarioError> {
+    let part_of = crate::topology::partition::cut(&sim.fab.topo, parts, field)?;
     let lookahead = sim
         .fab
         .ports
@@ -238,7 +238,8 @@ pub(crate) fn attach(
     parts: usize,
     threads: usize,
 ) -> Result<Simulator, ScenarioError> {
-    let plan = plan(&first, parts)?;
+    let field = if parts > threads { "engine.partitions" } else { "engine.threads" };
+    let plan = plan(&first, parts, field)?;
     let mut others = Vec::with_capacity(parts - 1);
     for _ in 1..parts {
         others.push(Simulator::new_one(scenario.clone())?);

@@ -4,10 +4,11 @@
 //! leaf-spine's spines) into pods or racks: those are the units partitions are made of, and
 //! the top tier is dealt round robin. Any other network (a dumbbell, a ring, a topology
 //! file whose top tier leaves lone hosts or one piece) is cut by a general balanced
-//! min-cut: hosts and zero-delay links kept with their switch, switches laid out in
-//! breadth-first order and split into runs of equal weight (1 + hosts), then boundary
-//! switches moved one at a time to the partition they have the most links to while the
-//! cut shrinks and the weights stay balanced (a greedy Fiduccia–Mattheyses pass).
+//! min-cut: hosts and zero-delay links kept with their switch, regions grown breadth-first
+//! one partition at a time to equal shares of the weight (a switch 1, a host 2), then
+//! switches moved one at a time to the partition they have the most links to while the cut
+//! shrinks and the weights stay balanced (greedy passes in the manner of
+//! Fiduccia–Mattheyses).
 
 use crate::ids::NodeId;
 use crate::scenario::ScenarioError;
@@ -16,11 +17,12 @@ use super::{Tier, Topology};
 
 /// Which partition (of `parts`) simulates each node: by pods or racks when the network
 /// falls apart into them without its top tier, else by [`min_cut`]. Refuses more
-/// partitions than pods or racks (or than switches), naming `engine.threads`.
-pub fn cut(topo: &Topology, parts: usize) -> Result<Vec<u32>, ScenarioError> {
+/// partitions than pods or racks (or than switches), naming `field` (`engine.threads` or
+/// `engine.partitions`, whichever asked for them).
+pub fn cut(topo: &Topology, parts: usize, field: &str) -> Result<Vec<u32>, ScenarioError> {
     let n = topo.node_count();
     let has_switch = |members: &[usize]| members.iter().any(|&m| !topo.is_host(NodeId(m as u32)));
-    match groups(topo, parts) {
+    match groups(topo, parts, field) {
         Ok((groups, is_top)) if groups.len() > 1 && groups.iter().all(|g| has_switch(&g.1)) => {
             let mut load = vec![0usize; parts];
             let mut part_of = vec![0u32; n];
@@ -37,31 +39,33 @@ pub fn cut(topo: &Topology, parts: usize) -> Result<Vec<u32>, ScenarioError> {
             Ok(part_of)
         }
         Err(e) if pods_or_racks(topo, &has_switch) => Err(e),
-        _ => min_cut(topo, parts),
+        _ => min_cut(topo, parts, field),
+    }
+}
+
+/// What `field` counts, for its messages.
+fn noun(field: &str) -> &'static str {
+    if field.ends_with("partitions") {
+        "partitions"
+    } else {
+        "threads"
     }
 }
 
 /// Whether the network falls apart into at least two pods or racks (groups with a switch
 /// each) without its top tier: they are then the units, however many threads are asked.
 fn pods_or_racks(topo: &Topology, has_switch: &dyn Fn(&[usize]) -> bool) -> bool {
-    groups(topo, 1).is_ok_and(|(g, _)| g.len() > 1 && g.iter().all(|g| has_switch(&g.1)))
+    groups(topo, 1, "engine.threads").is_ok_and(|(g, _)| g.len() > 1 && g.iter().all(|g| has_switch(&g.1)))
 }
 
 /// A balanced min-cut of any connected network into `parts` partitions (see the module
 /// doc). Deterministic: every order is by node id or port order.
-pub fn min_cut(topo: &Topology, parts: usize) -> Result<Vec<u32>, ScenarioError> {
+pub fn min_cut(topo: &Topology, parts: usize, field: &str) -> Result<Vec<u32>, ScenarioError> {
     let n = topo.node_count();
     let peer_node = |p: usize| topo.ports[topo.ports[p].peer.idx()].node.idx();
     // Units: a switch with its hosts, and with whatever a zero-delay link joins it to (no
     // lookahead across it). Union-find, the lowest id the root.
     let mut root: Vec<usize> = (0..n).collect();
-    fn find(root: &mut [usize], mut i: usize) -> usize {
-        while root[i] != i {
-            root[i] = root[root[i]];
-            i = root[i];
-        }
-        i
-    }
     for (p, spec) in topo.ports.iter().enumerate() {
         let (a, b) = (spec.node.idx(), peer_node(p));
         if topo.is_host(spec.node) || spec.delay.0 == 0 {
@@ -75,11 +79,12 @@ pub fn min_cut(topo: &Topology, parts: usize) -> Result<Vec<u32>, ScenarioError>
     let units: Vec<usize> = (0..n).filter(|&i| unit[i] == i).collect();
     if units.len() < parts {
         return Err(ScenarioError::field(
-            "engine.threads",
+            field,
             format!(
-                "expected at most {} threads: this network has {} switches (with their hosts and \
+                "expected at most {} {}: this network has {} switches (with their hosts and \
                  zero-delay links), the smallest units a partition is made of",
                 units.len(),
+                noun(field),
                 units.len()
             ),
         ));
@@ -189,9 +194,13 @@ pub fn min_cut(topo: &Topology, parts: usize) -> Result<Vec<u32>, ScenarioError>
 
 /// The groups a network falls apart into without its top tier of switches (pods of a
 /// fat-tree, racks of a leaf-spine), each with its host count, largest first; and which
-/// nodes are that top tier. Refuses more partitions than groups, naming `engine.threads`.
+/// nodes are that top tier. Refuses more partitions than groups, naming `field`.
 #[allow(clippy::type_complexity)]
-fn groups(topo: &Topology, parts: usize) -> Result<(Vec<(usize, Vec<usize>)>, Vec<bool>), ScenarioError> {
+fn groups(
+    topo: &Topology,
+    parts: usize,
+    field: &str,
+) -> Result<(Vec<(usize, Vec<usize>)>, Vec<bool>), ScenarioError> {
     let n = topo.node_count();
     let top = (0..n)
         .filter(|&i| !topo.is_host(NodeId(i as u32)))
@@ -202,13 +211,6 @@ fn groups(topo: &Topology, parts: usize) -> Result<(Vec<(usize, Vec<usize>)>, Ve
         (0..n).map(|i| !topo.is_host(NodeId(i as u32)) && tier_rank(topo.tiers[i]) == top).collect();
     // Components of the fabric without its top tier (union-find).
     let mut root: Vec<usize> = (0..n).collect();
-    fn find(root: &mut [usize], mut i: usize) -> usize {
-        while root[i] != i {
-            root[i] = root[root[i]];
-            i = root[i];
-        }
-        i
-    }
     for p in &topo.ports {
         let (a, b) = (p.node.idx(), topo.ports[p.peer.idx()].node.idx());
         if is_top[a] || is_top[b] {
@@ -228,11 +230,12 @@ fn groups(topo: &Topology, parts: usize) -> Result<(Vec<(usize, Vec<usize>)>, Ve
     }
     if hosts_in.len() < parts {
         return Err(ScenarioError::field(
-            "engine.threads",
+            field,
             format!(
-                "expected at most {} threads: without its top tier of switches this network falls apart into \
+                "expected at most {} {}: without its top tier of switches this network falls apart into \
                  {} groups (pods or racks), the units partitions are made of",
                 hosts_in.len(),
+                noun(field),
                 hosts_in.len()
             ),
         ));
@@ -240,6 +243,15 @@ fn groups(topo: &Topology, parts: usize) -> Result<(Vec<(usize, Vec<usize>)>, Ve
     let mut groups: Vec<(usize, Vec<usize>)> = hosts_in.into_values().collect();
     groups.sort_by(|a, b| b.0.cmp(&a.0).then(a.1[0].cmp(&b.1[0])));
     Ok((groups, is_top))
+}
+
+/// The root of `i`'s set in a union-find forest (halving the path on the way).
+fn find(root: &mut [usize], mut i: usize) -> usize {
+    while root[i] != i {
+        root[i] = root[root[i]];
+        i = root[i];
+    }
+    i
 }
 
 fn tier_rank(t: Tier) -> u8 {
@@ -286,21 +298,21 @@ mod tests {
     #[test]
     fn a_fat_tree_is_cut_by_pod_and_refuses_more_threads_than_pods() {
         let t = fat_tree(4, Rate::gbps(100), Rate::gbps(100), Delta::from_us(1));
-        let part_of = cut(&t, 4).expect("four pods");
+        let part_of = cut(&t, 4, "engine.threads").expect("four pods");
         for h in &t.hosts {
             let tor = t.ports[t.ports[t.node_ports[h.idx()] as usize].peer.idx()].node;
             assert_eq!(part_of[h.idx()], part_of[tor.idx()], "a host stays with its ToR");
         }
-        let e = cut(&t, 5).unwrap_err().to_string();
+        let e = cut(&t, 5, "engine.threads").unwrap_err().to_string();
         assert!(e.contains("engine.threads") && e.contains("at most 4"), "{e}");
     }
 
     #[test]
     fn a_dumbbell_is_cut_at_its_bottleneck() {
         let t = dumbbell(8, 8, Rate::gbps(100), Rate::gbps(100), Delta::from_us(1));
-        let part_of = cut(&t, 2).expect("two switches");
+        let part_of = cut(&t, 2, "engine.threads").expect("two switches");
         assert_eq!(cut_links(&t, &part_of), 1, "only the bottleneck link is cut: {part_of:?}");
-        let e = cut(&t, 3).unwrap_err().to_string();
+        let e = cut(&t, 3, "engine.threads").unwrap_err().to_string();
         assert!(e.contains("engine.threads") && e.contains("at most 2"), "{e}");
     }
 
@@ -308,14 +320,14 @@ mod tests {
     fn a_ring_is_cut_into_balanced_arcs() {
         let t = ring(12, 4);
         for parts in [2, 3, 4] {
-            let part_of = cut(&t, parts).expect("a ring");
+            let part_of = cut(&t, parts, "engine.threads").expect("a ring");
             assert_eq!(cut_links(&t, &part_of), parts, "{parts} arcs: {part_of:?}");
             let mut hosts = vec![0; parts];
             for h in &t.hosts {
                 hosts[part_of[h.idx()] as usize] += 1;
             }
             assert!(hosts.iter().all(|&h| h == 48 / parts), "balanced: {hosts:?}");
-            assert_eq!(part_of, cut(&t, parts).unwrap(), "deterministic");
+            assert_eq!(part_of, cut(&t, parts, "engine.threads").unwrap(), "deterministic");
         }
     }
 
@@ -330,10 +342,10 @@ mod tests {
             }
         }
         for parts in [2, 3] {
-            let part_of = cut(&t, parts).expect("a ring");
+            let part_of = cut(&t, parts, "engine.threads").expect("a ring");
             assert_eq!(part_of[8], part_of[9], "{parts}: {part_of:?}");
         }
-        let e = cut(&t, 4).unwrap_err().to_string();
+        let e = cut(&t, 4, "engine.threads").unwrap_err().to_string();
         assert!(e.contains("at most 3"), "{e}");
     }
 }
