@@ -117,6 +117,15 @@ impl Extras {
     fn wide_mut(&mut self) -> &mut Wide {
         self.wide.get_or_insert_with(Default::default)
     }
+
+    /// Queue `q`'s shaper, if it has one.
+    fn shaper(&self, q: usize) -> Option<Shaper> {
+        self.wide()?.shapers.get(q).copied().flatten()
+    }
+
+    fn shaper_mut(&mut self, q: usize) -> Option<&mut Shaper> {
+        self.wide.as_mut()?.shapers.get_mut(q)?.as_mut()
+    }
 }
 
 /// The data queues of one port, their eligibility and the scheduler. The fields a
@@ -697,10 +706,7 @@ impl EgressQueues {
         assert!(self.queues[queue].packets.is_empty(), "released queue {queue} holds packets");
         self.set_paused(queue, false, now);
         self.set_shaper(queue, None);
-        if let Some(r) = self.more.wide.as_mut().and_then(|w| w.ranked.get_mut(queue)) {
-            *r = false;
-        }
-        self.refresh_simple();
+        self.set_order(queue, QueueOrder::Fifo);
         // Keep the free list sorted descending, so the lowest free queue is reused first.
         let free = &mut self.more.wide_mut().free;
         let at = free.partition_point(|&f| f > queue as u32);
@@ -745,7 +751,7 @@ impl EgressQueues {
 
     #[inline(never)]
     fn after_send_shaped(&mut self, queue: usize, bytes: u64, now: SimTime) -> Option<SimTime> {
-        let shaper = self.more.wide.as_mut()?.shapers.get_mut(queue)?.as_mut()?;
+        let shaper = self.more.shaper_mut(queue)?;
         shaper.next_free = shaper.next_free.max(now) + shaper.byte_time.tx_time(bytes);
         let at = shaper.next_free;
         if at > now {
@@ -765,7 +771,7 @@ impl EgressQueues {
         if self.simple {
             return None;
         }
-        self.more.wide()?.shapers.get(queue)?.as_ref().map(|s| s.next_free)
+        self.more.shaper(queue).map(|s| s.next_free)
     }
 
     /// Class `queue` sent `bytes` at `now` past its shaper (see
@@ -776,9 +782,7 @@ impl EgressQueues {
         if self.simple {
             return;
         }
-        if let Some(s) =
-            self.more.wide.as_mut().and_then(|w| w.shapers.get_mut(queue)).and_then(Option::as_mut)
-        {
+        if let Some(s) = self.more.shaper_mut(queue) {
             s.next_free = s.next_free.max(now) + s.byte_time.tx_time(bytes);
         }
     }
@@ -788,9 +792,7 @@ impl EgressQueues {
     pub fn release_shaped(&mut self, now: SimTime) -> Option<SimTime> {
         let mut next: Option<SimTime> = None;
         for q in 0..self.queues.len() {
-            let Some(s) = self.more.wide().and_then(|w| w.shapers.get(q).copied().flatten()) else {
-                continue;
-            };
+            let Some(s) = self.more.shaper(q) else { continue };
             if !self.is_held(q) {
                 continue;
             }

@@ -1,10 +1,11 @@
 //! The conservative parallel engine (issue 24 item 2): the network cut into partitions
-//! joined by links, each partition simulated by its own thread with its own event queue,
+//! joined by links, each partition with its own event queue, simulated by a thread of its
+//! own or, with more partitions than threads, in turn with the others its thread holds,
 //! synchronised by time windows as long as the shortest delay of a link between
 //! partitions (the lookahead; Chandy–Misra–Bryant's conservative rule, as Unison and
 //! ns-3's distributed simulator use it).
 //!
-//! Each thread holds a whole replica of the network, built from the same scenario, but
+//! Each partition holds a whole replica of the network, built from the same scenario, but
 //! fires only the events of the nodes it owns: a packet sent onto a link whose far end
 //! another partition owns leaves through the fabric's outbox and is handed over at the
 //! end of the window, with what travels beside it (header fields, INT stack, control
@@ -211,6 +212,7 @@ pub(crate) struct Joined {
 /// What a parallel run did: partitions, lookahead, windows, packets handed across.
 #[derive(Clone, Debug)]
 pub struct ParallelStats {
+    /// Threads, and partitions (at least as many; partition p runs on thread p mod threads).
     pub threads: usize,
     pub partitions: usize,
     pub lookahead: Delta,
