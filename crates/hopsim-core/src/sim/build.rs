@@ -53,7 +53,11 @@ fn sim_horizon(topo: &Topology, packet_bytes: u32) -> Delta {
 }
 
 /// Assemble the simulator from a validated scenario.
-pub fn build(v: ValidScenario) -> Simulator {
+/// Build the simulator of a valid scenario. `simulated`, for a replica of a partitioned
+/// run (`sim::parallel`), marks the nodes it simulates: the others' ports get no data
+/// queues and their switches no flow-control state (they are never touched there), so a
+/// replica's memory follows its partition for the largest per-port state.
+pub fn build(v: ValidScenario, simulated: Option<&[bool]>) -> Simulator {
     let ValidScenario { scenario, topo, flows: specs, switch_cfg, transport, policies } = v;
     let routing = Routing::new(&topo, scenario.routing.hash, scenario.seed);
     let q = switch_cfg.queues;
@@ -77,7 +81,7 @@ pub fn build(v: ValidScenario) -> Simulator {
                 spec.peer,
                 spec.rate,
                 arrival,
-                if is_switch { switch_queues } else { 0 },
+                if is_switch && simulated.is_none_or(|o| o[spec.node.idx()]) { switch_queues } else { 0 },
                 q,
                 scenario.links.serialization,
             );
@@ -243,6 +247,7 @@ pub fn build(v: ValidScenario) -> Simulator {
         pfc: &scenario.switch.pfc,
         output: &scenario.output,
         headers: &mut layout,
+        simulated,
     });
     // Senders write ranks (read by rank-aware switches), and Bolt its header bits.
     let rank_field =

@@ -39,7 +39,7 @@ impl MemoryReport {
 
 impl Simulator {
     /// What the run allocated; a parallel run's replicas summed (each partition holds a
-    /// whole copy of the network), and its peak of packets in flight the sum of the
+    /// copy of the network, with data queues only for its own ports), and its peak of packets in flight the sum of the
     /// partitions' peaks (an upper bound of the run's).
     pub fn memory_report(&self) -> MemoryReport {
         let mut total = self.replica_memory();

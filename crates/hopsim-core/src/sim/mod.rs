@@ -176,11 +176,17 @@ impl Simulator {
 
     /// One sequential simulator of `scenario` (whatever its `engine.threads`).
     fn new_one(scenario: Scenario) -> Result<Simulator, ScenarioError> {
+        Self::new_replica(scenario, None)
+    }
+
+    /// One simulator of `scenario` that simulates only the nodes `simulated` marks (a
+    /// replica of a partitioned run: `build::build`), or every node.
+    fn new_replica(scenario: Scenario, simulated: Option<&[bool]>) -> Result<Simulator, ScenarioError> {
         let compat = crate::scenario::compat::contradictions(&scenario);
         let valid = ValidScenario::new(scenario)?;
         let mut notes: Vec<(&'static str, String)> = compat.into_iter().map(|n| ("compat", n)).collect();
         notes.extend(traps(&valid));
-        let mut sim = build::build(valid);
+        let mut sim = build::build(valid, simulated);
         sim.notes = notes;
         Ok(sim)
     }

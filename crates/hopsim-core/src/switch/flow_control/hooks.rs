@@ -112,9 +112,17 @@ pub struct FcBuild<'a> {
     pub output: &'a OutputSpec,
     /// Where the policy registers the header fields its packets carry.
     pub headers: &'a mut HeaderLayout,
+    /// In a replica of a partitioned run, the nodes it simulates (by node index); a
+    /// policy may leave the others' per-port state out (`None`: every node).
+    pub simulated: Option<&'a [bool]>,
 }
 
 impl FcBuild<'_> {
+    /// Whether this instance simulates `node` (always, outside partitioned runs).
+    pub fn simulates(&self, node: NodeId) -> bool {
+        self.simulated.is_none_or(|s| s[node.idx()])
+    }
+
     /// One-hop BDP of port `p`: its rate × twice its propagation delay.
     pub fn hop_bdp(&self, p: usize) -> u64 {
         let s = &self.topo.ports[p];

@@ -152,12 +152,16 @@ pub struct PfcState {
 impl PfcState {
     /// One state per switch of the run, from `[switch.pfc]` (validated): each port's
     /// headroom and alpha (PFC itself, and the mechanisms that keep PFC's accounting
-    /// underneath, e.g. the PFC family).
+    /// underneath, e.g. the PFC family). A switch another partition simulates gets an
+    /// empty state (no ingress entries).
     pub fn per_switch(b: &FcBuild) -> Vec<PfcState> {
         let cfg = b.pfc.config(b.classes).expect("validated");
         b.switches
             .iter()
             .map(|&node| {
+                if !b.simulates(node) {
+                    return PfcState::new(&cfg, &[]);
+                }
                 let per_port: Vec<(u64, f64)> = b
                     .topo
                     .ports_of(node)
