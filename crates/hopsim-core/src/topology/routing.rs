@@ -6,6 +6,7 @@
 //! can know a flow's whole deterministic path (Pyrrha's hash-aware matching needs this).
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use super::Topology;
 use crate::engine::stream_seed;
@@ -196,10 +197,23 @@ impl EcmpTable {
         // are kept (a switch has few; storing every (switch, edge) list took 400 MB at
         // k = 48). A switch's own edge is never numbered: selection takes the host's port.
         let own_edge = |node: usize| edge_index[node];
-        let mut distinct: Vec<HashMap<Vec<PortId>, u32>> = vec![HashMap::new(); switches as usize];
+        let mut distinct: Vec<SetMap<Vec<PortId>>> = vec![SetMap::default(); switches as usize];
         let mut ids = vec![0u32; switches as usize * edges];
         let switch_nodes: Vec<usize> = (0..n).filter(|&node| switch_index[node] != u32::MAX).collect();
         let mut candidates: Vec<PortId> = Vec::new();
+        // Per port: the switch at its far end if the port is up (else `NO_PEER`), read
+        // once per (switch, edge) pair and port: the scan below is most of the build.
+        const NO_PEER: u32 = u32::MAX;
+        let peer_switch: Vec<u32> = (0..topo.ports.len())
+            .map(|p| {
+                let peer = topo.ports[topo.ports[p].peer.idx()].node;
+                if up[p] && !topo.is_host(peer) {
+                    peer.0
+                } else {
+                    NO_PEER
+                }
+            })
+            .collect();
         for (ei, &edge) in edge_nodes.iter().enumerate() {
             let dist = topo.hop_distances_over(edge, |p| up[p.idx()]);
             let rank = match order {
@@ -214,8 +228,8 @@ impl EcmpTable {
                 candidates.clear();
                 if node_id != edge && dist[node] != u32::MAX {
                     for p in topo.ports_of(node_id) {
-                        let peer = topo.ports[topo.ports[p as usize].peer.idx()].node;
-                        if up[p as usize] && !topo.is_host(peer) && dist[peer.idx()] + 1 == dist[node] {
+                        let peer = peer_switch[p as usize];
+                        if peer != NO_PEER && dist[peer as usize].wrapping_add(1) == dist[node] {
                             candidates.push(PortId(p));
                         }
                     }
@@ -251,7 +265,7 @@ impl EcmpTable {
         // share one stored row.
         let mut rows = vec![SwitchRow { row: u32::MAX, first_set: 0, first_port: 0, seed: 0 }; n];
         let mut local: Vec<u32> = Vec::new();
-        let mut row_ids: HashMap<Vec<u32>, u32> = HashMap::new();
+        let mut row_ids: SetMap<Vec<u32>> = SetMap::default();
         let mut sets = Vec::new();
         let mut pool = Vec::new();
         let mut most_sets = 0;
@@ -305,7 +319,7 @@ impl EcmpTable {
         let switches: Vec<usize> = (0..rows.len()).filter(|&n| rows[n].row != u32::MAX).collect();
         let mut out = Vec::new();
         let mut first = vec![0u32; rows.len()];
-        let mut lists: HashMap<Vec<CompactSet>, u32> = HashMap::new();
+        let mut lists: SetMap<Vec<CompactSet>> = SetMap::default();
         for (k, &node) in switches.iter().enumerate() {
             if topo.ports_of(NodeId(node as u32)).len() > 256 {
                 return None;
@@ -394,6 +408,44 @@ pub struct FiveTuple {
 #[inline]
 pub fn routing_tuple(p: &crate::fabric::packet::Packet) -> FiveTuple {
     FiveTuple { src: p.src, dst: p.dst, sport: p.sport, dport: p.dport }
+}
+
+/// Ids of distinct next-hop sets (and rows of them) while a table is built, hashed by a
+/// multiplicative hasher over whole words: the standard library's SipHash was a third of
+/// a k = 32 fat-tree's build (655 k sets hashed), and a fixed hasher keeps builds
+/// reproducible in memory layout.
+type SetMap<K> = HashMap<K, u32, BuildHasherDefault<SetHasher>>;
+
+#[derive(Default)]
+struct SetHasher(u64);
+
+impl SetHasher {
+    #[inline]
+    fn add(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x517C_C1B7_2722_0A95);
+    }
+}
+
+impl Hasher for SetHasher {
+    fn finish(&self) -> u64 {
+        mix64(self.0)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.add(v as u64);
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.add(v);
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.add(v as u64);
+    }
 }
 
 /// Routing state: the ECMP table (which also holds the per-switch hash seeds) and the hash.
