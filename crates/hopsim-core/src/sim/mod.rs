@@ -179,14 +179,13 @@ impl Simulator {
         Self::new_replica(scenario, None)
     }
 
-    /// One simulator of `scenario` that simulates only the nodes `simulated` marks (a
-    /// replica of a partitioned run: `build::build`), or every node.
-    fn new_replica(scenario: Scenario, simulated: Option<&[bool]>) -> Result<Simulator, ScenarioError> {
+    /// One simulator of `scenario`, or one replica of a partitioned run (`build::build`).
+    fn new_replica(scenario: Scenario, replica: Option<build::Replica>) -> Result<Simulator, ScenarioError> {
         let compat = crate::scenario::compat::contradictions(&scenario);
         let valid = ValidScenario::new(scenario)?;
         let mut notes: Vec<(&'static str, String)> = compat.into_iter().map(|n| ("compat", n)).collect();
         notes.extend(traps(&valid));
-        let mut sim = build::build(valid, simulated);
+        let mut sim = build::build(valid, replica);
         sim.notes = notes;
         Ok(sim)
     }

@@ -234,8 +234,9 @@ pub struct ParallelStats {
 
 /// A run of `scenario` cut into `parts` partitions simulated by `threads` threads: cut the
 /// network `whole` (built from `scenario`) describes, then build each partition's replica
-/// holding only its partition's data queues and flow-control state (`build::build`; a
-/// k = 32 fat-tree's four replicas 150 → 108 MB), the first of them the run's.
+/// holding only its partition's data queues and flow-control state, with `whole`'s routing
+/// (`build::build`; a k = 32 fat-tree's four replicas 150 → 97 MB), the first of them the
+/// run's.
 pub(crate) fn attach(
     whole: Simulator,
     scenario: &Scenario,
@@ -244,10 +245,12 @@ pub(crate) fn attach(
 ) -> Result<Simulator, ScenarioError> {
     let field = if parts > threads { "engine.partitions" } else { "engine.threads" };
     let plan = plan(&whole, parts, field)?;
+    let routing = whole.fab.routing.clone();
     drop(whole); // its memory for the replicas
     let replica = |me: u32| {
         let simulated: Vec<bool> = plan.part_of.iter().map(|&p| p == me).collect();
-        Simulator::new_replica(scenario.clone(), Some(&simulated))
+        let replica = super::build::Replica { simulated: &simulated, routing: &routing };
+        Simulator::new_replica(scenario.clone(), Some(replica))
     };
     let mut first = replica(0)?;
     let mut others = Vec::with_capacity(parts - 1);
