@@ -734,6 +734,31 @@ mod tests {
         assert_eq!(msg, Some("partition 1 failed in window 7"));
     }
 
+    /// Each replica holds data queues for its own switches' ports alone, and every
+    /// replica routes by the same table (taken from the whole build, not recomputed).
+    #[test]
+    fn replicas_hold_their_own_queues_and_share_the_routing() {
+        let text = "seed = 3\nduration = \"50us\"\n[topology]\nkind = \"fat_tree\"\nk = 4\n\
+                    [workload]\nkind = \"poisson\"\nsize_dist = \"websearch\"\nload = 0.3\nstop = \"50us\"\n\
+                    [engine]\nthreads = 1\npartitions = 4\n";
+        let sim = Simulator::new(crate::scenario::Scenario::from_toml_str(text).unwrap()).unwrap();
+        let plan = &sim.par.as_ref().expect("partitioned").plan;
+        let whole = crate::topology::routing::Routing::new(&sim.fab.topo, Default::default(), 3);
+        for (me, replica) in std::iter::once(&sim).chain(sim.parallel_replicas()).enumerate() {
+            let mut own_queues = 0;
+            for p in &replica.fab.ports {
+                let mine = plan.part_of[p.node.idx()] == me as u32;
+                if replica.fab.topo.is_host(p.node) {
+                    continue;
+                }
+                assert_eq!(mine, !p.queues.is_empty(), "replica {me}: a port of node {:?}", p.node);
+                own_queues += mine as usize;
+            }
+            assert!(own_queues > 0, "replica {me} simulates switches");
+            assert_eq!(format!("{:?}", replica.fab.routing), format!("{whole:?}"), "replica {me}'s routing");
+        }
+    }
+
     #[test]
     fn results_pass_through_when_no_partition_panicked() {
         assert_eq!(rethrow_first_panic(vec![Ok(1), Ok(2)]), vec![1, 2]);
