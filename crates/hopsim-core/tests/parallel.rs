@@ -86,6 +86,36 @@ fn one_two_and_four_threads_give_the_sequential_results_exactly() {
 }
 
 #[test]
+fn an_incast_into_one_pod_gets_a_partition_of_its_own() {
+    // Pods are dealt by the packets their hosts send and receive: with every other host
+    // sending into pod 0's hosts 0 and 1, two threads give pod 0 a partition of its own
+    // (dealt by host count, it would share one with another pod), and the run is the
+    // sequential one.
+    let senders: Vec<String> = (4..16).map(|h| h.to_string()).collect();
+    let incast = |receiver: u32| {
+        format!(
+            "[[workload]]\nkind = \"incast\"\nreceiver = {receiver}\nfan_in = 12\nsenders = [{}]\n\
+             size_min = \"20KB\"\nsize_max = \"60KB\"\nperiod = \"40us\"\nstop = \"400us\"\n",
+            senders.join(", ")
+        )
+    };
+    let toml = format!(
+        "seed = 5\nduration = \"600us\"\n[topology]\nkind = \"fat_tree\"\nk = 4\ndelay = \"1us\"\n{}{}",
+        incast(0),
+        incast(1)
+    );
+    let want = results(&common::run(&toml));
+    let par = common::run(&with_threads(&toml, 2));
+    for ((name, w), (_, g)) in want.iter().zip(results(&par)) {
+        assert!(*w == g, "{name} differs\nsequential {w}\nparallel   {g}");
+    }
+    let stats = par.parallel_stats().expect("a parallel run");
+    let mut hosts = stats.hosts.clone();
+    hosts.sort();
+    assert_eq!(hosts, [4, 12], "pod 0 alone, the three sending pods together: {stats:?}");
+}
+
+#[test]
 fn more_partitions_than_threads_give_the_sequential_results() {
     // A thread simulating several partitions runs them one after the other in each window:
     // one thread with four partitions, two with four, three with four (uneven).

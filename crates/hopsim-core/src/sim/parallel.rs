@@ -79,12 +79,22 @@ pub struct Plan {
     pub lookahead: Delta,
 }
 
-/// Cut the network into `parts` partitions (`topology::partition::cut`: pods or racks
-/// when a fabric falls apart into them without its top tier, largest first to the
-/// partition with the fewest hosts so far, the top tier dealt round robin; any other
-/// network by a balanced min-cut) and find the lookahead.
+/// Cut the network into `parts` partitions (`topology::partition::cut_by_work`: pods or
+/// racks when a fabric falls apart into them without its top tier, heaviest first to the
+/// partition with the least work so far, work counted in the packets their hosts' flows
+/// send and receive, the top tier dealt round robin; any other network by a balanced
+/// min-cut) and find the lookahead.
 pub fn plan(sim: &Simulator, parts: usize, field: &str) -> Result<Plan, ScenarioError> {
-    let part_of = crate::topology::partition::cut(&sim.fab.topo, parts, field)?;
+    // Work per host: the packets of the flows it sends and receives (data one way, ACKs
+    // the other), what its pod's or rack's switches will mostly forward.
+    let mut host_work = vec![0u64; sim.fab.topo.node_count()];
+    let mtu = sim.hosts.core.cfg.mtu.max(1) as u64;
+    for f in &sim.hosts.core.flows {
+        let packets = f.size.div_ceil(mtu);
+        host_work[f.src.idx()] += packets;
+        host_work[f.dst.idx()] += packets;
+    }
+    let part_of = crate::topology::partition::cut_by_work(&sim.fab.topo, parts, field, Some(&host_work))?;
     let lookahead = sim
         .fab
         .ports

@@ -20,15 +20,37 @@ use super::{Tier, Topology};
 /// partitions than pods or racks (or than switches), naming `field` (`engine.threads` or
 /// `engine.partitions`, whichever asked for them).
 pub fn cut(topo: &Topology, parts: usize, field: &str) -> Result<Vec<u32>, ScenarioError> {
+    cut_by_work(topo, parts, field, None)
+}
+
+/// [`cut`], with pods or racks dealt by the work their hosts' flows bring (`host_work`, by
+/// node index: e.g. packets sent and received) rather than by their host counts: an incast
+/// into one pod makes that pod the heavy one. Largest first, each to the partition with
+/// the least work so far (Graham's longest-processing-time rule); a group's work is its
+/// hosts' plus one packet per host, so idle pods still spread.
+pub fn cut_by_work(
+    topo: &Topology,
+    parts: usize,
+    field: &str,
+    host_work: Option<&[u64]>,
+) -> Result<Vec<u32>, ScenarioError> {
     let n = topo.node_count();
     let has_switch = |members: &[usize]| members.iter().any(|&m| !topo.is_host(NodeId(m as u32)));
     match groups(topo, parts, field) {
         Ok((groups, is_top)) if groups.len() > 1 && groups.iter().all(|g| has_switch(&g.1)) => {
-            let mut load = vec![0usize; parts];
+            let work = |(hosts, members): &(usize, Vec<usize>)| -> u64 {
+                let traffic: u64 = host_work.map_or(0, |w| members.iter().map(|&m| w[m]).sum());
+                traffic + (*hosts).max(1) as u64
+            };
+            let mut groups: Vec<(u64, (usize, Vec<usize>))> =
+                groups.into_iter().map(|g| (work(&g), g)).collect();
+            // Heaviest first; ties in the order `groups` gave (most hosts, lowest node).
+            groups.sort_by_key(|g| std::cmp::Reverse(g.0));
+            let mut load = vec![0u64; parts];
             let mut part_of = vec![0u32; n];
-            for (hosts, members) in groups {
+            for (work, (_, members)) in groups {
                 let p = (0..parts).min_by_key(|&p| (load[p], p)).expect("parts > 0");
-                load[p] += hosts.max(1);
+                load[p] += work;
                 for m in members {
                     part_of[m] = p as u32;
                 }
@@ -293,6 +315,26 @@ mod tests {
         let mut links: Vec<LinkSpec> = (0..n_hosts).map(|h| link(h, n_hosts + h / hosts)).collect();
         links.extend((0..switches).map(|s| link(n_hosts + s, n_hosts + (s + 1) % switches)));
         Topology::from_links(kinds, &links, "topology").expect("a ring")
+    }
+
+    /// Pods are dealt by their hosts' traffic: with an incast into pod 0 (its hosts
+    /// receiving three times what any other pod's send), two partitions give pod 0 one of
+    /// its own and the three others the second, where dealing by host count pairs pod 0
+    /// with another pod (the heavier partition then does 4 / 3 of its share).
+    #[test]
+    fn pods_are_dealt_by_the_traffic_of_their_hosts() {
+        let t = fat_tree(4, Rate::gbps(100), Rate::gbps(100), Delta::from_us(1));
+        let mut work = vec![0u64; t.node_count()];
+        for (i, h) in t.hosts.iter().enumerate() {
+            work[h.idx()] = if i < 4 { 300 } else { 100 };
+        }
+        let hosts_with = |part_of: &[u32], p: u32| t.hosts.iter().filter(|h| part_of[h.idx()] == p).count();
+        let by_work = cut_by_work(&t, 2, "engine.threads", Some(&work)).expect("two partitions");
+        let pod0 = by_work[t.hosts[0].idx()];
+        assert_eq!(hosts_with(&by_work, pod0), 4, "pod 0 alone: {by_work:?}");
+        assert_eq!(hosts_with(&by_work, 1 - pod0), 12);
+        let by_hosts = cut(&t, 2, "engine.threads").expect("two partitions");
+        assert_eq!(hosts_with(&by_hosts, by_hosts[t.hosts[0].idx()]), 8, "by host count: two pods each");
     }
 
     #[test]
