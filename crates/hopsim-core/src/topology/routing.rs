@@ -201,6 +201,8 @@ impl EcmpTable {
         let mut ids = vec![0u32; switches as usize * edges];
         let switch_nodes: Vec<usize> = (0..n).filter(|&node| switch_index[node] != u32::MAX).collect();
         let mut candidates: Vec<PortId> = Vec::new();
+        // Per switch: the set it got last and its id (none yet).
+        let mut last_set: Vec<(Vec<PortId>, Option<u32>)> = vec![(Vec::new(), None); switches as usize];
         // Per port: the switch at its far end if the port is up (else `NO_PEER`), read
         // once per (switch, edge) pair and port: the scan below is most of the build.
         const NO_PEER: u32 = u32::MAX;
@@ -214,8 +216,26 @@ impl EcmpTable {
                 }
             })
             .collect();
+        let mut dist = vec![u32::MAX; n];
+        let mut frontier: Vec<u32> = Vec::new();
         for (ei, &edge) in edge_nodes.iter().enumerate() {
-            let dist = topo.hop_distances_over(edge, |p| up[p.idx()]);
+            // Hop distances of the switches from `edge` over up links between switches
+            // (breadth-first; hosts never carry transit traffic).
+            dist.fill(u32::MAX);
+            dist[edge.idx()] = 0;
+            frontier.clear();
+            frontier.push(edge.0);
+            let mut next = 0;
+            while let Some(&u) = frontier.get(next) {
+                next += 1;
+                for p in topo.ports_of(NodeId(u)) {
+                    let peer = peer_switch[p as usize];
+                    if peer != NO_PEER && dist[peer as usize] == u32::MAX {
+                        dist[peer as usize] = dist[u as usize] + 1;
+                        frontier.push(peer);
+                    }
+                }
+            }
             let rank = match order {
                 NextHopOrder::Ports => Vec::new(),
                 NextHopOrder::Ns3 => ns3_discovery_rank(topo, edge, up),
@@ -248,13 +268,25 @@ impl EcmpTable {
                     }
                 }
                 let index = switch_index[node] as usize;
-                let sets_here = &mut distinct[index];
-                let next = sets_here.len() as u32;
-                let id = match sets_here.get(candidates.as_slice()) {
-                    Some(&id) => id,
-                    None => {
-                        sets_here.insert(candidates.clone(), next);
-                        next
+                // Most edge switches in a row get the set the one before got (all of a
+                // switch's up-links, towards every other pod): compared first, hashed only
+                // when it differs.
+                let (last, last_id) = &mut last_set[index];
+                let id = match *last_id {
+                    Some(id) if *last == candidates => id,
+                    _ => {
+                        let sets_here = &mut distinct[index];
+                        let next = sets_here.len() as u32;
+                        let id = match sets_here.get(candidates.as_slice()) {
+                            Some(&id) => id,
+                            None => {
+                                sets_here.insert(candidates.clone(), next);
+                                next
+                            }
+                        };
+                        last.clone_from(&candidates);
+                        *last_id = Some(id);
+                        id
                     }
                 };
                 ids[index * edges + ei] = id;
