@@ -52,7 +52,6 @@ fn sim_horizon(topo: &Topology, packet_bytes: u32) -> Delta {
     Delta(worst.unwrap_or(Delta::ZERO).0)
 }
 
-/// Assemble the simulator from a validated scenario.
 /// What a replica of a partitioned run (`sim::parallel`) is built with beside its
 /// scenario.
 pub struct Replica<'a> {
@@ -65,7 +64,7 @@ pub struct Replica<'a> {
     pub routing: &'a Routing,
 }
 
-/// Build the simulator of a valid scenario, or of one replica of a partitioned run.
+/// Assemble the simulator from a validated scenario, or one replica of a partitioned run.
 pub fn build(v: ValidScenario, replica: Option<Replica>) -> Simulator {
     let ValidScenario { scenario, topo, flows: specs, switch_cfg, transport, policies } = v;
     let simulated = replica.as_ref().map(|r| r.simulated);

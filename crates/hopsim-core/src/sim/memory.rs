@@ -39,8 +39,8 @@ impl MemoryReport {
 
 impl Simulator {
     /// What the run allocated; a parallel run's replicas summed (each partition holds a
-    /// copy of the network, with data queues only for its own ports), and its peak of packets in flight the sum of the
-    /// partitions' peaks (an upper bound of the run's).
+    /// copy of the network, with data queues only for its own ports), and its peak of
+    /// packets in flight the sum of the partitions' peaks (an upper bound of the run's).
     pub fn memory_report(&self) -> MemoryReport {
         let mut total = self.replica_memory();
         for other in self.parallel_replicas() {
