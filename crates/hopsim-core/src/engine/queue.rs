@@ -263,6 +263,14 @@ impl Entry {
         SimTime((self.order >> 64) as u64)
     }
 
+    /// The same event with its tie key under `tie` (a function of the event and its time
+    /// alone, so keying an entry again changes nothing).
+    #[inline]
+    fn keyed(self, tie: TieOrder) -> Entry {
+        let time = self.time();
+        Entry::new(time, tie.key(time, &self.event), self.event)
+    }
+
     /// Firing order: time, then the tie key.
     #[inline(always)]
     fn before(&self, other: &Entry) -> bool {
@@ -471,7 +479,7 @@ impl EventQueue {
         if b <= self.cur {
             self.insert_current(time, event);
         } else if b - self.cur < self.ring_len {
-            self.push_ring(b, time, event);
+            self.push_ring_new_block(b, time, event);
         } else {
             let tie = match self.tie {
                 TieOrder::Shuffled(_) => self.tie.key(time, &event),
@@ -485,33 +493,30 @@ impl EventQueue {
         }
     }
 
-    /// Append an event to ring bucket `b` (within the ring).
+    /// Append an event to ring bucket `b` (within the ring) whose last block is full or
+    /// which has none: the event opens a new block ([`place`](Self::place) fills the
+    /// others in line).
     #[inline(always)]
-    fn push_ring(&mut self, b: u64, time: SimTime, event: Event) {
+    fn push_ring_new_block(&mut self, b: u64, time: SimTime, event: Event) {
         let slot = (b & self.mask) as usize;
         let bucket = self.ring[slot];
-        let fill = bucket.len as usize % BLOCK_ENTRIES;
-        let tail = if fill == 0 {
-            if self.free_block == NIL {
-                self.grow_pool();
-            }
-            // The most recently drained block, so the next events land on a line just read.
-            let block = self.free_block;
-            self.free_block = self.block_next[block as usize];
-            self.block_next[block as usize] = NIL;
-            if bucket.len == 0 {
-                self.ring[slot].head = block;
-                self.occupied[slot / 64] |= 1 << (slot % 64);
-            } else {
-                self.block_next[bucket.tail as usize] = block;
-            }
-            self.ring[slot].tail = block;
-            block
+        debug_assert_eq!(bucket.len as usize % BLOCK_ENTRIES, 0, "the bucket's last block is full");
+        if self.free_block == NIL {
+            self.grow_pool();
+        }
+        // The most recently drained block, so the next events land on a line just read.
+        let block = self.free_block;
+        self.free_block = self.block_next[block as usize];
+        self.block_next[block as usize] = NIL;
+        if bucket.len == 0 {
+            self.ring[slot].head = block;
+            self.occupied[slot / 64] |= 1 << (slot % 64);
         } else {
-            bucket.tail
-        };
+            self.block_next[bucket.tail as usize] = block;
+        }
         let offset = (time.0 & ((1 << BUCKET_SHIFT) - 1)) as u32;
-        self.blocks[tail as usize].0[fill] = RingEntry { offset, event };
+        self.blocks[block as usize].0[0] = RingEntry { offset, event };
+        self.ring[slot].tail = block;
         self.ring[slot].len += 1;
     }
 
@@ -682,7 +687,7 @@ impl EventQueue {
             }
             let run = &mut v[start..end];
             for e in run.iter_mut() {
-                *e = Entry::new(time, self.tie.key(time, &e.event), e.event);
+                *e = e.keyed(self.tie);
             }
             insertion_sort(run);
             i = end + 1;
@@ -691,8 +696,7 @@ impl EventQueue {
 
     /// Put an event due in the bucket being drained among its pending events, by (time,
     /// tie order): under shuffled ties the events of its picosecond get their keys first
-    /// (a key is a function of the event and its time alone, so keying an event again
-    /// changes nothing); scheduled ties go after every pending event of the same time.
+    /// ([`Entry::keyed`]); scheduled ties go after every pending event of the same time.
     fn insert_current(&mut self, time: SimTime, event: Event) {
         let pending = &mut self.current[self.head..];
         let lo = pending.partition_point(|e| e.time() < time);
@@ -700,7 +704,7 @@ impl EventQueue {
         let key = match self.tie {
             TieOrder::Shuffled(_) => {
                 for e in &mut pending[lo..hi] {
-                    *e = Entry::new(time, self.tie.key(time, &e.event), e.event);
+                    *e = e.keyed(self.tie);
                 }
                 self.tie.key(time, &event)
             }
