@@ -142,7 +142,13 @@ impl Port {
     /// counters' line only when the backlog reaches the peak's KiB.
     #[inline(always)]
     pub fn note_backlog(&mut self) {
-        let backlog = self.queues.backlog_bytes;
+        self.note_backlog_of(self.queues.backlog_bytes);
+    }
+
+    /// As [`note_backlog`](Self::note_backlog) for a backlog of `backlog` bytes (a packet
+    /// that passes an empty queue straight to the wire was, for that instant, its backlog).
+    #[inline(always)]
+    pub fn note_backlog_of(&mut self, backlog: u64) {
         if backlog >> 10 >= self.peak_kib as u64 {
             let max = self.stats.max_queue_bytes.max(backlog);
             self.stats.max_queue_bytes = max;
