@@ -441,7 +441,10 @@ fn a_topology_file_without_pods_is_cut_by_min_cut() {
     assert_same(&toml);
     let par = common::sim(&with_threads(&toml, 4));
     let s = par.parallel_stats().expect("a parallel run");
-    assert_eq!(s.hosts, vec![8; 4], "two switches and their hosts each: {s:?}");
+    // Whole switches with their hosts, each partition some (balanced by the traffic of
+    // the hosts' flows, not by host count: `topology::partition` tests that).
+    assert_eq!(s.hosts.iter().sum::<u64>(), 32, "{s:?}");
+    assert!(s.hosts.iter().all(|&h| h > 0 && h % 4 == 0), "whole switches with their hosts: {s:?}");
     std::fs::remove_file(&path).ok();
 }
 

@@ -5,7 +5,8 @@
 //! the top tier is dealt round robin. Any other network (a dumbbell, a ring, a topology
 //! file whose top tier leaves lone hosts or one piece) is cut by a general balanced
 //! min-cut: hosts and zero-delay links kept with their switch, regions grown breadth-first
-//! one partition at a time to equal shares of the weight (a switch 1, a host 2), then
+//! one partition at a time to equal shares of the weight (a switch 1, a host 2 plus the
+//! packets its flows send and receive when the run gives them), then
 //! switches moved one at a time to the partition they have the most links to while the cut
 //! shrinks and the weights stay balanced (greedy passes in the manner of
 //! Fiduccia–Mattheyses).
@@ -61,7 +62,7 @@ pub fn cut_by_work(
             Ok(part_of)
         }
         Err(e) if pods_or_racks(topo, &has_switch) => Err(e),
-        _ => min_cut(topo, parts, field),
+        _ => min_cut(topo, parts, field, host_work),
     }
 }
 
@@ -81,8 +82,14 @@ fn pods_or_racks(topo: &Topology, has_switch: &dyn Fn(&[usize]) -> bool) -> bool
 }
 
 /// A balanced min-cut of any connected network into `parts` partitions (see the module
-/// doc). Deterministic: every order is by node id or port order.
-pub fn min_cut(topo: &Topology, parts: usize, field: &str) -> Result<Vec<u32>, ScenarioError> {
+/// doc), balancing weight: a switch 1, a host 2 plus its `host_work` (as in
+/// [`cut_by_work`]). Deterministic: every order is by node id or port order.
+pub fn min_cut(
+    topo: &Topology,
+    parts: usize,
+    field: &str,
+    host_work: Option<&[u64]>,
+) -> Result<Vec<u32>, ScenarioError> {
     let n = topo.node_count();
     let peer_node = |p: usize| topo.ports[topo.ports[p].peer.idx()].node.idx();
     // Units: a switch with its hosts, and with whatever a zero-delay link joins it to (no
@@ -113,7 +120,9 @@ pub fn min_cut(topo: &Topology, parts: usize, field: &str) -> Result<Vec<u32>, S
     }
     let mut weight = vec![0u64; n];
     for i in 0..n {
-        weight[unit[i]] += 1 + topo.is_host(NodeId(i as u32)) as u64;
+        let host = topo.is_host(NodeId(i as u32));
+        let work = if host { host_work.map_or(0, |w| w[i]) } else { 0 };
+        weight[unit[i]] += 1 + host as u64 + work;
     }
     // Links between units, each direction once per port (symmetric).
     let mut links: Vec<Vec<usize>> = vec![Vec::new(); n];
@@ -124,9 +133,10 @@ pub fn min_cut(topo: &Topology, parts: usize, field: &str) -> Result<Vec<u32>, S
         }
     }
     // Regions grown breadth-first, one partition at a time, each to its share of the
-    // weight still unassigned: the first from the lowest unit, each next one from the
-    // lowest unassigned neighbour of the one before (else the lowest unassigned unit);
-    // the last takes the rest.
+    // weight still unassigned (a unit joins when it brings the region nearer that share,
+    // so a heavy neighbour is left to a later region rather than overshooting): the
+    // first from the lowest unit, each next one from the lowest unassigned neighbour of
+    // the one before (else the lowest unassigned unit); the last takes the rest.
     const NONE: usize = usize::MAX;
     let total: u64 = units.iter().map(|&u| weight[u]).sum();
     let mut part = vec![NONE; n];
@@ -153,7 +163,8 @@ pub fn min_cut(topo: &Topology, parts: usize, field: &str) -> Result<Vec<u32>, S
             for &v in &links[u] {
                 let last = p == parts - 1;
                 let room = left_units - region.len() > parts - p - 1;
-                if part[v] == NONE && (last || (grown < target && room)) {
+                let nearer = grown < target && weight[v] < 2 * (target - grown);
+                if part[v] == NONE && (last || (nearer && room)) {
                     part[v] = p;
                     grown += weight[v];
                     region.push(v);
@@ -371,6 +382,32 @@ mod tests {
             assert!(hosts.iter().all(|&h| h == 48 / parts), "balanced: {hosts:?}");
             assert_eq!(part_of, cut(&t, parts, "engine.threads").unwrap(), "deterministic");
         }
+    }
+
+    /// The general min-cut balances traffic too: on a ring of eight switches whose two
+    /// adjacent switches 0 and 1 carry nearly all the traffic, two partitions put them
+    /// apart (each partition half the work), where weighing hosts alone puts them in
+    /// one arc doing nearly all of it.
+    #[test]
+    fn the_min_cut_balances_the_traffic_of_hosts() {
+        let t = ring(8, 4);
+        let mut work = vec![0u64; t.node_count()];
+        for (h, w) in work.iter_mut().enumerate().take(32) {
+            *w = if h < 8 { 100 } else { 1 };
+        }
+        let share = |part_of: &[u32]| {
+            let mut w = [0u64; 2];
+            for h in 0..32 {
+                w[part_of[h] as usize] += work[h];
+            }
+            *w.iter().max().unwrap() as f64 / w.iter().sum::<u64>() as f64
+        };
+        let by_work = cut_by_work(&t, 2, "engine.threads", Some(&work)).expect("a ring");
+        assert_ne!(by_work[0], by_work[4], "switches 0 and 1 apart: {by_work:?}");
+        assert!(share(&by_work) < 0.55, "{by_work:?}");
+        assert_eq!(cut_links(&t, &by_work), 2, "still two arcs");
+        let by_hosts = cut(&t, 2, "engine.threads").expect("a ring");
+        assert!(share(&by_hosts) > 0.9, "by hosts alone: {by_hosts:?}");
     }
 
     #[test]
