@@ -314,7 +314,7 @@ impl Switches {
     /// shared buffer's count and peak, ECN at enqueue and dequeue, the port's largest
     /// backlog, the round robin's position, flow control's departure, the queuing-delay
     /// sample of 0) without linking it into the queue and out again: on the k = 8
-    /// fat-tree about four hops in five take this path.
+    /// fat-tree at load 0.5, with the control queue's like pass, seven switch hops in ten.
     #[inline(always)]
     fn pass_straight(
         &mut self,
