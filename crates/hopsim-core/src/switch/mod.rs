@@ -139,6 +139,17 @@ macro_rules! signal_cx {
     };
 }
 
+/// Where an admitted packet goes: packet `r`, arrived at switch `sw` on its local port
+/// `local_in`, for `queue` of `egress`.
+#[derive(Clone, Copy)]
+pub(crate) struct Placement {
+    pub sw: usize,
+    pub r: PacketRef,
+    pub local_in: u32,
+    pub egress: PortId,
+    pub queue: usize,
+}
+
 /// Whether a packet queued now for `queue` of `egress` would be the next one sent, at
 /// once: the port is idle, its control queue and every data queue empty, `queue` not
 /// paused, its queues served by the plain round robin (no shaper, rank order or back
@@ -186,10 +197,10 @@ impl Switches {
             return;
         };
         if !signal && leaves_at_once(fab, egress, queue) {
-            self.pass_straight(fab, sw, r, local_in, egress, queue);
+            self.pass_straight(fab, Placement { sw, r, local_in, egress, queue });
             return;
         }
-        self.enqueue(fab, sw, r, local_in, egress, queue);
+        self.enqueue(fab, Placement { sw, r, local_in, egress, queue });
         if signal {
             self.send_pending_frames(fab);
         }
@@ -258,7 +269,7 @@ impl Switches {
                 }
             }
             Verdict::MakeRoom => {
-                self.make_room(fab, sw, r, local_in, egress, queue);
+                self.make_room(fab, Placement { sw, r, local_in, egress, queue });
                 None
             }
         }
@@ -280,18 +291,11 @@ impl Switches {
         }
     }
 
-    /// Account, mark and queue admitted packet `r` in `queue` of `egress`.
+    /// Account, mark and queue admitted packet `at.r` in `at.queue` of `at.egress`.
     #[inline(always)]
-    pub(crate) fn enqueue(
-        &mut self,
-        fab: &mut Fabric,
-        sw: usize,
-        r: PacketRef,
-        local_in: u32,
-        egress: PortId,
-        queue: usize,
-    ) {
-        self.account_arrival(fab, sw, r, local_in, egress, queue);
+    pub(crate) fn enqueue(&mut self, fab: &mut Fabric, at: Placement) {
+        let Placement { r, egress, queue, .. } = at;
+        self.account_arrival(fab, at);
         let port = &mut fab.ports[egress.idx()];
         let (headers, rank) = (&fab.headers, self.rank_order);
         // A rank-ordered queue (Vertigo's) orders by the ranks in the packets' header fields.
@@ -309,23 +313,16 @@ impl Switches {
         }
     }
 
-    /// Admitted packet `r` reached `queue` of `egress` when [`leaves_at_once`] holds: it
+    /// Admitted packet `at.r` reached `at.queue` of `at.egress` when [`leaves_at_once`] holds: it
     /// is transmitted now. Everything queuing and dequeuing it would do is done (the
     /// shared buffer's count and peak, ECN at enqueue and dequeue, the port's largest
     /// backlog, the round robin's position, flow control's departure, the queuing-delay
     /// sample of 0) without linking it into the queue and out again: on the k = 8
     /// fat-tree at load 0.5, with the control queue's like pass, seven switch hops in ten.
     #[inline(always)]
-    fn pass_straight(
-        &mut self,
-        fab: &mut Fabric,
-        sw: usize,
-        r: PacketRef,
-        local_in: u32,
-        egress: PortId,
-        queue: usize,
-    ) {
-        self.account_arrival(fab, sw, r, local_in, egress, queue);
+    fn pass_straight(&mut self, fab: &mut Fabric, at: Placement) {
+        let Placement { r, egress, queue, .. } = at;
+        self.account_arrival(fab, at);
         let p = *fab.store.get(r);
         let pt = &mut fab.ports[egress.idx()];
         pt.note_backlog_of(p.wire_bytes as u64);
@@ -334,17 +331,11 @@ impl Switches {
     }
 
     /// The shared buffer's count, ECN at enqueue, the packet's ingress port and enqueue
-    /// time: what queuing packet `r` for `queue` of `egress` records before it is linked.
+    /// time: what queuing packet `at.r` for `at.queue` of `at.egress` records before it is
+    /// linked.
     #[inline(always)]
-    fn account_arrival(
-        &mut self,
-        fab: &mut Fabric,
-        sw: usize,
-        r: PacketRef,
-        local_in: u32,
-        egress: PortId,
-        queue: usize,
-    ) {
+    fn account_arrival(&mut self, fab: &mut Fabric, at: Placement) {
+        let Placement { sw, r, local_in, egress, queue } = at;
         let s = &mut self.nodes[sw];
         let stored = fab.store.get_mut(r);
         let size = stored.wire_bytes as u64;

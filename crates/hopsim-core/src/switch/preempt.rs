@@ -9,7 +9,7 @@
 //! [`Verdict::MakeRoom`]: super::admission::Verdict::MakeRoom
 
 use super::admission::{AdmCx, SurgeryCx};
-use super::Switches;
+use super::{Placement, Switches};
 use crate::fabric::store::PacketRef;
 use crate::fabric::Fabric;
 use crate::ids::PortId;
@@ -21,15 +21,8 @@ impl Switches {
     /// deflect `r` itself.
     #[cold]
     #[inline(never)]
-    pub(crate) fn make_room(
-        &mut self,
-        fab: &mut Fabric,
-        sw: usize,
-        r: PacketRef,
-        local_in: u32,
-        egress: PortId,
-        queue: usize,
-    ) {
+    pub(crate) fn make_room(&mut self, fab: &mut Fabric, at: Placement) {
+        let Placement { sw, r, egress, queue, .. } = at;
         match self.victims(fab, sw, r, egress, queue) {
             Some(victims) => {
                 // The arriving packet takes the room first: a victim deflected back to this
@@ -39,7 +32,7 @@ impl Switches {
                 for &v in &victims {
                     self.take_out(fab, egress, queue, v);
                 }
-                self.enqueue(fab, sw, r, local_in, egress, queue);
+                self.enqueue(fab, at);
                 for v in victims {
                     self.deflect_taken(fab, sw, v, egress);
                 }
@@ -113,7 +106,7 @@ impl Switches {
                 }
             }
         }
-        self.enqueue(fab, sw, r, pkt.ingress as u32, to, queue);
+        self.enqueue(fab, Placement { sw, r, local_in: pkt.ingress as u32, egress: to, queue });
         self.switch_try_send(fab, to);
     }
 }
