@@ -374,12 +374,14 @@ const CFT: usize = 1;
 const PFT: usize = 2;
 
 impl Ofc {
-    /// `headroom` per port (global id); `switch_ports` lists each switch's global port range.
+    /// `headroom` per port (global id); `switches` lists each switch's global port range
+    /// and whether this instance simulates it (a switch of another partition gets an empty
+    /// PFC state, as [`PfcState::per_switch`] gives it).
     fn new(
         spec: &OfcSpec,
         classes: usize,
         headroom: &[u64],
-        switches: &[std::ops::Range<u32>],
+        switches: &[(std::ops::Range<u32>, bool)],
         log: bool,
     ) -> Ofc {
         let xoff = spec.xoff_bytes.0;
@@ -396,11 +398,14 @@ impl Ofc {
         let mut switch_port = vec![false; n];
         let states = switches
             .iter()
-            .map(|r| {
-                let per_port: Vec<(u64, f64)> = r.clone().map(|p| (headroom[p as usize], 1.0)).collect();
+            .map(|(r, simulated)| {
                 for p in r.clone() {
                     switch_port[p as usize] = true;
                 }
+                if !simulated {
+                    return PfcState::new(&cfg, &[]);
+                }
+                let per_port: Vec<(u64, f64)> = r.clone().map(|p| (headroom[p as usize], 1.0)).collect();
                 PfcState::new(&cfg, &per_port)
             })
             .collect();
@@ -742,7 +747,8 @@ impl FlowControlPolicy for Ofc {
                 )
             })
             .collect();
-        let switches: Vec<std::ops::Range<u32>> = b.switches.iter().map(|n| b.topo.ports_of(*n)).collect();
+        let switches: Vec<(std::ops::Range<u32>, bool)> =
+            b.switches.iter().map(|&n| (b.topo.ports_of(n), b.simulates(n))).collect();
         Ofc::new(spec, b.classes, &headroom, &switches, b.output.control_frames)
     }
 
@@ -1054,12 +1060,12 @@ mod tests {
     fn defaults_are_section_iv() {
         let s = OfcSpec::default();
         assert_eq!((s.xoff_bytes.0, s.xon_bytes.0, s.alpha), (75_000, 45_000, 0.9));
-        let o = Ofc::new(&s, 1, &[10_000, 10_000], std::slice::from_ref(&(0..2)), false);
+        let o = Ofc::new(&s, 1, &[10_000, 10_000], &[(0..2, true)], false);
         assert_eq!(o.xoff_c(), 67_500);
     }
 
     fn one_port() -> (Ofc, Port, PacketStore) {
-        let o = Ofc::new(&OfcSpec::default(), 1, &[10_000], std::slice::from_ref(&(0..1)), false);
+        let o = Ofc::new(&OfcSpec::default(), 1, &[10_000], &[(0..1, true)], false);
         let port = Port::new(
             crate::ids::NodeId(0),
             PortId(0),
