@@ -95,7 +95,7 @@ impl Fabric {
     }
 
     /// Serialize `pkt` on `port` (which must be idle) and schedule its arrival at the peer.
-    #[inline]
+    #[inline(always)]
     pub fn start_tx(&mut self, port: PortId, pkt: PacketRef) {
         let wire = self.store.get(pkt).wire_bytes as u64;
         let p = &mut self.ports[port.idx()];

@@ -517,8 +517,16 @@ impl Switches {
     }
 
     /// RED decision at switch `sw` for a packet seeing `queue_bytes` in front of it on
-    /// `port`, drawn from the switch's own ECN stream.
+    /// `port`, drawn from the switch's own ECN stream. An empty queue answers in line: no
+    /// profile marks at 0 bytes and none draws there ([`RedProfile::decide`] marks only
+    /// above `kmin`), which is what every packet that passes straight through sees.
+    #[inline(always)]
     fn ecn_decides_mark(&mut self, fab: &mut Fabric, sw: usize, port: PortId, queue_bytes: u64) -> bool {
+        queue_bytes != 0 && self.red_decides(fab, sw, port, queue_bytes)
+    }
+
+    /// [`ecn_decides_mark`](Self::ecn_decides_mark) for a queue that holds bytes.
+    fn red_decides(&mut self, fab: &mut Fabric, sw: usize, port: PortId, queue_bytes: u64) -> bool {
         // Profile 0 (`RedProfile::NEVER`) never marks and never draws.
         let red = &fab.red_profiles[fab.ports[port.idx()].red as usize];
         red.decide(queue_bytes, self.ecn_rngs.for_switch(sw))
