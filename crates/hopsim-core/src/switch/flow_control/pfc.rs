@@ -81,8 +81,7 @@ impl FlowControlPolicy for Pfc {
     fn on_dequeue(&mut self, _cx: &mut FcCx, hop: &Hop) -> bool {
         let s = &mut self.states[hop.sw];
         let priority = hop.pkt.priority;
-        s.on_dequeue(hop.local_in, priority, hop.pkt.wire_bytes as u64);
-        let resume = s.take_resume(hop.local_in, priority, hop.buffer);
+        let resume = s.release(hop.local_in, priority, hop.pkt.wire_bytes as u64, hop.buffer);
         if resume {
             self.outbox.push_back((hop.in_port, PfcFrame { priority, pause: false }));
         }
@@ -308,10 +307,24 @@ impl PfcState {
         self.shared_used + size > buffer.saturating_sub(self.set_aside)
     }
 
+    /// A packet of `size` leaves ingress (`port`, `priority`): [`on_dequeue`](Self::on_dequeue)
+    /// then [`take_resume`](Self::take_resume), the ingress found once. Returns whether to
+    /// send XON now.
+    #[inline(always)]
+    pub fn release(&mut self, port: u32, priority: u8, size: u64, buffer: u64) -> bool {
+        let i = self.slot(port, priority);
+        self.dequeue_at(i, size);
+        self.resume_at(i, buffer)
+    }
+
     /// Release a departing packet: from headroom first, then the shared pool and reserve.
     #[inline(always)]
     pub fn on_dequeue(&mut self, port: u32, priority: u8, size: u64) {
-        let i = self.slot(port, priority);
+        self.dequeue_at(self.slot(port, priority), size);
+    }
+
+    #[inline(always)]
+    fn dequeue_at(&mut self, i: usize, size: u64) {
         let from_hdrm = (self.ingress[i].hdrm as u64).min(size);
         let from_ingress = size - from_hdrm;
         let from_shared = from_ingress.min(self.shared_of(i));
@@ -323,7 +336,11 @@ impl PfcState {
     /// Should (port, priority) send XON now? Marks it resumed if so.
     #[inline(always)]
     pub fn take_resume(&mut self, port: u32, priority: u8, buffer: u64) -> bool {
-        let i = self.slot(port, priority);
+        self.resume_at(self.slot(port, priority), buffer)
+    }
+
+    #[inline(always)]
+    fn resume_at(&mut self, i: usize, buffer: u64) -> bool {
         if !self.ingress[i].paused || self.ingress[i].hdrm > 0 {
             return false;
         }

@@ -208,8 +208,7 @@ impl FlowControlPolicy for Gfc {
     fn on_dequeue(&mut self, _cx: &mut FcCx, hop: &Hop) -> bool {
         let priority = hop.pkt.priority;
         let st = &mut self.states[hop.sw];
-        st.on_dequeue(hop.local_in, priority, hop.pkt.wire_bytes as u64);
-        st.take_resume(hop.local_in, priority, hop.buffer);
+        st.release(hop.local_in, priority, hop.pkt.wire_bytes as u64, hop.buffer);
         let i = hop.local_in as usize * self.classes + priority as usize;
         let now = self.step[hop.sw][i];
         if now == 0 {

@@ -240,8 +240,7 @@ impl<R: Rule> FlowControlPolicy for Family<R> {
     fn on_dequeue(&mut self, cx: &mut FcCx, hop: &Hop) -> bool {
         let st = &mut self.states[hop.sw];
         let priority = hop.pkt.priority;
-        st.on_dequeue(hop.local_in, priority, hop.pkt.wire_bytes as u64);
-        st.take_resume(hop.local_in, priority, hop.buffer);
+        st.release(hop.local_in, priority, hop.pkt.wire_bytes as u64, hop.buffer);
         let at = Ingress { now: cx.now, sw: hop.sw, port: hop.local_in, priority };
         self.rule.observe(at, st);
         let i = hop.local_in as usize * self.classes + priority as usize;
