@@ -348,6 +348,7 @@ impl Simulator {
         }
     }
 
+    #[inline(always)]
     fn on_arrive(&mut self, port: PortId, r: PacketRef) {
         let node = self.fab.ports[port.idx()].node;
         let p = self.fab.store.get(r);
