@@ -379,6 +379,7 @@ impl Simulator {
 
     /// Give a port its next packet if it is idle; if it is busy, have it try again when
     /// its current packet is out.
+    #[inline]
     pub(crate) fn try_send(&mut self, port: PortId) {
         let node = self.fab.ports[port.idx()].node;
         if self.fab.topo.is_host(node) {
