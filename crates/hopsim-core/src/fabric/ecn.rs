@@ -58,6 +58,24 @@ mod tests {
         assert_eq!(rng.gen::<u64>(), untouched.gen::<u64>());
     }
 
+    /// What the switch's in-line answer for an empty queue rests on: no profile, not even
+    /// one with `kmin` = 0 and `pmax` = 1, marks a packet that sees 0 bytes or draws for it.
+    #[test]
+    fn no_profile_marks_or_draws_at_an_empty_queue() {
+        use rand::Rng;
+        let mut rng = RngStream::seed_from_u64(5);
+        let mut untouched = rng.clone();
+        for red in [
+            RedProfile { kmin: 0, kmax: 0, pmax: 1.0 },
+            RedProfile { kmin: 0, kmax: 100_000, pmax: 1.0 },
+            RedProfile { kmin: 5_000, kmax: 200_000, pmax: 0.01 },
+        ] {
+            assert!(!red.decide(0, &mut rng), "{red:?}");
+            assert_eq!(red.probability(0), 0.0);
+        }
+        assert_eq!(rng.gen::<u64>(), untouched.gen::<u64>());
+    }
+
     #[test]
     fn marking_follows_the_red_curve() {
         let red = RedProfile { kmin: 100_000, kmax: 400_000, pmax: 0.2 };
