@@ -9,11 +9,12 @@
 //! length ago (the profile's top source of cache misses before the store). The slots are
 //! one array shared by every queue and link, so reaching a slot is one bounds check (fixed
 //! chunks of slots, a second load and check per access, cost 5 % more instructions on the
-//! k = 8 fat-tree). The array reserves address space for a million slots (64 MiB) at once:
-//! that is more than any allocator's threshold for a mapping of its own, so the pages cost
-//! memory only once a slot on them is used (memory follows the busiest moment of the run),
-//! and growing beyond it remaps pages instead of copying them (growing a small array by
-//! copying held old and new copies at once: at k = 32, 1 ms, 171 MB peak against 113 MB).
+//! k = 8 fat-tree). The array reserves address space for a million slots (64 MiB) at once,
+//! above glibc's largest threshold (32 MiB) for giving an allocation a mapping of its own:
+//! its pages cost memory only once a slot on them is used (memory follows the busiest
+//! moment of the run), and growing beyond it remaps pages instead of copying them (growing
+//! a small array by copying held the old and new copies at once: at k = 32, 1 ms, 171 MB
+//! peak against 113 MB).
 
 use crate::fabric::packet::Packet;
 use crate::time::SimTime;
