@@ -40,7 +40,8 @@
 //!
 //! [`scenario::Scenario`] describes a run; [`Simulator`] runs it.
 
-// One audited exception: `prefetch` issues cache prefetch hints.
+// Two audited exceptions: `fabric::prefetch` issues cache prefetch hints and
+// `fabric::huge_pages` asks the kernel for huge pages.
 #![deny(unsafe_code)]
 
 pub mod engine;

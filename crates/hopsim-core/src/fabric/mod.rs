@@ -12,6 +12,7 @@
 pub mod ecn;
 pub mod frames;
 pub mod headers;
+pub(crate) mod huge_pages;
 pub mod int;
 pub mod packet;
 pub mod port;

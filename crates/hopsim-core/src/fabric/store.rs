@@ -21,6 +21,9 @@ use crate::time::SimTime;
 
 /// Slots the array reserves address space for at first (64 MiB, untouched until used).
 const RESERVED: usize = 1 << 20;
+/// Slots in use from which the array asks for huge pages (2 MiB of slots: a store this
+/// large is reached at random by every hop, `fabric::huge_pages`).
+const HUGE_SLOTS: usize = super::huge_pages::HUGE_PAGE / std::mem::size_of::<Slot>();
 /// End of a list (and of the free list).
 const NIL: u32 = u32::MAX;
 
@@ -96,6 +99,8 @@ impl PacketList {
 pub struct PacketStore {
     /// Every slot ever used (its length is the next never-used slot).
     slots: Vec<Slot>,
+    /// Slot count at which a new slot needs [`grow_or_advise`](Self::grow_or_advise) first.
+    check_at: u32,
     /// Head of the free-slot list (linked through `Slot::next`).
     free: u32,
     /// Slots holding a packet now, and the most ever.
@@ -115,7 +120,14 @@ impl Default for PacketStore {
 
 impl PacketStore {
     pub fn new() -> PacketStore {
-        PacketStore { slots: Vec::with_capacity(RESERVED), free: NIL, live: 0, peak: 0, prev: Vec::new() }
+        PacketStore {
+            slots: Vec::with_capacity(RESERVED),
+            check_at: HUGE_SLOTS as u32,
+            free: NIL,
+            live: 0,
+            peak: 0,
+            prev: Vec::new(),
+        }
     }
 
     #[inline]
@@ -144,18 +156,25 @@ impl PacketStore {
         }
         let r = self.slots.len() as u32;
         assert!(r != NIL, "fewer than 2^32 - 1 packets in flight");
-        if self.slots.len() == self.slots.capacity() {
-            self.grow();
+        if r == self.check_at {
+            self.grow_or_advise();
         }
         self.slots.push(slot);
         PacketRef(r)
     }
 
-    /// Room for a quarter more slots (beyond the first million: more packets in flight
-    /// than ever before).
+    /// The array is full (room for a quarter more slots: beyond the first million, more
+    /// packets in flight than ever before) or has just reached [`HUGE_SLOTS`] (huge pages
+    /// for the whole of it, including what growth adds).
     #[cold]
-    fn grow(&mut self) {
-        self.slots.reserve_exact(self.slots.len() / 4);
+    fn grow_or_advise(&mut self) {
+        if self.slots.len() == self.slots.capacity() {
+            self.slots.reserve_exact(self.slots.len() / 4);
+        }
+        if self.slots.len() >= HUGE_SLOTS {
+            super::huge_pages::advise_vec(&self.slots);
+        }
+        self.check_at = self.slots.capacity().min(NIL as usize) as u32;
     }
 
     /// Take a packet out of the store (it must not be in any list).
