@@ -72,9 +72,10 @@ fn advise(start: usize, bytes: usize, advice: Advice) {
         Advice::Now => libc::MADV_COLLAPSE,
     };
     // SAFETY: both advices change only how the kernel backs the pages, never what they
-    // hold, and the range lies inside one allocation this process owns (rounded inward to
-    // whole 4 KiB pages, the x86-64 Linux page size). A refusal (EINVAL on kernels
-    // without the advice, EAGAIN when no huge page is free) leaves the memory as it was.
+    // hold, and the range lies inside this process's own memory (an allocation, or the
+    // heap as `/proc/self/maps` names it), rounded inward to whole 4 KiB pages (the x86-64
+    // Linux page size). A refusal (EINVAL on kernels without the advice, EAGAIN when no
+    // huge page is free) leaves the memory as it was.
     let _ = unsafe { libc::madvise(lo as *mut libc::c_void, len, flag) };
 }
 
