@@ -314,6 +314,34 @@ fn sort_by_time(v: &mut [Entry]) -> bool {
     ties
 }
 
+/// Append `e` to `v` (sorted by time) after every event not later than it: one step of an
+/// insertion sort, stable. Returns whether an event of `v` shares its picosecond.
+#[inline(always)]
+fn push_by_time(v: &mut Vec<Entry>, e: Entry) -> bool {
+    let t = e.time();
+    let last = match v.last() {
+        Some(&last) if t < last.time() => last,
+        Some(last) => {
+            let tie = t == last.time();
+            v.push(e);
+            return tie;
+        }
+        None => {
+            v.push(e);
+            return false;
+        }
+    };
+    // Out of order: the last event moves up one place, and so on down.
+    v.push(last);
+    let mut j = v.len() - 2;
+    while j > 0 && t < v[j - 1].time() {
+        v[j] = v[j - 1];
+        j -= 1;
+    }
+    v[j] = e;
+    j > 0 && v[j - 1].time() == t
+}
+
 /// Sort a nearly sorted run by (time, tie order), stably: an insertion sort.
 fn insertion_sort(v: &mut [Entry]) {
     for i in 1..v.len() {
@@ -597,68 +625,95 @@ impl EventQueue {
         true
     }
 
-    /// Move ring bucket `b` (= `cur`) into `current` (empty), sorted, and free its blocks.
-    ///
-    /// A crowded bucket holds its events in scheduling order with times spread over its
-    /// nanosecond, so an insertion sort alone would move each several places on
-    /// unpredictable branches. Beyond [`SMALL_BUCKET`] events the events are first placed
-    /// by a counting sort on their 64 ps sub-bucket (stable, no data-dependent branches),
-    /// which leaves only the rare inversions within a sub-bucket for the final insertion
-    /// pass.
+    /// Move ring bucket `b` (= `cur`) into `current` (empty), sorted by time, and free its
+    /// blocks; events that share a picosecond are then ordered by their tie keys.
     fn drain_ring_bucket(&mut self, b: u64) {
         let slot = (b & self.mask) as usize;
         self.occupied[slot / 64] &= !(1 << (slot % 64));
         let bucket = std::mem::take(&mut self.ring[slot]);
         let base = b << BUCKET_SHIFT;
+        let ties = if bucket.len as usize <= SMALL_BUCKET {
+            self.drain_small(bucket, base)
+        } else {
+            self.drain_counted(bucket, base)
+        };
+        if ties {
+            self.key_ties();
+        }
+    }
+
+    /// A bucket of a few events (nearly all of them: 5.3 on average on the k = 8
+    /// fat-tree): one walk of its chain, each event put in time order as it is copied (an
+    /// insertion sort, stable), each block returned to the free list once read (head
+    /// first, so the tail, the line written last, is reused first). Copying, sorting and
+    /// returning the blocks in three passes cost 10 % more (`advance_bucket` on the k = 8
+    /// fat-tree at 1 ms, cachegrind: 449.7 M against 407.2 M instructions). Returns whether
+    /// two events share a picosecond.
+    #[inline(always)]
+    fn drain_small(&mut self, bucket: Bucket, base: u64) -> bool {
+        let mut ties = false;
+        let mut block = bucket.head;
+        let mut left = bucket.len as usize;
+        self.current.reserve(left);
+        while left > 0 {
+            let at = block as usize;
+            let take = left.min(BLOCK_ENTRIES);
+            for e in &self.blocks[at].0[..take] {
+                let entry = Entry::new(SimTime(base + e.offset as u64), 0, e.event);
+                ties |= push_by_time(&mut self.current, entry);
+            }
+            left -= take;
+            block = std::mem::replace(&mut self.block_next[at], self.free_block);
+            self.free_block = at as u32;
+        }
+        ties
+    }
+
+    /// A crowded bucket holds its events in scheduling order with times spread over its
+    /// nanosecond, so an insertion sort alone would move each several places on
+    /// unpredictable branches. Its events are first placed by a counting sort on their
+    /// 64 ps sub-bucket (stable, no data-dependent branches), which leaves only the rare
+    /// inversions within a sub-bucket for the final insertion pass. Returns whether two
+    /// events share a picosecond.
+    fn drain_counted(&mut self, bucket: Bucket, base: u64) -> bool {
         let n = bucket.len as usize;
-        let blocks = n.div_ceil(BLOCK_ENTRIES);
         let entry = |e: &RingEntry| Entry::new(SimTime(base + e.offset as u64), 0, e.event);
+        // Sub-bucket starts (counts, then running sums).
+        let mut start = [0u32; SUB_BUCKETS + 1];
+        for block in chain(&self.blocks, &self.block_next, bucket) {
+            for e in block {
+                start[(e.offset >> SUB_SHIFT) as usize + 1] += 1;
+            }
+        }
         // More than this many events in one sub-bucket may be far from sorted: the
         // library's stable sort then (bursts of timers, overflow drains).
-        let mut crowded = false;
-        if n <= SMALL_BUCKET {
-            for block in chain(&self.blocks, &self.block_next, bucket) {
-                self.current.extend(block.iter().map(entry));
-            }
-        } else {
-            // Sub-bucket starts (counts, then running sums).
-            let mut start = [0u32; SUB_BUCKETS + 1];
-            for block in chain(&self.blocks, &self.block_next, bucket) {
-                for e in block {
-                    start[(e.offset >> SUB_SHIFT) as usize + 1] += 1;
-                }
-            }
-            crowded = n > CROWDED && start.iter().any(|&c| c as usize > CROWDED);
-            for k in 1..=SUB_BUCKETS {
-                start[k] += start[k - 1];
-            }
-            let filler = Entry::new(SimTime::ZERO, 0, Event::TraceSample);
-            self.current.resize(n, filler);
-            for block in chain(&self.blocks, &self.block_next, bucket) {
-                for e in block {
-                    let at = &mut start[(e.offset >> SUB_SHIFT) as usize];
-                    self.current[*at as usize] = entry(e);
-                    *at += 1;
-                }
+        let crowded = n > CROWDED && start.iter().any(|&c| c as usize > CROWDED);
+        for k in 1..=SUB_BUCKETS {
+            start[k] += start[k - 1];
+        }
+        let filler = Entry::new(SimTime::ZERO, 0, Event::TraceSample);
+        self.current.resize(n, filler);
+        for block in chain(&self.blocks, &self.block_next, bucket) {
+            for e in block {
+                let at = &mut start[(e.offset >> SUB_SHIFT) as usize];
+                self.current[*at as usize] = entry(e);
+                *at += 1;
             }
         }
         // Return the chain to the free list head first, so its tail (the line written
         // last) is reused first.
         let mut block = bucket.head;
-        for _ in 0..blocks {
+        for _ in 0..n.div_ceil(BLOCK_ENTRIES) {
             let next = self.block_next[block as usize];
             self.block_next[block as usize] = self.free_block;
             self.free_block = block;
             block = next;
         }
-        let ties = if crowded {
+        if crowded {
             self.current.sort_by_key(|e| e.order);
             self.current.windows(2).any(|w| w[0].time() == w[1].time())
         } else {
             sort_by_time(&mut self.current)
-        };
-        if ties {
-            self.key_ties();
         }
     }
 
