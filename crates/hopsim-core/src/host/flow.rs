@@ -8,64 +8,79 @@ use crate::metrics::FlowRecord;
 use crate::time::{Delta, SimTime};
 
 /// One flow.
+///
+/// Fields are laid out by use (`repr(C)`, aligned to a cache line), not as the compiler
+/// packs them: the first line holds what every transmission and ACK reads and writes
+/// (sequence numbers, rate, pacing, window), the second what building a packet and
+/// checking a timer read (addresses, ports, class, timer generations, finish), the third
+/// the receiver's and congestion control's inputs, then the congestion control's state,
+/// and last what only the flow's record reads (issue 24 item 1: per-flow host state split
+/// hot / cold). At k = 32 the flows are tens of megabytes and each of these lines is a
+/// likely miss.
 #[derive(Clone, Debug)]
+#[repr(C, align(64))]
 pub struct Flow {
-    pub id: FlowId,
-    pub src: NodeId,
-    pub dst: NodeId,
-    pub size: u64,
-    pub start: SimTime,
-    pub priority: u8,
-    pub sport: u16,
-    pub dport: u16,
-    pub tag: u16,
-    /// The query this flow answers (query workloads).
-    pub query: Option<u32>,
-    /// Part of many-to-one traffic (incast / query workloads).
-    pub incast: bool,
-    pub ideal_fct: Delta,
-    pub path_hops: u32,
-    /// Line rate of the source NIC, bits/s.
-    pub line_rate: u64,
-    /// In-flight cap in bytes (0 = none).
-    pub window: u64,
-    /// The cap scales with the sending rate: `window × rate / line rate` (ns-3's
-    /// `VAR_WIN`; HPCC sets its window itself).
-    pub window_follows_rate: bool,
-    /// The receiver's advertised window, bytes (`u64::MAX`: none): the sender keeps no more
-    /// than this unacknowledged, whatever `window` allows (TCP's `receive_window`).
-    pub rwnd: u64,
-    /// Base RTT and bandwidth-delay product of the flow's path (HPCC simulator definitions).
-    pub base_rtt: Delta,
-    pub bdp: u64,
-
-    // --- sender
+    // --- line 0: every transmission and ACK
     pub snd_nxt: u64,
     pub snd_una: u64,
     /// Highest byte ever sent (bytes below it are retransmissions).
     pub high_water: u64,
+    pub next_avail: SimTime,
     /// Current sending rate, bits/s (set by congestion control).
     pub rate: u64,
-    pub next_avail: SimTime,
+    pub size: u64,
+    /// In-flight cap in bytes (0 = none).
+    pub window: u64,
+    /// The receiver's advertised window, bytes (`u64::MAX`: none): the sender keeps no more
+    /// than this unacknowledged, whatever `window` allows (TCP's `receive_window`).
+    pub rwnd: u64,
+
+    // --- line 1: building a packet, timers, progress
     pub last_progress: SimTime,
+    pub finish: Option<SimTime>,
+    /// Generation per `TimerKind`; bumping one cancels its pending timer.
+    pub timer_gen: [u32; 3],
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub id: FlowId,
+    pub sport: u16,
+    pub dport: u16,
+    pub priority: u8,
     pub rto_pending: bool,
     /// In its host's round-robin list of flows with data to send.
     pub in_active: bool,
-    /// Generation per `TimerKind`; bumping one cancels its pending timer.
-    pub timer_gen: [u32; 3],
-    pub cc: Cc,
-    /// Slow-start threshold of window-based congestion control, bytes.
-    pub ssthresh: u64,
-    pub finish: Option<SimTime>,
-    pub retransmitted_bytes: u64,
-    pub timeouts: u32,
-    pub cnps_received: u32,
+    /// The cap scales with the sending rate: `window × rate / line rate` (ns-3's
+    /// `VAR_WIN`; HPCC sets its window itself).
+    pub window_follows_rate: bool,
+    pub ce_pending: bool,
 
-    // --- receiver
+    // --- line 2: the receiver, and congestion control's view of the path
     pub rcv_nxt: u64,
     /// Receiver: reordered arrivals.
     pub reorder: ReorderCounter,
-    pub ce_pending: bool,
+    /// Line rate of the source NIC, bits/s.
+    pub line_rate: u64,
+    /// Base RTT and bandwidth-delay product of the flow's path (HPCC simulator definitions).
+    pub base_rtt: Delta,
+    pub bdp: u64,
+    /// Slow-start threshold of window-based congestion control, bytes.
+    pub ssthresh: u64,
+    pub path_hops: u32,
+
+    // --- lines 3 to 6: congestion control
+    pub cc: Cc,
+
+    // --- cold: read for the flow's record, or rarely
+    pub start: SimTime,
+    pub ideal_fct: Delta,
+    /// The query this flow answers (query workloads).
+    pub query: Option<u32>,
+    pub retransmitted_bytes: u64,
+    pub timeouts: u32,
+    pub cnps_received: u32,
+    pub tag: u16,
+    /// Part of many-to-one traffic (incast / query workloads).
+    pub incast: bool,
 }
 
 impl Flow {
