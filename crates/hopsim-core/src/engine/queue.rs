@@ -772,15 +772,22 @@ impl EventQueue {
 
     /// Remove and return the earliest event if it is due at or before `limit`.
     #[inline]
+    ///
+    /// The head of the drained bucket is read once (one bounds check: the run loop's pop
+    /// as `advance`, index and [`take_head`](Self::take_head) checked it three times).
     pub fn pop_until(&mut self, limit: SimTime) -> Option<(SimTime, Event)> {
-        if !self.advance() {
+        let e = match self.current.get(self.head).copied() {
+            Some(e) => e,
+            None if self.advance_bucket() => self.current[self.head],
+            None => return None,
+        };
+        let time = e.time();
+        if time > limit {
             return None;
         }
-        let top = &self.current[self.head];
-        if top.time() > limit {
-            return None;
-        }
-        Some(self.take_head())
+        self.head += 1;
+        self.len -= 1;
+        Some((time, e.event))
     }
 
     /// Remove the earliest pending event.
