@@ -289,8 +289,9 @@ impl TieOrder {
     }
 }
 
-/// Sort a nearly sorted bucket by time alone, stably (events of one picosecond stay in
-/// scheduling order): an insertion sort, about one comparison per event. Returns whether
+/// Sort a bucket by time alone, stably (events of one picosecond stay in scheduling
+/// order): an insertion sort, after the counting sort has placed each event within 64 ps
+/// of where it belongs. Returns whether
 /// two events share a picosecond (then adjacent), which needs their tie keys.
 fn sort_by_time(v: &mut [Entry]) -> bool {
     let mut ties = false;
@@ -398,9 +399,9 @@ pub struct EventQueue {
     cur: u64,
     /// Events of bucket `cur` (and of any earlier bucket scheduled late), sorted by time
     /// ascending from `head` (the events before `head` have fired). A bucket is 1 ns wide
-    /// and holds a handful of events that arrived in scheduling order, so it is nearly
-    /// sorted already: an insertion sort puts it in order at about one comparison per
-    /// event, and late arrivals are inserted in place; cheaper than a heap.
+    /// and holds a handful of events in scheduling order (on the k = 8 fat-tree 5.3, half
+    /// of them after a later one, each then about two places out): an insertion sort puts
+    /// so few in order, and late arrivals are inserted in place; cheaper than a heap.
     current: Vec<Entry>,
     head: usize,
     /// Events of buckets `cur+1 .. cur+ring_len`, unsorted, at `bucket & mask`.
