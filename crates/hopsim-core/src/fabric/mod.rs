@@ -71,6 +71,12 @@ pub struct Fabric {
 }
 
 impl Fabric {
+    /// The index among the switches of the switch `port` is on (`port` a switch's port).
+    #[inline(always)]
+    pub fn switch_of(&self, port: PortId) -> usize {
+        self.node_slot[self.ports[port.idx()].node.idx()] as usize
+    }
+
     /// A busy port has work waiting: make sure its `TxDone` is scheduled.
     #[inline]
     pub fn wake_when_idle(&mut self, port: PortId) {

@@ -327,7 +327,7 @@ impl Switches {
         let pt = &mut fab.ports[egress.idx()];
         pt.note_backlog_of(p.wire_bytes as u64);
         pt.queues.served(queue);
-        self.depart(fab, egress, queue, r, &p);
+        self.depart_at(fab, at.sw, egress, queue, r, &p);
     }
 
     /// The shared buffer's count, ECN at enqueue, the packet's ingress port and enqueue
@@ -419,9 +419,24 @@ impl Switches {
     /// sample, then transmission and what the port does next.
     #[inline(always)]
     fn depart(&mut self, fab: &mut Fabric, port: PortId, queue: usize, pkt: PacketRef, p: &Packet) {
+        let sw = fab.switch_of(port);
+        self.depart_at(fab, sw, port, queue, pkt, p);
+    }
+
+    /// [`depart`](Self::depart) from switch `sw` (the straight pass knows it already).
+    #[inline(always)]
+    fn depart_at(
+        &mut self,
+        fab: &mut Fabric,
+        sw: usize,
+        port: PortId,
+        queue: usize,
+        pkt: PacketRef,
+        p: &Packet,
+    ) {
         let size = p.wire_bytes as u64;
         let data = p.kind == PacketKind::Data;
-        let (sw, signal) = self.release_departure(fab, port, queue, pkt, p);
+        let signal = self.release_at(fab, sw, port, queue, pkt, p);
         if data {
             let queue_after = fab.ports[port.idx()].queues.queue_bytes(queue);
             if self.cfg.ecn_enabled
@@ -459,15 +474,28 @@ impl Switches {
         r: PacketRef,
         p: &Packet,
     ) -> (usize, bool) {
-        let node = fab.ports[port.idx()].node;
-        let sw = fab.node_slot[node.idx()] as usize;
+        let sw = fab.switch_of(port);
+        (sw, self.release_at(fab, sw, port, queue, r, p))
+    }
+
+    /// [`release_departure`](Self::release_departure) at switch `sw`, the one `port` is on.
+    #[inline(always)]
+    fn release_at(
+        &mut self,
+        fab: &mut Fabric,
+        sw: usize,
+        port: PortId,
+        queue: usize,
+        r: PacketRef,
+        p: &Packet,
+    ) -> bool {
         let buffer = self.cfg.buffer_bytes;
         let s = &mut self.nodes[sw];
         s.mmu.used_bytes -= p.wire_bytes as u64;
         let local_in = p.ingress as u32;
         let in_port = PortId(s.first_port + local_in);
         let hop = HopArgs { sw, in_port, local_in, egress: port, queue, pkt: p, r, buffer };
-        (sw, self.fc.on_dequeue(fab, hop))
+        self.fc.on_dequeue(fab, hop)
     }
 
     /// Data packet `r` arrived at switch `sw` for `egress`: the signals that act on
