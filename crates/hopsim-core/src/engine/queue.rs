@@ -291,8 +291,8 @@ impl TieOrder {
 
 /// Sort a bucket by time alone, stably (events of one picosecond stay in scheduling
 /// order): an insertion sort, after the counting sort has placed each event within 64 ps
-/// of where it belongs. Returns whether
-/// two events share a picosecond (then adjacent), which needs their tie keys.
+/// of where it belongs. Returns whether two events share a picosecond (then adjacent),
+/// which needs their tie keys.
 fn sort_by_time(v: &mut [Entry]) -> bool {
     let mut ties = false;
     for i in 1..v.len() {
@@ -772,10 +772,10 @@ impl EventQueue {
     }
 
     /// Remove and return the earliest event if it is due at or before `limit`.
-    #[inline]
     ///
     /// The head of the drained bucket is read once (one bounds check: the run loop's pop
     /// as `advance`, index and [`take_head`](Self::take_head) checked it three times).
+    #[inline]
     pub fn pop_until(&mut self, limit: SimTime) -> Option<(SimTime, Event)> {
         let e = match self.current.get(self.head).copied() {
             Some(e) => e,
