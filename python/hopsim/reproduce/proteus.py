@@ -724,20 +724,28 @@ def _motivation_table(runs: list[Run]) -> pd.DataFrame:
 
 
 def _motivation_facts(m: pd.DataFrame) -> str:
+    """Measured, per case: f1's FCT under each scheme, and the range of PAUSE frames the
+    schemes' runs sent (how hard the case's bursts pause the fabric)."""
+
+    def pauses(g: str) -> str:
+        measured = (get(m, s, "pause_frames", group=g) for s in MOTIVATION_SCHEMES)
+        n = [int(x) for x in measured if not math.isnan(x)]
+        return f"{min(n):,}–{max(n):,} PAUSE frames" if n else "PAUSE frames not measured"
+
     return "; ".join(
         f"{g}: "
         + ", ".join(
             f"{s} {fmt(get(m, s, 'f1_fct_ms', group=g), '{:.2f}')}" for s in MOTIVATION_SCHEMES
         )
-        + " ms"
+        + f" ms, {pauses(g)}"
         for g in m["group"].unique()
     )
 
 
 #: Why a §II case may not show the paper's gap here (hypotheses; the facts are measured).
 _CASE_WHY = {
-    "DRILL case": "this case's 82 bursts (16.4 MB in five rounds) barely pause C2 here (37 "
-    "PAUSE frames, against about 7,000 in the CONGA case): Path2 stays the better path, every "
+    "DRILL case": "this case's 82 bursts (16.4 MB in five rounds) barely pause C2 here (its "
+    "PAUSE frames against the CONGA case's, measured above): Path2 stays the better path, every "
     "adaptive balancer finishes f1 in the same time and no foresight helps; the paper's bursts "
     "pause C2 at every round (its burst timing within a round is not given)",
     "Hermes case": "bursts spread evenly over 10 ms pause Path2 throughout while the "
@@ -961,7 +969,7 @@ _FIG12_CLAIMS = [
                 )
             ),
             {
-                ABOVE: "the fewest of the DCQCN schemes, not none: Proteus's own PAUSEs "
+                ABOVE: "not none: Proteus's own PAUSEs "
                 "(its herding, see Fig 10's rows) hold some flows; hopsim counts a flow held "
                 "5 µs or more behind any PAUSE (docs/model.md), culprits included"
             },
