@@ -21,8 +21,7 @@ impl Simulator {
 
     /// Whether ingress `(port, priority)` of a switch is currently holding its upstream paused.
     pub fn ingress_paused(&self, port: PortId, priority: u8) -> bool {
-        let node = self.fab.ports[port.idx()].node;
-        let sw = self.fab.node_slot[node.idx()] as usize;
+        let sw = self.fab.switch_of(port);
         let first = self.switches.nodes[sw].first_port;
         self.switches.fc.get::<Pfc>().is_some_and(|pfc| pfc.states[sw].is_paused(port.0 - first, priority))
     }
