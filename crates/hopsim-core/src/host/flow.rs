@@ -174,7 +174,41 @@ impl ReorderCounter {
 
 #[cfg(test)]
 mod tests {
-    use super::ReorderCounter;
+    use super::{Flow, ReorderCounter};
+    use std::mem::offset_of;
+
+    /// The lines `Flow`'s doc comment promises: a field added in the wrong place would shift
+    /// them silently (`repr(C)` keeps the written order).
+    #[test]
+    fn flow_fields_sit_on_the_lines_their_use_needs() {
+        let line = |offset: usize| offset / 64;
+        assert_eq!(std::mem::align_of::<Flow>(), 64);
+        for (name, offset) in [
+            ("snd_nxt", offset_of!(Flow, snd_nxt)),
+            ("snd_una", offset_of!(Flow, snd_una)),
+            ("next_avail", offset_of!(Flow, next_avail)),
+            ("rate", offset_of!(Flow, rate)),
+            ("rwnd", offset_of!(Flow, rwnd)),
+        ] {
+            assert_eq!(line(offset), 0, "{name}: every transmission and ACK");
+        }
+        for (name, offset) in [
+            ("last_progress", offset_of!(Flow, last_progress)),
+            ("finish", offset_of!(Flow, finish)),
+            ("timer_gen", offset_of!(Flow, timer_gen)),
+            ("dport", offset_of!(Flow, dport)),
+            ("ce_pending", offset_of!(Flow, ce_pending)),
+        ] {
+            assert_eq!(line(offset), 1, "{name}: packet building and timers");
+        }
+        for (name, offset) in
+            [("rcv_nxt", offset_of!(Flow, rcv_nxt)), ("path_hops", offset_of!(Flow, path_hops))]
+        {
+            assert_eq!(line(offset), 2, "{name}: receiver and congestion control's inputs");
+        }
+        assert_eq!(offset_of!(Flow, cc), 3 * 64, "the congestion control starts line 3");
+        assert!(offset_of!(Flow, start) >= offset_of!(Flow, cc) + std::mem::size_of::<super::Cc>());
+    }
 
     #[test]
     fn late_first_transmissions_count_as_reordered_retransmissions_do_not() {
