@@ -181,30 +181,24 @@ mod tests {
     /// them silently (`repr(C)` keeps the written order).
     #[test]
     fn flow_fields_sit_on_the_lines_their_use_needs() {
-        let line = |offset: usize| offset / 64;
         assert_eq!(std::mem::align_of::<Flow>(), 64);
-        for (name, offset) in [
-            ("snd_nxt", offset_of!(Flow, snd_nxt)),
-            ("snd_una", offset_of!(Flow, snd_una)),
-            ("next_avail", offset_of!(Flow, next_avail)),
-            ("rate", offset_of!(Flow, rate)),
-            ("rwnd", offset_of!(Flow, rwnd)),
+        // (field, its offset, the line it must sit on: 0 every transmission and ACK, 1 packet
+        // building and timers, 2 the receiver's and congestion control's inputs)
+        for (name, offset, line) in [
+            ("snd_nxt", offset_of!(Flow, snd_nxt), 0),
+            ("snd_una", offset_of!(Flow, snd_una), 0),
+            ("next_avail", offset_of!(Flow, next_avail), 0),
+            ("rate", offset_of!(Flow, rate), 0),
+            ("rwnd", offset_of!(Flow, rwnd), 0),
+            ("last_progress", offset_of!(Flow, last_progress), 1),
+            ("finish", offset_of!(Flow, finish), 1),
+            ("timer_gen", offset_of!(Flow, timer_gen), 1),
+            ("dport", offset_of!(Flow, dport), 1),
+            ("ce_pending", offset_of!(Flow, ce_pending), 1),
+            ("rcv_nxt", offset_of!(Flow, rcv_nxt), 2),
+            ("path_hops", offset_of!(Flow, path_hops), 2),
         ] {
-            assert_eq!(line(offset), 0, "{name}: every transmission and ACK");
-        }
-        for (name, offset) in [
-            ("last_progress", offset_of!(Flow, last_progress)),
-            ("finish", offset_of!(Flow, finish)),
-            ("timer_gen", offset_of!(Flow, timer_gen)),
-            ("dport", offset_of!(Flow, dport)),
-            ("ce_pending", offset_of!(Flow, ce_pending)),
-        ] {
-            assert_eq!(line(offset), 1, "{name}: packet building and timers");
-        }
-        for (name, offset) in
-            [("rcv_nxt", offset_of!(Flow, rcv_nxt)), ("path_hops", offset_of!(Flow, path_hops))]
-        {
-            assert_eq!(line(offset), 2, "{name}: receiver and congestion control's inputs");
+            assert_eq!(offset / 64, line, "{name} at byte {offset}");
         }
         assert_eq!(offset_of!(Flow, cc), 3 * 64, "the congestion control starts line 3");
         assert!(offset_of!(Flow, start) >= offset_of!(Flow, cc) + std::mem::size_of::<super::Cc>());
