@@ -337,20 +337,20 @@ impl Switches {
     fn account_arrival(&mut self, fab: &mut Fabric, at: Placement) {
         let Placement { sw, r, local_in, egress, queue } = at;
         let s = &mut self.nodes[sw];
+        // The slot is found once for the common case; a marked packet finds it again.
         let stored = fab.store.get_mut(r);
         let size = stored.wire_bytes as u64;
         let data = stored.kind == PacketKind::Data;
+        stored.ingress = local_in as u16;
+        stored.enq_ns = fab.now.as_ns_wrapping();
         s.mmu.used_bytes += size;
         s.mmu.peak_bytes = s.mmu.peak_bytes.max(s.mmu.used_bytes);
         let mark = self.cfg.ecn_enabled
             && !self.cfg.ecn_at_dequeue
             && data
             && self.ecn_decides_mark(fab, sw, egress, fab.ports[egress.idx()].queues.queue_bytes(queue));
-        let stored = fab.store.get_mut(r);
-        stored.ingress = local_in as u16;
-        stored.enq_ns = fab.now.as_ns_wrapping();
         if mark {
-            stored.mark_ce();
+            fab.store.get_mut(r).mark_ce();
             fab.counters.ecn_marks += 1;
         }
     }
