@@ -40,8 +40,9 @@
 //!
 //! [`scenario::Scenario`] describes a run; [`Simulator`] runs it.
 
-// Two audited exceptions: `fabric::prefetch` issues cache prefetch hints and
-// `fabric::huge_pages` asks the kernel for huge pages.
+// Three audited exceptions: `fabric::prefetch` issues cache prefetch hints,
+// `fabric::huge_pages` asks the kernel for huge pages and `fabric::store` reaches a packet's
+// slot without a bounds check (its `check` says why every slot number is in range).
 #![deny(unsafe_code)]
 
 pub mod engine;

@@ -875,7 +875,7 @@ mod tests {
     fn new_flows_take_empty_queues_then_the_shortest() {
         let spec = AquariusSpec { queues: 4, ..AquariusSpec::default() };
         let (mut a, mut port) = one_port(&spec);
-        let mut store = crate::fabric::store::PacketStore::default();
+        let mut store = crate::fabric::store::PacketStore::new();
         let now = SimTime(1);
         let mut qs = Vec::new();
         for f in 0..4 {
@@ -912,7 +912,7 @@ mod tests {
     fn a_congested_flow_sharing_its_queue_moves_to_the_reserved_queue() {
         let spec = AquariusSpec { queues: 4, mapping_queues: 1, ..AquariusSpec::default() };
         let (mut a, mut port) = one_port(&spec);
-        let mut store = crate::fabric::store::PacketStore::default();
+        let mut store = crate::fabric::store::PacketStore::new();
         let e0 = PortId(0);
         let now = SimTime(1);
         // Flows 1 and 2 share queue 0, two packets of flow 1 queued.

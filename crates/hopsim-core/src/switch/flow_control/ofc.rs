@@ -1075,7 +1075,7 @@ mod tests {
             1,
             Default::default(),
         );
-        (o, port, PacketStore::default())
+        (o, port, PacketStore::new())
     }
 
     fn data(flow: u32, seq: u64) -> Packet {
