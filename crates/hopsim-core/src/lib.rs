@@ -40,9 +40,11 @@
 //!
 //! [`scenario::Scenario`] describes a run; [`Simulator`] runs it.
 
-// Three audited exceptions: `fabric::prefetch` issues cache prefetch hints,
-// `fabric::huge_pages` asks the kernel for huge pages and `fabric::store` reaches a packet's
-// slot without a bounds check (its `check` says why every slot number is in range).
+// Four audited exceptions: `fabric::prefetch` issues cache prefetch hints,
+// `fabric::huge_pages` asks the kernel for huge pages, `fabric::store` reaches a packet's
+// slot without a bounds check (its `check` says why every slot number is in range) and
+// `engine::queue` a ring slot, bitmap word and block likewise (`block_at` and the
+// accessors beside `grow_pool` say why).
 #![deny(unsafe_code)]
 
 pub mod engine;

@@ -1,4 +1,4 @@
-//! Cache prefetch hints (one of the crate's three audited `unsafe` places, `lib.rs`).
+//! Cache prefetch hints (one of the crate's four audited `unsafe` places, `lib.rs`).
 //!
 //! The event loop knows which packet and port the next event will touch before it runs
 //! the current one; at k=16 those are often no longer in any cache (the working set is
