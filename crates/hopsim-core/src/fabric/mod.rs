@@ -108,7 +108,7 @@ impl Fabric {
         let p = &mut self.ports[port.idx()];
         debug_assert!(!p.is_busy(self.now), "port {} already transmitting", port.0);
         let tx_time = p.byte_time.tx_time(wire);
-        let tx_end = self.now + tx_time;
+        let tx_end = self.now.after(tx_time);
         p.busy_until = tx_end;
         p.stats.tx_bytes += wire;
         p.stats.tx_packets += 1;
@@ -125,7 +125,7 @@ impl Fabric {
                 p.queues.backlog_bytes,
             );
         }
-        let arrive = tx_end + p.arrival_delay;
+        let arrive = tx_end.after(p.arrival_delay);
         self.counters.packet_hops += 1;
         if p.remote {
             self.outbox.push((port, arrive, pkt));
