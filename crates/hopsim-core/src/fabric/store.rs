@@ -9,8 +9,9 @@
 //! length ago (the profile's top source of cache misses before the store). The slots are
 //! one array shared by every queue and link, so reaching a slot is one address computation
 //! (fixed chunks of slots, a second load and check per access, cost 5 % more instructions
-//! on the k = 8 fat-tree; a bounds check per access 4 %, so there is none: `check`). The array reserves address space for a million slots (64 MiB) at once,
-//! above glibc's largest threshold (32 MiB) for giving an allocation a mapping of its own:
+//! on the k = 8 fat-tree; a bounds check per access 4 %, so there is none: `check`). The
+//! array reserves address space for a million slots (64 MiB) at once, above glibc's
+//! largest threshold (32 MiB) for giving an allocation a mapping of its own:
 //! its pages cost memory only once a slot on them is used (memory follows the busiest
 //! moment of the run), and growing beyond it remaps pages instead of copying them (growing
 //! a small array by copying held the old and new copies at once: at k = 32, 1 ms, 171 MB
@@ -126,10 +127,10 @@ impl PacketStore {
         }
     }
 
-    /// Slot `r`, reached without a bounds check: with one, the store's dozen accesses a
-    /// packet-hop cost 37 more instructions per hop on the k = 8 fat-tree (3,377.1 M
-    /// against 3,245.2 M at 1 ms), the checks themselves and the code their panics kept
-    /// LLVM from moving.
+    /// Slot `r`, reached without a bounds check: with one, the store's eight or so
+    /// accesses a packet-hop cost 37 more instructions per hop on the k = 8 fat-tree
+    /// (3,377.1 M against 3,245.2 M at 1 ms), the checks themselves and the loads their
+    /// panic paths kept LLVM from sharing.
     #[inline]
     #[allow(unsafe_code)]
     fn slot(&self, r: u32) -> &Slot {
