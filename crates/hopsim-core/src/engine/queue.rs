@@ -534,8 +534,7 @@ impl EventQueue {
     /// others in line).
     #[inline(always)]
     fn push_ring_new_block(&mut self, b: u64, time: SimTime, event: Event) {
-        let slot = (b & self.mask) as usize;
-        let bucket = self.ring[slot];
+        let bucket = *self.bucket_mut(b);
         debug_assert_eq!(bucket.len as usize % BLOCK_ENTRIES, 0, "the bucket's last block is full");
         if self.free_block == NIL {
             self.grow_pool();
@@ -545,15 +544,16 @@ impl EventQueue {
         self.free_block = self.block_next[block as usize];
         self.block_next[block as usize] = NIL;
         if bucket.len == 0 {
-            self.ring[slot].head = block;
-            self.occupied[slot / 64] |= 1 << (slot % 64);
+            self.bucket_mut(b).head = block;
+            *self.occupied_word_mut(b) |= 1 << (b % 64);
         } else {
             self.block_next[bucket.tail as usize] = block;
         }
         let offset = (time.0 & ((1 << BUCKET_SHIFT) - 1)) as u32;
         self.blocks[block as usize].0[0] = RingEntry { offset, event };
-        self.ring[slot].tail = block;
-        self.ring[slot].len += 1;
+        let bucket = self.bucket_mut(b);
+        bucket.tail = block;
+        bucket.len += 1;
     }
 
     /// The ring slot of absolute bucket `b`, reached without a bounds check: the ring's
@@ -574,19 +574,26 @@ impl EventQueue {
     #[inline(always)]
     #[allow(unsafe_code)]
     fn occupied_word(&self, b: u64) -> &u64 {
-        let w = ((b & self.mask) / 64) as usize;
-        debug_assert!(w < self.occupied.len());
-        // SAFETY: `w <= mask / 64 < ring_len / 64 = occupied.len()` (above).
+        let w = self.occupied_index(b);
+        // SAFETY: `w < occupied.len()` (`occupied_index`).
         unsafe { self.occupied.get_unchecked(w) }
     }
 
     #[inline(always)]
     #[allow(unsafe_code)]
     fn occupied_word_mut(&mut self, b: u64) -> &mut u64 {
+        let w = self.occupied_index(b);
+        // SAFETY: `w < occupied.len()` (`occupied_index`).
+        unsafe { self.occupied.get_unchecked_mut(w) }
+    }
+
+    /// The bitmap word of bucket `b`: `(b & mask) / 64 <= mask / 64 < ring_len / 64`, the
+    /// bitmap's length.
+    #[inline(always)]
+    fn occupied_index(&self, b: u64) -> usize {
         let w = ((b & self.mask) / 64) as usize;
         debug_assert!(w < self.occupied.len());
-        // SAFETY: as for `occupied_word`.
-        unsafe { self.occupied.get_unchecked_mut(w) }
+        w
     }
 
     /// A new block on the free list (which was empty).
