@@ -248,6 +248,28 @@ fn a_failed_link_is_routed_around_and_its_losses_counted() {
     assert_drained(&back);
 }
 
+/// What is on a wire when its link fails is lost, not delivered: one flow at line rate over a
+/// 20 µs link (about 250 kB in flight, a packet or two queued), which fails mid-run.
+#[test]
+fn packets_on_a_failing_wire_are_lost() {
+    let scenario = |fault: &str| {
+        format!(
+            "duration = \"200us\"\n[topology]\nkind = \"leaf_spine\"\nspines = 1\nleaves = 2\n\
+             hosts_per_leaf = 1\nhost_rate = \"100Gbps\"\nfabric_rate = \"100Gbps\"\nfabric_delay = \"20us\"\n\
+             [transport]\ncc = \"none\"\n{fault}\n\
+             [workload]\nkind = \"flows\"\nflows = [{{ src = 0, dst = 1, size = \"10MB\" }}]\n"
+        )
+    };
+    // Hosts 0 and 1, leaves 2 and 3, spine 4.
+    let mut whole = sim(&scenario(""));
+    whole.run();
+    assert_eq!(whole.summary().drops.total(), 0);
+    let mut failed = sim(&scenario("[[faults]]\nlink = [2, 4]\ndown = \"100us\""));
+    failed.run();
+    let lost = failed.summary().drops.link_down;
+    assert!(lost >= 200, "{lost} packets lost: the wire held about 250");
+}
+
 /// Same scenario and seed: identical flow tables. A different seed: different ones.
 #[test]
 fn runs_are_deterministic_by_seed() {

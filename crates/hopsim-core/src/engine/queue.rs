@@ -84,11 +84,11 @@ impl PolicyTimerKind {
 /// comparison of the tag.
 #[repr(u8)]
 pub enum Event {
-    /// The oldest packet in flight on the link leaving `port` finishes arriving (last bit
-    /// received) at the peer port. Links deliver in FIFO order, so each link has at most
-    /// one pending `Deliver` (htsim's one-event-per-busy-component rule): the event queue
-    /// grows with busy links, not with packets in flight. `pkt` is that packet (so the loop
-    /// can start loading it while the event before it runs).
+    /// Packet `pkt`, sent on the link leaving `port`, finishes arriving (last bit received)
+    /// at the peer port. Scheduled when the packet starts serializing, one event per packet
+    /// on a wire, as ns-3's channels do; `pkt` lets the loop start loading the packet while
+    /// the event before it runs. A link's deliveries never share a picosecond (each packet
+    /// serializes for at least one).
     Deliver { port: PortId, pkt: PacketRef },
     /// `port` finished serializing its current packet and may start the next one.
     TxDone { port: PortId },
@@ -128,8 +128,9 @@ impl Event {
     /// seed, 1–23 % over twelve seeds on `tests/cc.rs`'s dumbbell). Within a kind the map from entity to key is a bijection (an XOR
     /// with a hash of the time, then a multiplication by an odd constant, modulo 2^56), so
     /// distinct entities never tie. Two pending events with equal keys at one time cannot
-    /// be told apart by their handlers: a link has one pending `Deliver` and a port one
-    /// `TxDone` (whatever the packet reference, which differs between partitions' stores),
+    /// be told apart by their handlers: a link's deliveries are a serialization time apart
+    /// and a port has one `TxDone` (a key ignores the packet reference, which differs
+    /// between partitions' stores),
     /// equal wake-ups are interchangeable, and of two timers of one (kind, target) at most
     /// one is of the current generation (a stale one does nothing).
     #[inline]
@@ -916,6 +917,17 @@ impl EventQueue {
         self.len
     }
 
+    /// Every pending event, in no particular order (the drained bucket's unfired events,
+    /// the ring's, the overflow heap's). For what is rare enough to afford a scan of them
+    /// all: a link failing finds the packets on its wire among the pending deliveries.
+    pub fn pending(&self) -> impl Iterator<Item = &Event> + '_ {
+        let drained = self.current[self.head..].iter().map(|e| &e.event);
+        let ring =
+            self.ring.iter().flat_map(|&bucket| chain(&self.blocks, &self.block_next, bucket).flatten());
+        let overflow = self.overflow.iter().map(|e| &e.event);
+        drained.chain(ring.map(|e| &e.event)).chain(overflow)
+    }
+
     /// Bytes allocated by the ring (buckets, blocks, bitmap), the current bucket and the
     /// overflow heap.
     pub fn allocated_bytes(&self) -> u64 {
@@ -939,6 +951,33 @@ mod tests {
 
     fn wake(n: u32) -> Event {
         Event::NicWake { node: NodeId(n) }
+    }
+
+    /// `pending` lists every event not yet fired, wherever it waits: the drained bucket
+    /// (its unfired part), ring buckets of one and of several blocks, the overflow heap.
+    #[test]
+    fn pending_lists_every_unfired_event() {
+        let mut q = EventQueue::with_horizon(crate::time::Delta::from_ns(300));
+        let mut scheduled = Vec::new();
+        let mut at = |q: &mut EventQueue, t: u64, n: u32| {
+            q.schedule(SimTime(t), wake(n));
+            scheduled.push((t, n));
+        };
+        at(&mut q, 1_000, 0);
+        at(&mut q, 1_100, 1); // same bucket as the first: drained with it
+        for n in 0..40 {
+            at(&mut q, 50_000 + n as u64, 100 + n); // a bucket of three blocks
+        }
+        at(&mut q, 90_000, 2);
+        at(&mut q, 5_000_000, 3); // beyond the ring
+        assert_eq!(q.pop().unwrap(), (SimTime(1_000), wake(0)));
+        let mut left: Vec<Event> = q.pending().copied().collect();
+        let mut expect: Vec<Event> = scheduled[1..].iter().map(|&(_, n)| wake(n)).collect();
+        let key = |e: &Event| e.order_key(SimTime::ZERO, 0);
+        left.sort_by_key(key);
+        expect.sort_by_key(key);
+        assert_eq!(left, expect);
+        assert_eq!(q.pending().count(), q.len());
     }
 
     #[test]

@@ -131,10 +131,7 @@ impl Fabric {
             self.outbox.push((port, arrive, pkt));
             return;
         }
-        let first_in_flight = self.store.push_in_flight(&mut p.in_flight, pkt, arrive);
-        if first_in_flight {
-            self.events.schedule(arrive, Event::Deliver { port, pkt });
-        }
+        self.events.schedule(arrive, Event::Deliver { port, pkt });
     }
 
     /// Packet `r` is lost outside a switch's admission (on a failed link): count it and

@@ -51,9 +51,9 @@ impl PortStats {
 
 /// The transmitter of one link direction.
 ///
-/// `repr(C)` with the fields a packet-hop touches first: line 1 holds timing, the link and
-/// the control queue, line 2 the data queues' backlog, eligibility bitmaps and list and the
-/// transmitter's flags, lines 3–4 the transmission counters and the ECN profile. A k=16 fat-tree has 6,144 ports, so
+/// `repr(C)` with the fields a packet-hop touches first: line 1 holds timing, the link, the
+/// control queue and the start of the data queues' state, line 2 the rest of it (backlog,
+/// eligibility bitmaps, list) and the transmitter's flags, lines 3–4 the transmission counters and the ECN profile. A k=16 fat-tree has 6,144 ports, so
 /// their hot part must stay small to stay in cache; ports start on a cache-line boundary.
 #[repr(C, align(64))]
 pub struct Port {
@@ -65,8 +65,6 @@ pub struct Port {
     pub node: NodeId,
     /// The port at the other end of the link.
     pub peer: PortId,
-    /// Packets on the wire towards the peer, oldest first (each slot holds its arrival time).
-    pub in_flight: PacketList,
     pub control_queue: PacketList,
     /// The data queues (a host port has none: its NIC pulls from its flows) and, per
     /// traffic class, whether the downstream node paused it.
@@ -77,7 +75,7 @@ pub struct Port {
     /// The link is down (`[[faults]]`): nothing is sent or queued here.
     pub down: bool,
     /// The far end is simulated by another partition of a parallel run: packets sent
-    /// here leave through the fabric's outbox instead of this port's in-flight list.
+    /// here leave through the fabric's outbox instead of as this fabric's deliveries.
     pub remote: bool,
     /// ECN marking profile for this port's rate: an index into
     /// [`Fabric::red_profiles`](crate::fabric::Fabric::red_profiles); 0 (never marks) on
@@ -112,7 +110,6 @@ impl Port {
             remote: false,
             red: 0,
             peak_kib: 0,
-            in_flight: PacketList::default(),
             control_queue: PacketList::default(),
             queues: EgressQueues::new(data_queues, classes),
             stats: PortStats::default(),
@@ -193,7 +190,7 @@ mod tests {
     #[test]
     fn hot_port_fields_stay_in_three_cache_lines() {
         use std::mem::offset_of;
-        assert_eq!(offset_of!(Port, queues), 64, "timing, link and control queue in line 1");
+        assert_eq!(offset_of!(Port, queues), 56, "timing, link and control queue in line 1");
         assert!(offset_of!(Port, peak_kib) + 2 <= 128, "queue state, flags, RED profile, peak in line 2");
         assert!(offset_of!(Port, stats) + offset_of!(PortStats, max_queue_bytes) + 8 <= 192);
         assert_eq!(std::mem::size_of::<Port>(), 256, "four cache lines");

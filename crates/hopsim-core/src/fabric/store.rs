@@ -1,9 +1,9 @@
 //! The packet store: every packet in the network lives in one slot from the moment a NIC
 //! or switch creates it until a host, a port or a drop consumes it.
 //!
-//! Links and queues are FIFO lists threaded through the slots ([`PacketList`]), so moving a
-//! packet from a queue onto a link and from a link into the next queue relinks its slot
-//! instead of copying it. Freed slots are reused last-in first-out, so the slot a new
+//! Queues are FIFO lists threaded through the slots ([`PacketList`]) and a packet on a
+//! wire is named by its delivery event, so moving a packet from a queue onto a link and
+//! from a link into the next queue relinks its slot instead of copying it. Freed slots are reused last-in first-out, so the slot a new
 //! packet lands in is usually one that was read a moment ago and is still in cache — a
 //! per-queue ring would instead write each packet into a slot last touched a whole ring
 //! length ago (the profile's top source of cache misses before the store). The slots are
@@ -18,7 +18,6 @@
 //! peak against 113 MB).
 
 use crate::fabric::packet::Packet;
-use crate::time::SimTime;
 
 /// Slots the array reserves address space for at first (64 MiB, untouched until used).
 const RESERVED: usize = 1 << 20;
@@ -46,14 +45,11 @@ impl PacketRef {
     }
 }
 
-/// One slot: the packet, the next slot of the list it is in and, on a link, when that
-/// next packet finishes arriving (kept here so the link's next delivery is scheduled from
-/// the slot just read, not from a cold one). Exactly one cache line, aligned to one, so
-/// reading or writing a packet touches one line.
+/// One slot: the packet and the next slot of the list it is in. Exactly one cache line,
+/// aligned to one, so reading or writing a packet touches one line.
 #[derive(Clone, Copy)]
 #[repr(C, align(64))]
 struct Slot {
-    next_arrival: SimTime,
     pkt: Packet,
     next: u32,
 }
@@ -171,7 +167,7 @@ impl PacketStore {
     pub fn insert(&mut self, pkt: Packet) -> PacketRef {
         self.live += 1;
         self.peak = self.peak.max(self.live);
-        let slot = Slot { next_arrival: SimTime::NEVER, pkt, next: NIL };
+        let slot = Slot { pkt, next: NIL };
         if self.free != NIL {
             let r = self.free;
             let s = self.slot_mut(r);
@@ -226,7 +222,7 @@ impl PacketStore {
     }
 
     /// Start loading slot `r` into cache: the packet will be read soon (the new head of a
-    /// queue or link), and slots of a deep queue are scattered, which hardware
+    /// queue or the packet the next delivery brings), and slots of a deep queue are scattered, which hardware
     /// prefetchers cannot follow.
     #[inline]
     pub fn prefetch(&self, r: PacketRef) {
@@ -251,17 +247,6 @@ impl PacketStore {
         list.len += 1;
     }
 
-    /// Append `r`, which finishes arriving at `arrival`, to the packets in flight on a
-    /// link. Returns whether it is the only one (its delivery must then be scheduled).
-    #[inline]
-    pub fn push_in_flight(&mut self, list: &mut PacketList, r: PacketRef, arrival: SimTime) -> bool {
-        if list.len > 0 {
-            self.slot_mut(list.tail).next_arrival = arrival;
-        }
-        self.push_back(list, r);
-        list.len == 1
-    }
-
     /// Unlink the oldest packet of `list` (and start loading the next one).
     #[inline]
     pub fn pop_front(&mut self, list: &mut PacketList) -> Option<PacketRef> {
@@ -277,17 +262,6 @@ impl PacketStore {
             self.prefetch_slot(list.head);
         }
         Some(PacketRef(r))
-    }
-
-    /// Unlink the oldest packet in flight on a link; with it, when the next one (now the
-    /// oldest) finishes arriving, if there is one.
-    #[inline]
-    pub fn pop_in_flight(
-        &mut self,
-        list: &mut PacketList,
-    ) -> Option<(PacketRef, Option<(SimTime, PacketRef)>)> {
-        let r = self.pop_front(list)?;
-        Some((r, list.front().map(|next| (self.slot(r.0).next_arrival, next))))
     }
 
     /// The packet after `r` in its list.
@@ -484,19 +458,13 @@ mod tests {
         let n = RESERVED as u64 + 3;
         for seq in 0..n {
             let r = store.insert(pkt(seq));
-            assert_eq!(store.push_in_flight(&mut list, r, SimTime(seq)), seq == 0, "first on the link");
+            store.push_back(&mut list, r);
         }
         assert_eq!(store.allocated_bytes(), n * PacketStore::SLOT_BYTES as u64);
         for seq in 0..n {
-            let (r, next) = store.pop_in_flight(&mut list).unwrap();
+            let r = store.pop_front(&mut list).unwrap();
             assert_eq!({ store.get(r).seq }, seq);
-            let next = next.map(|(at, next)| (at, store.get(next).seq));
-            assert_eq!(
-                next,
-                (seq + 1 < n).then_some((SimTime(seq + 1), seq + 1)),
-                "the next packet and its arrival"
-            );
         }
-        assert!(store.pop_in_flight(&mut list).is_none());
+        assert!(store.pop_front(&mut list).is_none());
     }
 }

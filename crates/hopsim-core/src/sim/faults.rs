@@ -10,6 +10,7 @@
 //! by cause (`link_down`, `no_route`).
 
 use super::Simulator;
+use crate::engine::Event;
 use crate::ids::PortId;
 use crate::metrics::DropCause;
 pub use crate::scenario::faults::LinkFault;
@@ -43,7 +44,15 @@ impl Simulator {
         }
         port.down = true;
         // What is on the wire is lost: marked now, dropped when it arrives.
-        let on_wire: Vec<_> = self.fab.store.iter(&port.in_flight).collect();
+        let on_wire: Vec<_> = self
+            .fab
+            .events
+            .pending()
+            .filter_map(|e| match *e {
+                Event::Deliver { port, pkt } if port == p => Some(pkt),
+                _ => None,
+            })
+            .collect();
         for r in on_wire {
             let pkt = self.fab.store.get_mut(r);
             pkt.flags = pkt.flags.with(crate::fabric::packet::PacketFlags::LOST, true);

@@ -252,16 +252,16 @@ impl Simulator {
 
     /// Start loading what the next events will read, in two stages. For the event after
     /// next: a delivery's packet (written a link delay ago, at k = 32 often no longer even
-    /// in L3) and the line of the link it arrives on. For the next event, whose link line
-    /// the previous stage loaded: the receiving port (a delivery) or the port's queues (a
-    /// transmitter falling idle).
+    /// in L3) and the sending port's line (which names the receiving one). For the next
+    /// event, whose sending port the previous stage loaded: the receiving port (a
+    /// delivery) or the port's queues (a transmitter falling idle).
     #[inline(always)]
     fn prefetch_ahead(&self) {
         use crate::fabric::prefetch::prefetch;
         match self.fab.events.peek_drained(1) {
             Some(&Event::Deliver { pkt, port }) => {
                 self.fab.store.prefetch(pkt);
-                prefetch(&self.fab.ports[port.idx()].in_flight);
+                prefetch(&self.fab.ports[port.idx()].peer);
             }
             Some(&Event::TxDone { port }) => prefetch(&self.fab.ports[port.idx()].queues),
             _ => {}
@@ -316,15 +316,8 @@ impl Simulator {
     #[inline(always)]
     fn dispatch(&mut self, ev: Event) {
         match ev {
-            Event::Deliver { port, pkt: head } => {
-                let p = &mut self.fab.ports[port.idx()];
-                let (pkt, next) =
-                    self.fab.store.pop_in_flight(&mut p.in_flight).expect("a pending delivery has a packet");
-                debug_assert_eq!(pkt, head, "links deliver in order");
-                let peer = p.peer;
-                if let Some((at, next)) = next {
-                    self.fab.events.schedule(at, Event::Deliver { port, pkt: next });
-                }
+            Event::Deliver { port, pkt } => {
+                let peer = self.fab.ports[port.idx()].peer;
                 self.on_arrive(peer, pkt);
             }
             Event::TxDone { port } => {

@@ -180,10 +180,7 @@ fn accept(sim: &mut Simulator, inbound: Vec<Transfer>) {
                 sim.switches.frames.put(r.index(), frame);
             }
         }
-        let p = &mut sim.fab.ports[t.port.idx()];
-        if sim.fab.store.push_in_flight(&mut p.in_flight, r, t.arrive) {
-            sim.fab.events.schedule(t.arrive, crate::engine::Event::Deliver { port: t.port, pkt: r });
-        }
+        sim.fab.events.schedule(t.arrive, crate::engine::Event::Deliver { port: t.port, pkt: r });
     }
 }
 
