@@ -131,6 +131,7 @@ impl Fabric {
             self.outbox.push((port, arrive, pkt));
             return;
         }
+        self.store.send_towards(pkt, p.peer);
         self.events.schedule(arrive, Event::Deliver { port, pkt });
     }
 

@@ -252,24 +252,20 @@ impl Simulator {
 
     /// Start loading what the next events will read, in two stages. For the event after
     /// next: a delivery's packet (written a link delay ago, at k = 32 often no longer even
-    /// in L3) and the sending port's line (which names the receiving one). For the next
-    /// event, whose sending port the previous stage loaded: the receiving port (a
-    /// delivery) or the port's queues (a transmitter falling idle).
+    /// in L3), which names the port it arrives at. For the next event, whose packet the
+    /// previous stage loaded: the receiving port (a delivery) or the port's queues (a
+    /// transmitter falling idle).
     #[inline(always)]
     fn prefetch_ahead(&self) {
         use crate::fabric::prefetch::prefetch;
         match self.fab.events.peek_drained(1) {
-            Some(&Event::Deliver { pkt, port }) => {
-                self.fab.store.prefetch(pkt);
-                prefetch(&self.fab.ports[port.idx()].peer);
-            }
+            Some(&Event::Deliver { pkt, .. }) => self.fab.store.prefetch(pkt),
             Some(&Event::TxDone { port }) => prefetch(&self.fab.ports[port.idx()].queues),
             _ => {}
         }
         match self.fab.events.peek_drained(0) {
-            Some(&Event::Deliver { port, .. }) => {
-                let peer = self.fab.ports[port.idx()].peer;
-                prefetch(&self.fab.ports[peer.idx()].busy_until);
+            Some(&Event::Deliver { pkt, .. }) => {
+                prefetch(&self.fab.ports[self.fab.store.arrives_at(pkt).idx()].busy_until);
             }
             Some(&Event::TxDone { port }) => {
                 let p = &self.fab.ports[port.idx()];
@@ -316,10 +312,7 @@ impl Simulator {
     #[inline(always)]
     fn dispatch(&mut self, ev: Event) {
         match ev {
-            Event::Deliver { port, pkt } => {
-                let peer = self.fab.ports[port.idx()].peer;
-                self.on_arrive(peer, pkt);
-            }
+            Event::Deliver { pkt, .. } => self.on_arrive(self.fab.store.arrives_at(pkt), pkt),
             Event::TxDone { port } => {
                 self.fab.ports[port.idx()].txdone_pending = false;
                 self.try_send(port);

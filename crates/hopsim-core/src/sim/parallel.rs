@@ -180,6 +180,7 @@ fn accept(sim: &mut Simulator, inbound: Vec<Transfer>) {
                 sim.switches.frames.put(r.index(), frame);
             }
         }
+        sim.fab.store.send_towards(r, sim.fab.ports[t.port.idx()].peer);
         sim.fab.events.schedule(t.arrive, crate::engine::Event::Deliver { port: t.port, pkt: r });
     }
 }
