@@ -81,9 +81,11 @@ pub struct Port {
     /// [`Fabric::red_profiles`](crate::fabric::Fabric::red_profiles); 0 (never marks) on
     /// host ports and with ECN off.
     pub red: u16,
-    /// `stats.max_queue_bytes` in KiB, rounded down (saturating): an enqueue whose backlog
-    /// is below it cannot raise the maximum, so it need not touch the counters' line.
-    pub peak_kib: u16,
+    /// `stats.max_queue_bytes` (saturating at 2^32 - 1 bytes, more than a switch's buffer):
+    /// a backlog not above it cannot raise the maximum, so it need not touch the counters'
+    /// line (which a packet passing straight through an idle port reached on every hop
+    /// when this was kept in KiB: its backlog was in the peak's KiB).
+    pub peak: u32,
     pub stats: PortStats,
     pub rate: Rate,
 }
@@ -109,7 +111,7 @@ impl Port {
             down: false,
             remote: false,
             red: 0,
-            peak_kib: 0,
+            peak: 0,
             control_queue: PacketList::default(),
             queues: EgressQueues::new(data_queues, classes),
             stats: PortStats::default(),
@@ -136,7 +138,7 @@ impl Port {
     }
 
     /// The backlog after an enqueue: raise the largest seen if it is larger, reading the
-    /// counters' line only when the backlog reaches the peak's KiB.
+    /// counters' line only then.
     #[inline(always)]
     pub fn note_backlog(&mut self) {
         self.note_backlog_of(self.queues.backlog_bytes);
@@ -146,10 +148,10 @@ impl Port {
     /// that passes an empty queue straight to the wire was, for that instant, its backlog).
     #[inline(always)]
     pub fn note_backlog_of(&mut self, backlog: u64) {
-        if backlog >> 10 >= self.peak_kib as u64 {
+        if backlog > self.peak as u64 {
             let max = self.stats.max_queue_bytes.max(backlog);
             self.stats.max_queue_bytes = max;
-            self.peak_kib = (max >> 10).min(u16::MAX as u64) as u16;
+            self.peak = max.min(u32::MAX as u64) as u32;
         }
     }
 
@@ -164,24 +166,26 @@ mod tests {
     use super::*;
 
     /// The largest backlog is exact whatever the order of rises and falls, including
-    /// backlogs in the same KiB as the peak and beyond the cached KiB's range.
+    /// backlogs equal to the peak, just above it, and beyond the cached peak's range.
     #[test]
-    fn the_largest_backlog_is_exact_with_the_kib_shortcut() {
-        let mut p = Port::new(NodeId(0), PortId(1), Rate(1), Delta::ZERO, 1, 1, Serialization::default());
-        let mut want = 0u64;
-        let mut x = 12_345u64;
-        for _ in 0..10_000 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            let backlog = match x >> 62 {
-                0 => (x >> 20) % 3_000,
-                1 => want.saturating_sub((x >> 20) % 700),
-                2 => want + (x >> 20) % 5,
-                _ => (x >> 20) % (200 << 20),
-            };
-            p.queues.backlog_bytes = backlog;
-            p.note_backlog();
-            want = want.max(backlog);
-            assert_eq!(p.stats.max_queue_bytes, want, "after a backlog of {backlog}");
+    fn the_largest_backlog_is_exact_with_the_cached_peak() {
+        for largest in [200u64 << 20, 6 << 30] {
+            let mut p = Port::new(NodeId(0), PortId(1), Rate(1), Delta::ZERO, 1, 1, Serialization::default());
+            let mut want = 0u64;
+            let mut x = 12_345u64;
+            for _ in 0..10_000 {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let backlog = match x >> 62 {
+                    0 => (x >> 20) % 3_000,
+                    1 => want.saturating_sub((x >> 20) % 700),
+                    2 => want + (x >> 20) % 5,
+                    _ => (x >> 20) % largest,
+                };
+                p.queues.backlog_bytes = backlog;
+                p.note_backlog();
+                want = want.max(backlog);
+                assert_eq!(p.stats.max_queue_bytes, want, "after a backlog of {backlog}");
+            }
         }
     }
 
@@ -191,7 +195,7 @@ mod tests {
     fn hot_port_fields_stay_in_three_cache_lines() {
         use std::mem::offset_of;
         assert_eq!(offset_of!(Port, queues), 56, "timing, link and control queue in line 1");
-        assert!(offset_of!(Port, peak_kib) + 2 <= 128, "queue state, flags, RED profile, peak in line 2");
+        assert!(offset_of!(Port, peak) + 4 <= 128, "queue state, flags, RED profile, peak in line 2");
         assert!(offset_of!(Port, stats) + offset_of!(PortStats, max_queue_bytes) + 8 <= 192);
         assert_eq!(std::mem::size_of::<Port>(), 256, "four cache lines");
     }

@@ -616,7 +616,7 @@ fn join(first: &mut Simulator, group: &Group) -> Joined {
         if p != 0 {
             let from = &replica(p).fab.ports[i];
             first.fab.ports[i].stats = from.stats;
-            first.fab.ports[i].peak_kib = from.peak_kib;
+            first.fab.ports[i].peak = from.peak;
             first.fab.ports[i].queues.copy_pause_account(&from.queues);
         }
     }
