@@ -88,7 +88,7 @@ impl Fabric {
     }
 
     /// After starting a packet: schedule `TxDone` only if more is already waiting.
-    #[inline]
+    #[inline(always)]
     pub fn wake_if_more_work(&mut self, port: PortId) {
         if self.ports[port.idx()].has_work() {
             self.wake_when_idle(port);
