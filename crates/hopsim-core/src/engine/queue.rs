@@ -130,9 +130,9 @@ impl Event {
     /// distinct entities never tie. Two pending events with equal keys at one time cannot
     /// be told apart by their handlers: a link's deliveries are a serialization time apart
     /// and a port has one `TxDone` (a key ignores the packet reference, which differs
-    /// between partitions' stores),
-    /// equal wake-ups are interchangeable, and of two timers of one (kind, target) at most
-    /// one is of the current generation (a stale one does nothing).
+    /// between partitions' stores), equal wake-ups are interchangeable, and of two timers
+    /// of one (kind, target) at most one is of the current generation (a stale one does
+    /// nothing).
     #[inline]
     pub fn order_key(&self, time: SimTime, salt: u64) -> u64 {
         const LOW: u64 = (1 << 56) - 1;

@@ -53,8 +53,9 @@ impl PortStats {
 ///
 /// `repr(C)` with the fields a packet-hop touches first: line 1 holds timing, the link, the
 /// control queue and the start of the data queues' state, line 2 the rest of it (backlog,
-/// eligibility bitmaps, list) and the transmitter's flags, lines 3–4 the transmission counters and the ECN profile. A k=16 fat-tree has 6,144 ports, so
-/// their hot part must stay small to stay in cache; ports start on a cache-line boundary.
+/// eligibility bitmaps, list), the transmitter's flags and its largest backlog, lines 3–4
+/// the transmission counters and the ECN profile. A k=16 fat-tree has 6,144 ports, so their
+/// hot part must stay small to stay in cache; ports start on a cache-line boundary.
 #[repr(C, align(64))]
 pub struct Port {
     /// End of the packet being serialized (the port is busy before this time).

@@ -2,8 +2,9 @@
 //! or switch creates it until a host, a port or a drop consumes it.
 //!
 //! Queues are FIFO lists threaded through the slots ([`PacketList`]) and a packet on a
-//! wire is named by its delivery event, so moving a packet from a queue onto a link and
-//! from a link into the next queue relinks its slot instead of copying it. Freed slots are reused last-in first-out, so the slot a new
+//! wire is named by its delivery event, so forwarding a packet moves its reference (from a
+//! queue to an event and into the next queue), never the packet. Freed slots are reused
+//! last-in first-out, so the slot a new
 //! packet lands in is usually one that was read a moment ago and is still in cache — a
 //! per-queue ring would instead write each packet into a slot last touched a whole ring
 //! length ago (the profile's top source of cache misses before the store). The slots are
@@ -239,8 +240,8 @@ impl PacketStore {
     }
 
     /// Start loading slot `r` into cache: the packet will be read soon (the new head of a
-    /// queue or the packet the next delivery brings), and slots of a deep queue are scattered, which hardware
-    /// prefetchers cannot follow.
+    /// queue, or the packet a coming delivery brings), and slots of a deep queue are
+    /// scattered, which hardware prefetchers cannot follow.
     #[inline]
     pub fn prefetch(&self, r: PacketRef) {
         self.prefetch_slot(r.0);
