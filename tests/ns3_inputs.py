@@ -19,8 +19,8 @@ rebuilt text is the one ns-3 reads as that nanosecond. Where both do (131 of the
 the outputs cannot tell them apart and the later is written (ns-3 reads a start 1 ns early
 about as often as not: 213 of the 405 here). Against the original file every field is equal
 and every start reads as the same nanosecond in ns-3; 65 start texts (of the 131) are 1 ns
-earlier there. (With the earlier candidate instead, 66 differ, and DCQCN's random marks move
-its per-flow correlation with ns-3: 0.984 against 0.990 on the rebuilt file.) See
+earlier there. (With the earlier candidate instead, 66 differ, and DCQCN's random marks make
+its per-flow correlation with ns-3 0.978 rather than the original's 0.991.) See
 ``tests/data/ns3/README.md``.
 """
 

@@ -86,9 +86,9 @@ impl PolicyTimerKind {
 pub enum Event {
     /// Packet `pkt`, sent on the link leaving `port`, finishes arriving (last bit received)
     /// at the peer port. Scheduled when the packet starts serializing, one event per packet
-    /// on a wire, as ns-3's channels do; `pkt` lets the loop start loading the packet while
-    /// the event before it runs. A link's deliveries never share a picosecond (each packet
-    /// serializes for at least one).
+    /// on a wire (under scheduled ties, one per link: `fabric::wires`); `pkt` lets the loop
+    /// start loading the packet while the event before it runs. A link's deliveries never
+    /// share a picosecond (each packet serializes for at least one).
     Deliver { port: PortId, pkt: PacketRef },
     /// `port` finished serializing its current packet and may start the next one.
     TxDone { port: PortId },

@@ -20,6 +20,7 @@ pub(crate) mod prefetch;
 pub mod queues;
 pub mod store;
 pub mod timers;
+pub mod wires;
 
 use crate::engine::{Event, EventQueue};
 use crate::ids::PortId;
@@ -31,7 +32,7 @@ use crate::topology::{Routing, Topology};
 use self::headers::Headers;
 use self::int::IntStack;
 use self::packet::{Packet, PacketKind};
-use self::port::Port;
+use self::port::{Port, Wire};
 use self::store::{PacketRef, PacketStore};
 use self::timers::PolicyTimers;
 
@@ -64,6 +65,9 @@ pub struct Fabric {
     /// order; handed over at the end of each window (`sim::parallel`). Always empty in a
     /// sequential run.
     pub outbox: Vec<(PortId, SimTime, PacketRef)>,
+    /// Links' packets in flight, kept only under scheduled ties (`wires`): otherwise each
+    /// packet on a wire is its own pending `Deliver`.
+    pub wires: Option<self::wires::Wires>,
     /// ECN marking profiles of switch ports, named by [`Port::red`] (0: never marks). A
     /// handful (one per port rate), so they stay in cache where a per-port copy cost a
     /// cache line per packet-hop at scale.
@@ -127,12 +131,41 @@ impl Fabric {
         }
         let arrive = tx_end.after(p.arrival_delay);
         self.counters.packet_hops += 1;
-        if p.remote {
-            self.outbox.push((port, arrive, pkt));
+        let (wire, peer) = (p.wire, p.peer);
+        if wire != Wire::Events && !self.off_events(port, arrive, pkt) {
             return;
         }
-        self.store.send_towards(pkt, p.peer);
+        self.store.send_towards(pkt, peer);
         self.events.schedule(arrive, Event::Deliver { port, pkt });
+    }
+
+    /// A packet sent on a port whose wire is not plain events: into the outbox (another
+    /// partition delivers it), or onto the link's list under scheduled ties. Returns
+    /// whether its delivery is to be scheduled now (it is alone on the link). Out of line,
+    /// so that other transmissions pay one test of the port's wire.
+    #[cold]
+    #[inline(never)]
+    fn off_events(&mut self, port: PortId, arrive: SimTime, pkt: PacketRef) -> bool {
+        if self.ports[port.idx()].wire == Wire::Remote {
+            self.outbox.push((port, arrive, pkt));
+            return false;
+        }
+        let alone = self.wires.as_mut().is_some_and(|w| w.push(port, arrive, pkt));
+        if !alone {
+            let peer = self.ports[port.idx()].peer;
+            self.store.send_towards(pkt, peer);
+        }
+        alone
+    }
+
+    /// Under scheduled ties: the oldest packet on `port`'s wire arrived; schedule the
+    /// next one's delivery, if any.
+    #[cold]
+    #[inline(never)]
+    pub fn next_on_wire(&mut self, port: PortId) {
+        if let Some((at, next)) = self.wires.as_mut().and_then(|w| w.pop(port)) {
+            self.events.schedule(at, Event::Deliver { port, pkt: next });
+        }
     }
 
     /// Packet `r` is lost outside a switch's admission (on a failed link): count it and

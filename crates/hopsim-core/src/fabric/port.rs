@@ -49,6 +49,21 @@ impl PortStats {
     }
 }
 
+/// What a port does with a packet it sends ([`Fabric::start_tx`](crate::fabric::Fabric::start_tx)).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Wire {
+    /// Its delivery is scheduled at once: one pending `Deliver` per packet on the wire.
+    #[default]
+    Events,
+    /// The far end is simulated by another partition of a parallel run: the packet leaves
+    /// through the fabric's outbox.
+    Remote,
+    /// Under scheduled ties: the link keeps its packets in flight and one pending delivery
+    /// (`fabric::wires`).
+    Listed,
+}
+
 /// The transmitter of one link direction.
 ///
 /// `repr(C)` with the fields a packet-hop touches first: line 1 holds timing, the link, the
@@ -75,9 +90,9 @@ pub struct Port {
     pub txdone_pending: bool,
     /// The link is down (`[[faults]]`): nothing is sent or queued here.
     pub down: bool,
-    /// The far end is simulated by another partition of a parallel run: packets sent
-    /// here leave through the fabric's outbox instead of as this fabric's deliveries.
-    pub remote: bool,
+    /// What becomes of a packet sent here: a pending delivery (nearly always), the
+    /// fabric's outbox, or a link's list.
+    pub wire: Wire,
     /// ECN marking profile for this port's rate: an index into
     /// [`Fabric::red_profiles`](crate::fabric::Fabric::red_profiles); 0 (never marks) on
     /// host ports and with ECN off.
@@ -110,7 +125,7 @@ impl Port {
             busy_until: SimTime::ZERO,
             txdone_pending: false,
             down: false,
-            remote: false,
+            wire: Wire::Events,
             red: 0,
             peak: 0,
             control_queue: PacketList::default(),

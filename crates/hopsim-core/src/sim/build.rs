@@ -80,7 +80,7 @@ pub fn build(v: ValidScenario, replica: Option<Replica>) -> Simulator {
     // Distinct RED profiles, which switch ports name by index (one per rate at most).
     let mut red_profiles = vec![RedProfile::NEVER];
 
-    let ports: Vec<Port> = topo
+    let mut ports: Vec<Port> = topo
         .ports
         .iter()
         .map(|spec| {
@@ -284,6 +284,12 @@ pub fn build(v: ValidScenario, replica: Option<Replica>) -> Simulator {
     let admission = admission(&policies, &topo, &switch_nodes, scenario.seed);
     let ecn_rngs = EcnStreams::new(scenario.seed, &switch_nodes, policies.ecn_shared_stream);
     let timers = crate::fabric::timers::PolicyTimers::new(ports.len());
+    let wires = (scenario.engine.tie_order == crate::scenario::TieOrderSpec::Scheduled).then(|| {
+        for p in &mut ports {
+            p.wire = crate::fabric::port::Wire::Listed;
+        }
+        crate::fabric::wires::Wires::new(ports.len())
+    });
     let fab = crate::fabric::Fabric {
         now: SimTime::ZERO,
         events: crate::engine::EventQueue::with_horizon(horizon).with_tie_order(
@@ -307,6 +313,7 @@ pub fn build(v: ValidScenario, replica: Option<Replica>) -> Simulator {
         flow_deflections: vec![0; flows.len()],
         flows_total: flows.len() as u64,
         outbox: Vec::new(),
+        wires,
         red_profiles,
     };
     let ttl = transport.ttl;

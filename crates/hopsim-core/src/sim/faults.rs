@@ -44,15 +44,18 @@ impl Simulator {
         }
         port.down = true;
         // What is on the wire is lost: marked now, dropped when it arrives.
-        let on_wire: Vec<_> = self
-            .fab
-            .events
-            .pending()
-            .filter_map(|e| match *e {
-                Event::Deliver { port, pkt } if port == p => Some(pkt),
-                _ => None,
-            })
-            .collect();
+        let on_wire: Vec<_> = match &self.fab.wires {
+            Some(wires) => wires.on_wire(p).collect(),
+            None => self
+                .fab
+                .events
+                .pending()
+                .filter_map(|e| match *e {
+                    Event::Deliver { port, pkt } if port == p => Some(pkt),
+                    _ => None,
+                })
+                .collect(),
+        };
         for r in on_wire {
             let pkt = self.fab.store.get_mut(r);
             pkt.flags = pkt.flags.with(crate::fabric::packet::PacketFlags::LOST, true);

@@ -312,7 +312,12 @@ impl Simulator {
     #[inline(always)]
     fn dispatch(&mut self, ev: Event) {
         match ev {
-            Event::Deliver { pkt, .. } => self.on_arrive(self.fab.store.arrives_at(pkt), pkt),
+            Event::Deliver { port, pkt } => {
+                if self.fab.wires.is_some() {
+                    self.fab.next_on_wire(port);
+                }
+                self.on_arrive(self.fab.store.arrives_at(pkt), pkt)
+            }
             Event::TxDone { port } => {
                 self.fab.ports[port.idx()].txdone_pending = false;
                 self.try_send(port);

@@ -122,7 +122,9 @@ fn own(sim: &mut Simulator, plan: &Plan, me: u32) {
         .map(|p| part_of[p.node.idx()] == me && part_of[sim.fab.ports[p.peer.idx()].node.idx()] != me)
         .collect();
     for (p, r) in sim.fab.ports.iter_mut().zip(remote) {
-        p.remote = r;
+        if r {
+            p.wire = crate::fabric::port::Wire::Remote;
+        }
     }
     let elsewhere: Vec<bool> = sim.hosts.core.flows.iter().map(|f| part_of[f.src.idx()] != me).collect();
     // The build scheduled the first flow start; only flow starts are pending
@@ -181,6 +183,11 @@ fn accept(sim: &mut Simulator, inbound: Vec<Transfer>) {
             }
         }
         sim.fab.store.send_towards(r, sim.fab.ports[t.port.idx()].peer);
+        if let Some(wires) = &mut sim.fab.wires {
+            if !wires.push(t.port, t.arrive, r) {
+                continue;
+            }
+        }
         sim.fab.events.schedule(t.arrive, crate::engine::Event::Deliver { port: t.port, pkt: r });
     }
 }
